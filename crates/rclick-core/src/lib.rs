@@ -1,1 +1,20 @@
-//! rclick-core
+//! rclick-core: the router graph, elements, scheduling and handlers.
+//!
+//! This crate knows no socket and no element class: element crates
+//! implement [`Element`] and register their classes in a [`Registry`];
+//! the CLI builds a [`Router`] from a parsed configuration and runs it.
+
+pub mod args;
+pub mod clock;
+pub mod element;
+pub mod notifier;
+pub mod registry;
+pub mod router;
+pub mod spec;
+pub mod testing;
+
+pub use element::{phase, Element, HandlerDef, HandlerFlags, HandlerKind, TaskId, TimerId};
+pub use notifier::{Notifier, NotifierSignal};
+pub use rclick_packet::{Packet, PacketBatch, Timestamp};
+pub use registry::{ClassInfo, Registry};
+pub use router::{BuildError, BuildOptions, ConfigureCx, Ctx, ElementId, InitCx, Router};

@@ -1,1 +1,111 @@
-fn main() {}
+//! `click`: runs a router configuration with Click's driver flags, so that
+//! Click's users, scripts and regression tests work unchanged.
+
+use clap::{ArgAction, Parser};
+use rclick_cli::{drive, parse_define, DriverRequest, Source};
+
+/// Runs a Click router configuration.
+#[derive(Parser, Debug)]
+#[command(
+    name = "click",
+    version,
+    disable_help_flag = true,
+    disable_version_flag = true
+)]
+struct Cli {
+    /// Read the router configuration from FILE.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    file: Option<String>,
+    /// Use EXPR as the router configuration.
+    #[arg(
+        short = 'e',
+        long = "expression",
+        visible_alias = "expr",
+        value_name = "EXPR"
+    )]
+    expr: Option<String>,
+    /// Print the value of read handler ELEMENT.H after running the driver.
+    #[arg(short = 'h', long = "handler", value_name = "ELEMENT.H")]
+    handlers: Vec<String>,
+    /// Use the value of handler ELEMENT.H as the exit status.
+    #[arg(short = 'x', long = "exit-handler", value_name = "ELEMENT.H")]
+    exit_handler: Option<String>,
+    /// Write the flattened configuration to FILE (`-` for standard output).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<String>,
+    /// Do not run the driver.
+    #[arg(short = 'q', long = "quit")]
+    quit: bool,
+    /// Run in simulated time.
+    #[arg(long = "simtime")]
+    simtime: bool,
+    /// Start N threads.
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 1)]
+    threads: usize,
+    /// Listen for ControlSocket connections on TCP port PORT.
+    #[arg(short = 'p', long = "port", value_name = "PORT")]
+    ports: Vec<u16>,
+    /// Listen for ControlSocket connections on Unix socket FILE.
+    #[arg(short = 'u', long = "unix-socket", value_name = "FILE")]
+    unix_sockets: Vec<String>,
+    /// Provide a writable `hotconfig` handler.
+    #[arg(short = 'R', long = "allow-reconfigure")]
+    allow_reconfigure: bool,
+    /// Print how long the driver ran.
+    #[arg(short = 't', long = "time")]
+    time: bool,
+    /// Do not print warnings.
+    #[arg(short = 'w', long = "no-warnings")]
+    no_warnings: bool,
+    /// Use PATH for CLICKPATH (accepted for compatibility; classes are built in).
+    #[arg(short = 'C', long = "clickpath", value_name = "PATH")]
+    clickpath: Option<String>,
+    /// Print this message and exit.
+    #[arg(long = "help", action = ArgAction::Help)]
+    help: Option<bool>,
+    /// Print the version and exit.
+    #[arg(short = 'v', long = "version", action = ArgAction::Version)]
+    version: Option<bool>,
+    /// The configuration file, and NAME=value definitions.
+    #[arg(value_name = "ROUTERFILE | NAME=VALUE")]
+    rest: Vec<String>,
+}
+
+fn main() {
+    let cli = Cli::parse_from(std::env::args_os());
+    let mut req = DriverRequest {
+        defines: Vec::new(),
+        handlers: cli.handlers,
+        exit_handler: cli.exit_handler,
+        output: cli.output,
+        quit: cli.quit,
+        simtime: cli.simtime,
+        threads: cli.threads,
+        report_time: cli.time,
+        source: None,
+    };
+    let mut sources = Vec::new();
+    if let Some(f) = cli.file {
+        sources.push(Source::File(f));
+    }
+    if let Some(e) = cli.expr {
+        sources.push(Source::Expr(e));
+    }
+    for a in cli.rest {
+        match parse_define(&a) {
+            Some(d) => req.defines.push(d),
+            None => sources.push(Source::File(a)),
+        }
+    }
+    if sources.len() > 1 {
+        eprintln!("click: router configuration specified twice");
+        std::process::exit(1);
+    }
+    if !cli.ports.is_empty() || !cli.unix_sockets.is_empty() || cli.allow_reconfigure {
+        eprintln!("click: ControlSocket (-p, -u) and hot reconfiguration (-R) are not available in this version");
+        std::process::exit(1);
+    }
+    let _ = (cli.no_warnings, cli.clickpath);
+    req.source = sources.pop();
+    std::process::exit(drive(req));
+}

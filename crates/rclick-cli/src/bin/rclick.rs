@@ -1,1 +1,161 @@
-fn main() {}
+//! `rclick`: the project's own command line.
+
+use clap::{Parser, Subcommand};
+use rclick_cli::{drive, flatten, parse, parse_define, registry, DriverRequest, Source};
+
+/// A modular software router: Click's language and elements, in Rust.
+#[derive(Parser, Debug)]
+#[command(name = "rclick", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args, Debug)]
+struct ConfigArgs {
+    /// Use EXPR as the configuration instead of a file.
+    #[arg(short = 'e', long = "expression", value_name = "EXPR")]
+    expr: Option<String>,
+    /// The configuration file (`-` or nothing for standard input), then
+    /// NAME=value definitions.
+    #[arg(value_name = "FILE | NAME=VALUE")]
+    rest: Vec<String>,
+}
+
+impl ConfigArgs {
+    fn split(self) -> Result<(Source, Vec<(String, String)>), String> {
+        let mut defines = Vec::new();
+        let mut sources = Vec::new();
+        if let Some(e) = self.expr {
+            sources.push(Source::Expr(e));
+        }
+        for a in self.rest {
+            match parse_define(&a) {
+                Some(d) => defines.push(d),
+                None => sources.push(Source::File(a)),
+            }
+        }
+        if sources.len() > 1 {
+            return Err("configuration specified twice".into());
+        }
+        Ok((sources.pop().unwrap_or(Source::File("-".into())), defines))
+    }
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a configuration.
+    Run {
+        #[command(flatten)]
+        config: ConfigArgs,
+        /// Print handler ELEMENT.H after the router stops (repeatable).
+        #[arg(short = 'H', long = "handler", value_name = "ELEMENT.H")]
+        handlers: Vec<String>,
+        /// Run in simulated time.
+        #[arg(long)]
+        simtime: bool,
+        /// Number of threads.
+        #[arg(short = 'j', long, default_value_t = 1)]
+        threads: usize,
+    },
+    /// Check a configuration: parse, build and initialize it without running.
+    Check {
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Print a configuration with compound elements expanded.
+    Flatten {
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Print an element class's manual.
+    Doc {
+        /// The class name (for example Counter).
+        class: String,
+    },
+    /// List the element classes.
+    Elements,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let status = match cli.command {
+        Command::Run {
+            config,
+            handlers,
+            simtime,
+            threads,
+        } => match config.split() {
+            Ok((source, defines)) => drive(DriverRequest {
+                source: Some(source),
+                defines,
+                handlers,
+                simtime,
+                threads,
+                ..Default::default()
+            }),
+            Err(e) => {
+                eprintln!("rclick: {e}");
+                1
+            }
+        },
+        Command::Check { config } => match config.split() {
+            Ok((source, defines)) => check(source, &defines),
+            Err(e) => {
+                eprintln!("rclick: {e}");
+                1
+            }
+        },
+        Command::Flatten { config } => match config.split() {
+            Ok((source, defines)) => flatten(source, &defines, None),
+            Err(e) => {
+                eprintln!("rclick: {e}");
+                1
+            }
+        },
+        Command::Doc { class } => {
+            let reg = registry();
+            match reg.get(&class) {
+                Some(c) => {
+                    print!("{}", c.manual());
+                    0
+                }
+                None => {
+                    eprintln!("rclick: no element class '{class}' (see `rclick elements`)");
+                    1
+                }
+            }
+        }
+        Command::Elements => {
+            for n in registry().names() {
+                println!("{n}");
+            }
+            0
+        }
+    };
+    std::process::exit(status);
+}
+
+fn check(source: Source, defines: &[(String, String)]) -> i32 {
+    let (text, name) = match source.read() {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("{e}");
+            return 1;
+        }
+    };
+    let Ok(flat) = parse(&text, &name, defines) else {
+        return 1;
+    };
+    match rclick_cli::build(flat, &text, false, 1) {
+        Ok(r) => {
+            println!(
+                "{name}: ok ({} elements, {} connections)",
+                r.nelements(),
+                r.connections().len()
+            );
+            0
+        }
+        Err(()) => 1,
+    }
+}

@@ -1,0 +1,305 @@
+//! The command-line drivers: `rclick` (subcommands), `click` (Click's own
+//! driver flags, for Click's tests and users) and `click-flatten`.
+//!
+//! This is the only crate that knows every element group: [`registry`]
+//! collects them.
+
+use std::io::{Read, Write};
+use std::sync::Arc;
+
+use rclick_core::{BuildOptions, Registry, Router};
+use rclick_lang::{Diagnostic, FlatConfig, Options};
+
+/// Every element class this build knows.
+pub fn registry() -> Registry {
+    let mut r = Registry::new();
+    rclick_elements_standard::register(&mut r);
+    r
+}
+
+/// Where a configuration comes from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// A file (`-` for standard input).
+    File(String),
+    /// An expression given with `-e`.
+    Expr(String),
+}
+
+impl Source {
+    /// Reads the text and the name used in error messages.
+    pub fn read(&self) -> Result<(String, String), String> {
+        match self {
+            Source::Expr(e) => Ok((e.clone(), "config".to_string())),
+            Source::File(f) if f == "-" => {
+                let mut s = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut s)
+                    .map_err(|e| format!("<stdin>: {e}"))?;
+                Ok((s, "<stdin>".to_string()))
+            }
+            Source::File(f) => {
+                let bytes = std::fs::read(f).map_err(|e| format!("{f}: {}", io_error_text(&e)))?;
+                Ok((String::from_utf8_lossy(&bytes).into_owned(), f.clone()))
+            }
+        }
+    }
+}
+
+fn io_error_text(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "No such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "Permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// Splits `NAME=value` command-line definitions from other arguments.
+pub fn parse_define(arg: &str) -> Option<(String, String)> {
+    let (name, value) = arg.split_once('=')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    if (first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        Some((name.to_string(), value.to_string()))
+    } else {
+        None
+    }
+}
+
+/// Parses a configuration; prints every error to standard error.
+pub fn parse(text: &str, file: &str, defines: &[(String, String)]) -> Result<FlatConfig, ()> {
+    let opts = Options {
+        file_name: file.to_string(),
+        defines: defines.to_vec(),
+    };
+    rclick_lang::parse(text, &opts).map_err(|errs| print_diagnostics(&errs))
+}
+
+fn print_diagnostics(errs: &[Diagnostic]) {
+    let stderr = std::io::stderr();
+    let mut h = stderr.lock();
+    for e in errs {
+        let _ = writeln!(h, "{e}");
+    }
+}
+
+/// What the `click` driver was asked to do.
+#[derive(Clone, Debug, Default)]
+pub struct DriverRequest {
+    /// The configuration.
+    pub source: Option<Source>,
+    /// `NAME=value` definitions.
+    pub defines: Vec<(String, String)>,
+    /// `-h` handlers to print at exit.
+    pub handlers: Vec<String>,
+    /// `-x` handler whose value is the exit status.
+    pub exit_handler: Option<String>,
+    /// `-o FILE`: write the flat configuration.
+    pub output: Option<String>,
+    /// `-q`: do not run.
+    pub quit: bool,
+    /// `--simtime`.
+    pub simtime: bool,
+    /// `-j N`.
+    pub threads: usize,
+    /// `-t`: report time.
+    pub report_time: bool,
+}
+
+/// Builds a router, printing errors Click's way.
+pub fn build(flat: FlatConfig, text: &str, simtime: bool, threads: usize) -> Result<Router, ()> {
+    let opts = BuildOptions {
+        simtime,
+        threads: threads.max(1),
+        source_text: text.to_string(),
+        capture_log: false,
+    };
+    Router::build(flat, Arc::new(registry()), opts).map_err(|e| {
+        let stderr = std::io::stderr();
+        let mut h = stderr.lock();
+        let _ = writeln!(h, "{e}");
+    })
+}
+
+/// Runs the `click` driver; returns the process exit status.
+pub fn drive(req: DriverRequest) -> i32 {
+    let source = req.source.clone().unwrap_or(Source::File("-".into()));
+    let (text, name) = match source.read() {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("{e}");
+            return 1;
+        }
+    };
+    let Ok(flat) = parse(&text, &name, &req.defines) else {
+        return 1;
+    };
+    let Ok(router) = build(flat, &text, req.simtime, req.threads) else {
+        return 1;
+    };
+    let mut status = 0;
+    if let Some(out) = &req.output {
+        let s = router.flat_config().unparse();
+        if out == "-" {
+            print!("{s}");
+            let _ = std::io::stdout().flush();
+        } else if let Err(e) = std::fs::write(out, s) {
+            eprintln!("{out}: {e}");
+            status = 1;
+        }
+    }
+    let started = std::time::Instant::now();
+    if !req.quit && router.nelements() > 0 {
+        router.run();
+    } else if !req.quit {
+        eprintln!("{name}: configuration has no elements, exiting");
+    }
+    if req.report_time {
+        let d = started.elapsed();
+        println!("{:.3}s", d.as_secs_f64());
+    }
+    if !req.handlers.is_empty() && print_handlers(&router, &req.handlers).is_err() {
+        status = 1;
+    }
+    if let Some(h) = &req.exit_handler {
+        match router.read_handler(h, "") {
+            Ok(v) => {
+                let v = v.trim();
+                status = match (v.parse::<i32>(), v) {
+                    (Ok(n), _) => n,
+                    (_, "true") => 0,
+                    (_, "false") => 1,
+                    _ => {
+                        eprintln!("exit handler value should be integer");
+                        -1
+                    }
+                }
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                status = -1;
+            }
+        }
+    }
+    let _ = std::io::stdout().flush();
+    status
+}
+
+/// Prints `-h` handlers the way Click does: values alone for one handler,
+/// `name:` headers and blank lines between several.
+pub fn print_handlers(router: &Router, specs: &[String]) -> Result<(), ()> {
+    let mut ok = true;
+    let many = specs.len() > 1;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for spec in specs {
+        let Some((ename, hname)) = spec.split_once('.') else {
+            ok &= print_one(&mut out, router, spec, many);
+            continue;
+        };
+        let elems = router.elements_matching(ename);
+        if elems.is_empty() {
+            let is_glob = ename.contains(['*', '?', '[']);
+            eprintln!(
+                "{}",
+                if is_glob {
+                    format!("no element matching '{ename}'")
+                } else {
+                    format!("no element '{ename}'")
+                }
+            );
+            ok = false;
+            continue;
+        }
+        let expanded = elems.len() > 1 || router.find(ename).is_none();
+        for e in elems {
+            let full = format!("{}.{hname}", router.element_info(e).name);
+            if expanded && !router.handler_flags(&full).is_some_and(|f| f.read) {
+                continue;
+            }
+            ok &= print_one(&mut out, router, &full, many || expanded);
+        }
+    }
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+fn print_one(out: &mut impl Write, router: &Router, full: &str, header: bool) -> bool {
+    match router.handler_flags(full) {
+        None => {
+            eprintln!("no '{full}' handler");
+            return false;
+        }
+        Some(f) if !f.read => {
+            eprintln!("'{full}' is a write handler");
+            return false;
+        }
+        _ => {}
+    }
+    match router.read_handler(full, "") {
+        Ok(v) => {
+            if header {
+                let _ = writeln!(out, "{full}:");
+            }
+            let _ = out.write_all(v.as_bytes());
+            if !v.is_empty() && !v.ends_with('\n') {
+                let _ = out.write_all(b"\n");
+            }
+            if header {
+                let _ = out.write_all(b"\n");
+            }
+            true
+        }
+        Err(e) => {
+            eprintln!("{full}: {e}");
+            false
+        }
+    }
+}
+
+/// `click-flatten`: prints the flat configuration; returns the exit status.
+pub fn flatten(source: Source, defines: &[(String, String)], output: Option<&str>) -> i32 {
+    let (text, name) = match source.read() {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("{e}");
+            return 1;
+        }
+    };
+    let Ok(flat) = parse(&text, &name, defines) else {
+        return 1;
+    };
+    let s = flat.unparse();
+    match output {
+        None | Some("-") => {
+            print!("{s}");
+            let _ = std::io::stdout().flush();
+        }
+        Some(f) => {
+            if let Err(e) = std::fs::write(f, s) {
+                eprintln!("{f}: {e}");
+                return 1;
+            }
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defines() {
+        assert_eq!(parse_define("N=5"), Some(("N".into(), "5".into())));
+        assert_eq!(parse_define("_x1=a=b"), Some(("_x1".into(), "a=b".into())));
+        assert_eq!(parse_define("1N=5"), None);
+        assert_eq!(parse_define("a.click"), None);
+        assert_eq!(parse_define("=5"), None);
+    }
+}

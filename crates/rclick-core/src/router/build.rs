@@ -1,0 +1,484 @@
+//! Building a router from a flat configuration, in Click's stages:
+//! instantiate, check port ranges, resolve push/pull, check completeness,
+//! configure (in phase order), initialize (in phase order).
+//!
+//! Each stage reports every error it finds before the build gives up, and
+//! an error in any stage means no router: nothing half-built ever runs.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicI32};
+use std::sync::{Arc, Mutex};
+
+use rclick_lang::{confparse, FlatConfig};
+
+use super::ctx::{ConfigureCx, InitCx, NameTable};
+use super::{
+    Connection, ElementId, ElementInfo, Router, RouterInner, Slot, TaskInfo, TimerInfo,
+    INITIAL_RUNCOUNT,
+};
+use crate::clock::Clock;
+use crate::element::Element;
+use crate::registry::Registry;
+use crate::spec::{FlowCode, PortCount, Processing, ProcessingSpec};
+
+/// Options for [`Router::build`].
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    /// Use simulated time.
+    pub simtime: bool,
+    /// Number of driver threads.
+    pub threads: usize,
+    /// The configuration text as the user gave it (for the `config` handler).
+    pub source_text: String,
+    /// Keep element log lines (Print, Message) in memory instead of
+    /// printing them to standard error (for tests).
+    pub capture_log: bool,
+}
+
+/// Why a router could not be built: every error message, in order, each
+/// already prefixed with its `file:line:`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildError {
+    /// The messages.
+    pub messages: Vec<String>,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for m in &self.messages {
+            writeln!(f, "{m}")?;
+        }
+        write!(f, "Router could not be initialized!")
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// The state of the router while it is being built.
+pub(crate) struct Builder {
+    pub elements: Vec<Option<Box<dyn Element>>>,
+    pub info: Vec<ElementInfo>,
+    pub connections: Vec<Connection>,
+    pub tasks: Vec<TaskInfo>,
+    pub timers: Vec<TimerInfo>,
+    pub element_tasks: Vec<Vec<u32>>,
+    pub stop_handlers: Vec<ElementId>,
+    pub names: NameTable,
+    pub home_thread: HashMap<ElementId, usize>,
+    pub tickets: HashMap<ElementId, u32>,
+    pub clock: Clock,
+    pub errors: Vec<String>,
+}
+
+impl Builder {
+    pub(crate) fn error_at(&mut self, e: ElementId, msg: impl fmt::Display) {
+        let lm = &self.info[e].landmark;
+        self.errors.push(format!("{lm}: {msg}"));
+    }
+}
+
+fn context_errors(landmark: &impl fmt::Display, what: &str, decl: &str, msg: &str) -> Vec<String> {
+    let mut v = vec![format!("{landmark}: {what} '{decl}':")];
+    let msg = if msg.trim().is_empty() {
+        "unspecified error"
+    } else {
+        msg
+    };
+    for line in msg.lines() {
+        v.push(format!("  {line}"));
+    }
+    v
+}
+
+impl Router {
+    /// Builds and initializes a router from `flat` using the classes in
+    /// `registry`.
+    pub fn build(
+        flat: FlatConfig,
+        registry: Arc<Registry>,
+        opts: BuildOptions,
+    ) -> Result<Router, BuildError> {
+        let n = flat.elements.len();
+        let mut b = Builder {
+            elements: Vec::with_capacity(n),
+            info: Vec::with_capacity(n),
+            connections: Vec::new(),
+            tasks: Vec::new(),
+            timers: Vec::new(),
+            element_tasks: vec![Vec::new(); n],
+            stop_handlers: Vec::new(),
+            names: NameTable::default(),
+            home_thread: HashMap::new(),
+            tickets: HashMap::new(),
+            clock: if opts.simtime {
+                Clock::simulated()
+            } else {
+                Clock::real()
+            },
+            errors: Vec::new(),
+        };
+
+        // 1. Instantiate.
+        for fe in &flat.elements {
+            let el = registry.create(&fe.class);
+            if el.is_none() {
+                b.errors.push(format!(
+                    "{}: unknown element class '{}'",
+                    fe.landmark, fe.class
+                ));
+            }
+            b.elements.push(el);
+            b.info.push(ElementInfo {
+                name: fe.name.clone(),
+                class: fe.class.clone(),
+                landmark: fe.landmark.clone(),
+                inputs: Vec::new(),
+                outputs: Vec::new(),
+                input_agnostic: Vec::new(),
+                output_agnostic: Vec::new(),
+                flow_code: FlowCode::parse("x/x").expect("static flow code"),
+            });
+        }
+        if !b.errors.is_empty() {
+            return Err(BuildError { messages: b.errors });
+        }
+        let mut conns: Vec<Connection> = Vec::new();
+        for c in &flat.connections {
+            let c = Connection {
+                from: c.from,
+                from_port: c.from_port,
+                to: c.to,
+                to_port: c.to_port,
+            };
+            if !conns.contains(&c) {
+                conns.push(c);
+            }
+        }
+
+        // 2. Port counts and ranges.
+        let mut used_in = vec![0usize; n];
+        let mut used_out = vec![0usize; n];
+        for c in &conns {
+            used_out[c.from] = used_out[c.from].max(c.from_port + 1);
+            used_in[c.to] = used_in[c.to].max(c.to_port + 1);
+        }
+        let mut nports = Vec::with_capacity(n);
+        let mut procs = Vec::with_capacity(n);
+        for i in 0..n {
+            let el = b.elements[i].as_ref().expect("instantiated");
+            let (pc, ps, fc) = (el.port_count(), el.processing(), el.flow_code());
+            let counts = match PortCount::parse(pc) {
+                Ok(p) => p.resolve(used_in[i], used_out[i]),
+                Err(e) => {
+                    b.error_at(i, format!("element class {} has {e}", b.info[i].class));
+                    (0, 0)
+                }
+            };
+            nports.push(counts);
+            match ProcessingSpec::parse(ps) {
+                Ok(p) => procs.push(p),
+                Err(e) => {
+                    b.error_at(i, format!("element class {} has {e}", b.info[i].class));
+                    procs.push(ProcessingSpec::parse("a/a").expect("static"));
+                }
+            }
+            match FlowCode::parse(fc) {
+                Ok(f) => b.info[i].flow_code = f,
+                Err(e) => b.error_at(i, format!("element class {} has {e}", b.info[i].class)),
+            }
+        }
+        let mut kept = Vec::with_capacity(conns.len());
+        for c in conns {
+            let mut ok = true;
+            if c.from_port >= nports[c.from].1 {
+                let d = b.info[c.from].declaration();
+                b.error_at(c.from, format!("'{d}' has no output {}", c.from_port));
+                ok = false;
+            }
+            if c.to_port >= nports[c.to].0 {
+                let d = b.info[c.to].declaration();
+                b.error_at(c.to, format!("'{d}' has no input {}", c.to_port));
+                ok = false;
+            }
+            if ok {
+                kept.push(c);
+            }
+        }
+        let conns = kept;
+        let range_ok = b.errors.is_empty();
+
+        // 3. Push and pull, agnostic resolution (Click's check_push_and_pull).
+        let mut inp: Vec<Vec<Processing>> = Vec::with_capacity(n);
+        let mut outp: Vec<Vec<Processing>> = Vec::with_capacity(n);
+        for i in 0..n {
+            inp.push((0..nports[i].0).map(|p| procs[i].input(p)).collect());
+            outp.push((0..nports[i].1).map(|p| procs[i].output(p)).collect());
+            b.info[i].input_agnostic = inp[i].iter().map(|p| *p == Processing::Agnostic).collect();
+            b.info[i].output_agnostic =
+                outp[i].iter().map(|p| *p == Processing::Agnostic).collect();
+        }
+        if range_ok {
+            // Real connections, then one fake connection per agnostic
+            // input/output pair linked by the flow code.
+            let mut links: Vec<(Connection, bool)> = conns.iter().map(|c| (*c, false)).collect();
+            for i in 0..n {
+                for ip in 0..nports[i].0 {
+                    if inp[i][ip] != Processing::Agnostic {
+                        continue;
+                    }
+                    for op in 0..nports[i].1 {
+                        if outp[i][op] == Processing::Agnostic && b.info[i].flow_code.flows(ip, op)
+                        {
+                            links.push((
+                                Connection {
+                                    from: i,
+                                    from_port: op,
+                                    to: i,
+                                    to_port: ip,
+                                },
+                                true,
+                            ));
+                        }
+                    }
+                }
+            }
+            let mut dead = vec![false; links.len()];
+            loop {
+                let mut changed = false;
+                for (k, (c, fake)) in links.iter().enumerate() {
+                    if dead[k] {
+                        continue;
+                    }
+                    let pf = outp[c.from][c.from_port];
+                    let pt = inp[c.to][c.to_port];
+                    match pt {
+                        Processing::Agnostic => {
+                            if pf != Processing::Agnostic {
+                                inp[c.to][c.to_port] = pf;
+                                changed = true;
+                            }
+                        }
+                        _ => {
+                            if pf == Processing::Agnostic {
+                                outp[c.from][c.from_port] = pt;
+                                changed = true;
+                            } else if pf != pt {
+                                let (t1, t2) = if pf == Processing::Push {
+                                    ("push", "pull")
+                                } else {
+                                    ("pull", "push")
+                                };
+                                let msg = if !fake {
+                                    format!(
+                                        "'{}' {t1} output {} connected to '{}' {t2} input {}",
+                                        b.info[c.from].declaration(),
+                                        c.from_port,
+                                        b.info[c.to].declaration(),
+                                        c.to_port
+                                    )
+                                } else {
+                                    format!(
+                                        "agnostic '{}' in mixed context: {t2} input {}, {t1} output {}",
+                                        b.info[c.from].declaration(),
+                                        c.to_port,
+                                        c.from_port
+                                    )
+                                };
+                                let lm = b.info[c.from].landmark.clone();
+                                b.errors.push(format!("{lm}: {msg}"));
+                                dead[k] = true;
+                            }
+                        }
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+        }
+        for i in 0..n {
+            for p in inp[i].iter_mut().chain(outp[i].iter_mut()) {
+                if *p == Processing::Agnostic {
+                    *p = Processing::Push;
+                }
+            }
+        }
+
+        // 4. Completeness: no reused push output or pull input, nothing unused.
+        // Click skips this after a push/pull error; we check anyway so that
+        // every violation is reported at once.
+        if range_ok {
+            let mut used_o: Vec<Vec<bool>> = (0..n).map(|i| vec![false; nports[i].1]).collect();
+            let mut used_i: Vec<Vec<bool>> = (0..n).map(|i| vec![false; nports[i].0]).collect();
+            for c in &conns {
+                if used_o[c.from][c.from_port] && outp[c.from][c.from_port] == Processing::Push {
+                    let d = b.info[c.from].declaration();
+                    b.error_at(
+                        c.from,
+                        format!("illegal reuse of '{d}' push output {}", c.from_port),
+                    );
+                } else if used_i[c.to][c.to_port] && inp[c.to][c.to_port] == Processing::Pull {
+                    let d = b.info[c.to].declaration();
+                    b.error_at(
+                        c.to,
+                        format!("illegal reuse of '{d}' pull input {}", c.to_port),
+                    );
+                } else {
+                    used_o[c.from][c.from_port] = true;
+                    used_i[c.to][c.to_port] = true;
+                    b.connections.push(*c);
+                }
+            }
+            for i in 0..n {
+                for (p, u) in used_i[i].iter().enumerate() {
+                    if !u {
+                        let d = b.info[i].declaration();
+                        b.error_at(i, format!("'{d}' input {p} unused"));
+                    }
+                }
+            }
+            for i in 0..n {
+                for (p, u) in used_o[i].iter().enumerate() {
+                    if !u {
+                        let d = b.info[i].declaration();
+                        b.error_at(i, format!("'{d}' output {p} unused"));
+                    }
+                }
+            }
+        }
+        for i in 0..n {
+            b.info[i].inputs = std::mem::take(&mut inp[i]);
+            b.info[i].outputs = std::mem::take(&mut outp[i]);
+        }
+        if !b.errors.is_empty() {
+            return Err(BuildError { messages: b.errors });
+        }
+
+        // 5. Configure, in phase order.
+        let mut order: Vec<ElementId> = (0..n).collect();
+        let phases: Vec<i32> = b
+            .elements
+            .iter()
+            .map(|e| e.as_ref().expect("present").configure_phase())
+            .collect();
+        order.sort_by_key(|&i| phases[i]);
+        let configs: Vec<String> = flat.elements.iter().map(|e| e.config.clone()).collect();
+        for &i in &order {
+            let args = confparse::split_args(&configs[i]);
+            let mut el = b.elements[i].take().expect("present");
+            let result = {
+                let mut cx = ConfigureCx::new(i, &b.info, &mut b.names);
+                el.configure(&args, &mut cx)
+            };
+            b.elements[i] = Some(el);
+            if let Err(msg) = result {
+                let lm = b.info[i].landmark.clone();
+                let decl = b.info[i].declaration();
+                b.errors
+                    .extend(context_errors(&lm, "While configuring", &decl, &msg));
+            }
+        }
+        if !b.errors.is_empty() {
+            return Err(BuildError { messages: b.errors });
+        }
+
+        // 6. Initialize, in phase order; stop at the first failure as Click does.
+        for &i in &order {
+            let mut el = b.elements[i].take().expect("present");
+            let result = {
+                let mut cx = InitCx::new(i, &mut b);
+                el.initialize(&mut cx)
+            };
+            b.elements[i] = Some(el);
+            if let Err(msg) = result {
+                let lm = b.info[i].landmark.clone();
+                let decl = b.info[i].declaration();
+                b.errors
+                    .extend(context_errors(&lm, "While initializing", &decl, &msg));
+                break;
+            }
+        }
+        if !b.errors.is_empty() {
+            return Err(BuildError { messages: b.errors });
+        }
+
+        Ok(Router::freeze(b, flat, configs, registry, opts))
+    }
+
+    fn freeze(
+        b: Builder,
+        flat: FlatConfig,
+        configs: Vec<String>,
+        registry: Arc<Registry>,
+        opts: BuildOptions,
+    ) -> Router {
+        let n = b.info.len();
+        let nthreads = opts.threads.max(1);
+        let mut push_out: Vec<Vec<(u32, u32)>> = b
+            .info
+            .iter()
+            .map(|i| vec![(u32::MAX, u32::MAX); i.outputs.len()])
+            .collect();
+        let mut pull_in: Vec<Vec<(u32, u32)>> = b
+            .info
+            .iter()
+            .map(|i| vec![(u32::MAX, u32::MAX); i.inputs.len()])
+            .collect();
+        for c in &b.connections {
+            if b.info[c.from].outputs[c.from_port] == Processing::Push {
+                push_out[c.from][c.from_port] = (c.to as u32, c.to_port as u32);
+            } else {
+                pull_in[c.to][c.to_port] = (c.from as u32, c.from_port as u32);
+            }
+        }
+        for t in &b.tasks {
+            if let Some(&th) = b.home_thread.get(&t.element) {
+                t.thread
+                    .store(th.min(nthreads - 1), std::sync::atomic::Ordering::Relaxed);
+            }
+            if let Some(&tk) = b.tickets.get(&t.element) {
+                t.tickets.store(tk, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let mut handlers = Vec::with_capacity(n);
+        let mut slots = Vec::with_capacity(n);
+        for el in b.elements.into_iter() {
+            let el = el.expect("present");
+            handlers.push(el.handlers());
+            slots.push(Slot::new(el));
+        }
+        let inner = RouterInner {
+            slots,
+            info: b.info,
+            configs: configs.into_iter().map(Mutex::new).collect(),
+            push_out,
+            pull_in,
+            connections: b.connections,
+            handlers,
+            tasks: b.tasks,
+            timers: b.timers,
+            element_tasks: b.element_tasks,
+            runcount: AtomicI32::new(INITIAL_RUNCOUNT),
+            stop_handlers: b.stop_handlers,
+            clock: b.clock,
+            flat,
+            source_text: opts.source_text,
+            registry,
+            nthreads,
+            inboxes: (0..nthreads).map(|_| Mutex::new(Vec::new())).collect(),
+            inbox_flags: (0..nthreads).map(|_| AtomicBool::new(false)).collect(),
+            stats: Default::default(),
+            quit: AtomicBool::new(false),
+            log: if opts.capture_log {
+                Some(Mutex::new(Vec::new()))
+            } else {
+                None
+            },
+            names: b.names,
+        };
+        Router {
+            inner: Arc::new(inner),
+        }
+    }
+}

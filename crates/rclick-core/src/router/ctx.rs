@@ -1,0 +1,717 @@
+//! The contexts elements see while being configured ([`ConfigureCx`]),
+//! initialized ([`InitCx`]) and run ([`Ctx`]).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+use rclick_packet::{Packet, PacketBatch, Timestamp};
+
+use super::build::Builder;
+use super::sched::ThreadSched;
+use super::{ElementId, ElementInfo, RouterInner, TaskInfo, TimerInfo};
+use crate::args::ArgContext;
+use crate::element::{Element, TaskId, TimerId};
+use crate::notifier::{Notifier, NotifierSignal};
+use crate::spec::Processing;
+
+/// Named values elements define for others (AddressInfo's `eth0:ip`),
+/// keyed by kind and name: Click's NameInfo.
+#[derive(Clone, Debug, Default)]
+pub struct NameTable {
+    map: HashMap<(String, String), String>,
+}
+
+impl NameTable {
+    /// Defines `name` of `kind` (`"ip"`, `"eth"`, `"ip6"`, `"prefix"`...).
+    pub fn define(&mut self, kind: &str, name: &str, value: &str) {
+        self.map
+            .insert((kind.to_string(), name.to_string()), value.to_string());
+    }
+    /// Looks a name up.
+    pub fn lookup(&self, kind: &str, name: &str) -> Option<&str> {
+        self.map
+            .get(&(kind.to_string(), name.to_string()))
+            .map(String::as_str)
+    }
+}
+
+impl ArgContext for NameTable {
+    /// AddressInfo defines kinds `ip`, `ipnet` and `eth`; a name may carry
+    /// a suffix that picks the kind (`eth0:ip`, `eth0:ipnet`, `eth0:eth`).
+    fn lookup_address(&self, name: &str, kind: crate::args::AddrKind) -> Option<String> {
+        use crate::args::AddrKind;
+        let (base, forced) = match name.rsplit_once(':') {
+            Some((b, "ip")) => (b, Some("ip")),
+            Some((b, "ipnet" | "net")) => (b, Some("ipnet")),
+            Some((b, "eth")) => (b, Some("eth")),
+            Some((b, "bcast")) => (b, Some("bcast")),
+            _ => (name, None),
+        };
+        let k = forced.unwrap_or(match kind {
+            AddrKind::Ip => "ip",
+            AddrKind::IpPrefix => "ipnet",
+            AddrKind::Ether => "eth",
+        });
+        self.lookup(k, base).map(str::to_string)
+    }
+}
+
+/// What an element sees while it parses its configuration.
+pub struct ConfigureCx<'a> {
+    id: ElementId,
+    info: &'a [ElementInfo],
+    names: NamesRef<'a>,
+}
+
+enum NamesRef<'a> {
+    Mut(&'a mut NameTable),
+    Shared(&'a NameTable),
+}
+
+impl<'a> ConfigureCx<'a> {
+    pub(crate) fn new(
+        id: ElementId,
+        info: &'a [ElementInfo],
+        names: &'a mut NameTable,
+    ) -> ConfigureCx<'a> {
+        ConfigureCx {
+            id,
+            info,
+            names: NamesRef::Mut(names),
+        }
+    }
+
+    pub(crate) fn new_shared(
+        id: ElementId,
+        info: &'a [ElementInfo],
+        names: &'a NameTable,
+    ) -> ConfigureCx<'a> {
+        ConfigureCx {
+            id,
+            info,
+            names: NamesRef::Shared(names),
+        }
+    }
+
+    /// This element's index.
+    pub fn id(&self) -> ElementId {
+        self.id
+    }
+    /// This element's name.
+    pub fn name(&self) -> &str {
+        &self.info[self.id].name
+    }
+    /// Number of inputs.
+    pub fn ninputs(&self) -> usize {
+        self.info[self.id].inputs.len()
+    }
+    /// Number of outputs.
+    pub fn noutputs(&self) -> usize {
+        self.info[self.id].outputs.len()
+    }
+    /// Whether input `port` is push.
+    pub fn input_is_push(&self, port: usize) -> bool {
+        self.info[self.id].inputs.get(port) == Some(&Processing::Push)
+    }
+    /// Whether output `port` is push.
+    pub fn output_is_push(&self, port: usize) -> bool {
+        self.info[self.id].outputs.get(port) == Some(&Processing::Push)
+    }
+    /// Finds another element by name, Click-style: first relative to this
+    /// element's compound prefix, then globally.
+    pub fn find(&self, name: &str) -> Option<ElementId> {
+        find_relative(self.info, self.id, name)
+    }
+    /// Static facts about element `e`.
+    pub fn element_info(&self, e: ElementId) -> &ElementInfo {
+        &self.info[e]
+    }
+    /// Defines a name for other elements (AddressInfo). Ignored at run time.
+    pub fn define_name(&mut self, kind: &str, name: &str, value: &str) {
+        if let NamesRef::Mut(n) = &mut self.names {
+            n.define(kind, name, value);
+        }
+    }
+    /// Looks a name up.
+    pub fn lookup_name(&self, kind: &str, name: &str) -> Option<&str> {
+        match &self.names {
+            NamesRef::Mut(n) => n.lookup(kind, name),
+            NamesRef::Shared(n) => n.lookup(kind, name),
+        }
+    }
+    /// The context for argument parsers (address names).
+    pub fn arg_context(&self) -> &dyn ArgContext {
+        match &self.names {
+            NamesRef::Mut(n) => &**n,
+            NamesRef::Shared(n) => *n,
+        }
+    }
+}
+
+/// Click's element lookup from inside a compound: `a/b/c` asking for `x`
+/// tries `a/b/x`, `a/x`, then `x`.
+pub(crate) fn find_relative(
+    info: &[ElementInfo],
+    from: ElementId,
+    name: &str,
+) -> Option<ElementId> {
+    let own = &info[from].name;
+    let mut prefix = own.as_str();
+    while let Some(pos) = prefix.rfind('/') {
+        prefix = &prefix[..pos];
+        let full = format!("{prefix}/{name}");
+        if let Some(i) = info.iter().position(|e| e.name == full) {
+            return Some(i);
+        }
+    }
+    info.iter().position(|e| e.name == name)
+}
+
+/// What an element sees while it initializes: it may create tasks and
+/// timers and look at its neighbours.
+pub struct InitCx<'a> {
+    id: ElementId,
+    b: &'a mut Builder,
+}
+
+impl<'a> InitCx<'a> {
+    pub(crate) fn new(id: ElementId, b: &'a mut Builder) -> InitCx<'a> {
+        InitCx { id, b }
+    }
+
+    /// This element's index.
+    pub fn id(&self) -> ElementId {
+        self.id
+    }
+    /// This element's name.
+    pub fn name(&self) -> &str {
+        &self.b.info[self.id].name
+    }
+    /// Number of inputs.
+    pub fn ninputs(&self) -> usize {
+        self.b.info[self.id].inputs.len()
+    }
+    /// Number of outputs.
+    pub fn noutputs(&self) -> usize {
+        self.b.info[self.id].outputs.len()
+    }
+    /// Whether input `port` is push.
+    pub fn input_is_push(&self, port: usize) -> bool {
+        self.b.info[self.id].inputs.get(port) == Some(&Processing::Push)
+    }
+    /// Whether output `port` is push.
+    pub fn output_is_push(&self, port: usize) -> bool {
+        self.b.info[self.id].outputs.get(port) == Some(&Processing::Push)
+    }
+    /// The current time.
+    pub fn now(&self) -> Timestamp {
+        self.b.clock.now()
+    }
+    /// Finds another element by name (relative to this element's compound).
+    pub fn find(&self, name: &str) -> Option<ElementId> {
+        find_relative(&self.b.info, self.id, name)
+    }
+    /// Static facts about element `e`.
+    pub fn element_info(&self, e: ElementId) -> &ElementInfo {
+        &self.b.info[e]
+    }
+    /// Number of elements.
+    pub fn nelements(&self) -> usize {
+        self.b.info.len()
+    }
+    /// Runs `f` on another element (not this one: `None` for it).
+    pub fn with_element<R>(
+        &mut self,
+        e: ElementId,
+        f: impl FnOnce(&mut dyn Element) -> R,
+    ) -> Option<R> {
+        self.b.elements.get_mut(e)?.as_mut().map(|el| f(&mut **el))
+    }
+    /// Looks up a name defined by an element (AddressInfo).
+    pub fn lookup_name(&self, kind: &str, name: &str) -> Option<&str> {
+        self.b.names.lookup(kind, name)
+    }
+
+    /// Creates a task for this element, scheduled at start when `scheduled`.
+    pub fn new_task(&mut self, scheduled: bool) -> TaskId {
+        let id = self.b.tasks.len() as u32;
+        self.b.tasks.push(TaskInfo {
+            element: self.id,
+            tickets: AtomicU32::new(super::sched::DEFAULT_TICKETS),
+            scheduled: AtomicBool::new(false),
+            generation: AtomicU32::new(0),
+            pass: AtomicU64::new(0),
+            thread: AtomicUsize::new(0),
+            runs: AtomicU64::new(0),
+        });
+        if scheduled {
+            self.b.tasks[id as usize]
+                .scheduled
+                .store(true, Ordering::Relaxed);
+        }
+        self.b.element_tasks[self.id].push(id);
+        TaskId(id)
+    }
+
+    /// Creates a timer for this element.
+    pub fn new_timer(&mut self) -> TimerId {
+        let id = self.b.timers.len() as u32;
+        self.b.timers.push(TimerInfo {
+            element: self.id,
+            expiry: AtomicI64::new(i64::MIN),
+            generation: AtomicU64::new(0),
+            thread: AtomicUsize::new(0),
+        });
+        TimerId(id)
+    }
+
+    /// Schedules timer `t` to fire at `when` once the router runs.
+    pub fn schedule_timer_at(&mut self, t: TimerId, when: Timestamp) {
+        self.b.timers[t.0 as usize]
+            .expiry
+            .store(when.as_nsec(), Ordering::Relaxed);
+    }
+
+    /// Schedules timer `t` to fire `after` from now.
+    pub fn schedule_timer_after(&mut self, t: TimerId, after: Timestamp) {
+        let now = self.b.clock.now();
+        self.schedule_timer_at(t, now + after);
+    }
+
+    /// Asks to be told when the router's run count reaches zero
+    /// ([`Element::handle_stop`]).
+    pub fn register_stop_handler(&mut self) {
+        self.b.stop_handlers.push(self.id);
+    }
+
+    /// Sets the thread on which element `e`'s tasks run (StaticThreadSched).
+    pub fn set_home_thread(&mut self, e: ElementId, thread: usize) {
+        self.b.home_thread.insert(e, thread);
+    }
+
+    /// Sets the tickets of element `e`'s tasks (ScheduleInfo).
+    pub fn set_tickets(&mut self, e: ElementId, tickets: u32) {
+        self.b
+            .tickets
+            .insert(e, tickets.clamp(1, super::sched::MAX_TICKETS));
+    }
+
+    /// Elements reachable downstream from output `port` (all outputs when
+    /// `None`), following connections and flow codes, not passing through
+    /// elements for which `stop` is true (those are included).
+    pub fn downstream_elements(
+        &mut self,
+        port: Option<usize>,
+        stop: &mut dyn FnMut(&dyn Element) -> bool,
+    ) -> Vec<ElementId> {
+        self.flow_search(true, port, stop)
+    }
+
+    /// The same, upstream from input `port`.
+    pub fn upstream_elements(
+        &mut self,
+        port: Option<usize>,
+        stop: &mut dyn FnMut(&dyn Element) -> bool,
+    ) -> Vec<ElementId> {
+        self.flow_search(false, port, stop)
+    }
+
+    fn flow_search(
+        &mut self,
+        forward: bool,
+        port: Option<usize>,
+        stop: &mut dyn FnMut(&dyn Element) -> bool,
+    ) -> Vec<ElementId> {
+        let info = &self.b.info;
+        let conns = &self.b.connections;
+        // Ports to expand: (element, port) on the "from" side.
+        let nports = |e: ElementId| {
+            if forward {
+                info[e].outputs.len()
+            } else {
+                info[e].inputs.len()
+            }
+        };
+        let mut frontier: Vec<(ElementId, usize)> = match port {
+            Some(p) => vec![(self.id, p)],
+            None => (0..nports(self.id)).map(|p| (self.id, p)).collect(),
+        };
+        let mut seen_ports: HashSet<(ElementId, usize)> = HashSet::new();
+        let mut found: Vec<ElementId> = Vec::new();
+        while let Some((e, p)) = frontier.pop() {
+            for c in conns {
+                let (from, fp, to, tp) = if forward {
+                    (c.from, c.from_port, c.to, c.to_port)
+                } else {
+                    (c.to, c.to_port, c.from, c.from_port)
+                };
+                if from != e || fp != p || !seen_ports.insert((to, tp)) {
+                    continue;
+                }
+                if !found.contains(&to) {
+                    found.push(to);
+                }
+                let stops = match self.b.elements[to].as_ref() {
+                    Some(el) => stop(&**el),
+                    None => false,
+                };
+                if stops {
+                    continue;
+                }
+                let fc = &info[to].flow_code;
+                for q in 0..nports(to) {
+                    let flows = if forward {
+                        fc.flows(tp, q)
+                    } else {
+                        fc.flows(q, tp)
+                    };
+                    if flows {
+                        frontier.push((to, q));
+                    }
+                }
+            }
+        }
+        found.sort_unstable();
+        found
+    }
+
+    /// The combined "has packets" signal of what is upstream of pull input
+    /// `port`, and registers `listener` to be woken when it turns active.
+    pub fn upstream_empty_signal(
+        &mut self,
+        port: usize,
+        listener: Option<TaskId>,
+    ) -> NotifierSignal {
+        self.notifier_search(false, port, listener)
+    }
+
+    /// The combined "has room" signal of what is downstream of push output
+    /// `port`, and registers `listener` to be woken when it turns active.
+    pub fn downstream_full_signal(
+        &mut self,
+        port: usize,
+        listener: Option<TaskId>,
+    ) -> NotifierSignal {
+        self.notifier_search(true, port, listener)
+    }
+
+    fn notifier_search(
+        &mut self,
+        forward: bool,
+        port: usize,
+        listener: Option<TaskId>,
+    ) -> NotifierSignal {
+        let mut signal = NotifierSignal::Idle;
+        let mut any = false;
+        let mut frontier = vec![(self.id, port)];
+        let mut seen: HashSet<(ElementId, usize)> = HashSet::new();
+        let want = if forward {
+            Processing::Push
+        } else {
+            Processing::Pull
+        };
+        while let Some((e, p)) = frontier.pop() {
+            for c in &self.b.connections {
+                let (from, fp, to, tp) = if forward {
+                    (c.from, c.from_port, c.to, c.to_port)
+                } else {
+                    (c.to, c.to_port, c.from, c.from_port)
+                };
+                if from != e || fp != p || !seen.insert((to, tp)) {
+                    continue;
+                }
+                any = true;
+                let Some(el) = self.b.elements[to].as_ref() else {
+                    signal = signal.combine(NotifierSignal::Busy);
+                    continue;
+                };
+                let n = if forward {
+                    el.full_notifier()
+                } else {
+                    el.empty_notifier()
+                };
+                if let Some(n) = n {
+                    if let Some(t) = listener {
+                        n.add_listener(t);
+                    }
+                    signal = signal.combine(NotifierSignal::Any(vec![n]));
+                    continue;
+                }
+                if !el.notifier_passthrough() {
+                    signal = signal.combine(NotifierSignal::Busy);
+                    continue;
+                }
+                let info = &self.b.info[to];
+                let mut next = 0;
+                let count = if forward {
+                    info.outputs.len()
+                } else {
+                    info.inputs.len()
+                };
+                for q in 0..count {
+                    let proc_ok = if forward {
+                        info.outputs[q] == want
+                    } else {
+                        info.inputs[q] == want
+                    };
+                    let flows = if forward {
+                        info.flow_code.flows(tp, q)
+                    } else {
+                        info.flow_code.flows(q, tp)
+                    };
+                    if proc_ok && flows {
+                        frontier.push((to, q));
+                        next += 1;
+                    }
+                }
+                if next == 0 {
+                    signal = signal.combine(NotifierSignal::Busy);
+                }
+            }
+        }
+        if !any {
+            return NotifierSignal::Busy;
+        }
+        signal
+    }
+}
+
+/// What an element sees while it runs: its way to its neighbours, the
+/// clock, its tasks and timers, and the router's handlers.
+pub struct Ctx<'a> {
+    pub(crate) rt: &'a RouterInner,
+    pub(crate) sched: &'a mut ThreadSched,
+    pub(crate) current: ElementId,
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(
+        rt: &'a RouterInner,
+        sched: &'a mut ThreadSched,
+        current: ElementId,
+    ) -> Ctx<'a> {
+        Ctx { rt, sched, current }
+    }
+
+    /// Pushes `batch` out of output `port`.
+    #[inline]
+    pub fn push(&mut self, port: usize, batch: PacketBatch) {
+        let rt = self.rt;
+        let Some(&(to, to_port)) = rt.push_out[self.current].get(port) else {
+            self.count_lost(batch.len());
+            return;
+        };
+        if to == u32::MAX {
+            self.count_lost(batch.len());
+            return;
+        }
+        match rt.slots[to as usize].lock(self.sched.id) {
+            Ok(mut g) => {
+                let saved = std::mem::replace(&mut self.current, to as usize);
+                g.push(to_port as usize, batch, self);
+                self.current = saved;
+            }
+            Err(_) => {
+                rt.stats.reentrant_drops.fetch_add(1, Ordering::Relaxed);
+                self.count_lost(batch.len());
+            }
+        }
+    }
+
+    /// Pushes one packet out of output `port`.
+    #[inline]
+    pub fn push_one(&mut self, port: usize, p: Packet) {
+        self.push(port, PacketBatch::from(p));
+    }
+
+    /// Pushes `batch` out of output `port` if it exists; otherwise drops it
+    /// (Click's `checked_output_push`).
+    #[inline]
+    pub fn checked_push(&mut self, port: usize, batch: PacketBatch) {
+        if port < self.noutputs() {
+            self.push(port, batch);
+        }
+    }
+
+    /// Pulls up to `max` packets from input `port`.
+    #[inline]
+    pub fn pull(&mut self, port: usize, max: usize) -> PacketBatch {
+        let rt = self.rt;
+        let Some(&(from, from_port)) = rt.pull_in[self.current].get(port) else {
+            return PacketBatch::new();
+        };
+        if from == u32::MAX {
+            return PacketBatch::new();
+        }
+        match rt.slots[from as usize].lock(self.sched.id) {
+            Ok(mut g) => {
+                let saved = std::mem::replace(&mut self.current, from as usize);
+                let b = g.pull(from_port as usize, max, self);
+                self.current = saved;
+                b
+            }
+            Err(_) => {
+                rt.stats.reentrant_drops.fetch_add(1, Ordering::Relaxed);
+                PacketBatch::new()
+            }
+        }
+    }
+
+    /// Pulls one packet from input `port`.
+    #[inline]
+    pub fn pull_one(&mut self, port: usize) -> Option<Packet> {
+        self.pull(port, 1).into_iter().next()
+    }
+
+    fn count_lost(&self, n: usize) {
+        self.rt
+            .stats
+            .reentrant_packets
+            .fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// This element's index.
+    pub fn id(&self) -> ElementId {
+        self.current
+    }
+    /// This element's name.
+    pub fn name(&self) -> &str {
+        &self.rt.info[self.current].name
+    }
+    /// `name :: Class`.
+    pub fn declaration(&self) -> String {
+        self.rt.info[self.current].declaration()
+    }
+    /// Number of inputs.
+    pub fn ninputs(&self) -> usize {
+        self.rt.info[self.current].inputs.len()
+    }
+    /// Number of outputs.
+    pub fn noutputs(&self) -> usize {
+        self.rt.info[self.current].outputs.len()
+    }
+    /// Whether output `port` is push.
+    pub fn output_is_push(&self, port: usize) -> bool {
+        self.rt.info[self.current].outputs.get(port) == Some(&Processing::Push)
+    }
+    /// Whether input `port` is push.
+    pub fn input_is_push(&self, port: usize) -> bool {
+        self.rt.info[self.current].inputs.get(port) == Some(&Processing::Push)
+    }
+    /// The thread running this call.
+    pub fn thread_id(&self) -> usize {
+        self.sched.id
+    }
+
+    /// The current time.
+    #[inline]
+    pub fn now(&self) -> Timestamp {
+        self.rt.clock.now()
+    }
+    /// Whether time is simulated.
+    pub fn simulated_time(&self) -> bool {
+        self.rt.clock.is_simulated()
+    }
+
+    /// Schedules task `t` (from anywhere, any thread).
+    pub fn schedule_task(&mut self, t: TaskId) {
+        self.sched.schedule(self.rt, t.0);
+    }
+
+    /// Reschedules the task now running (Click's `fast_reschedule`).
+    pub fn reschedule(&mut self) {
+        if let Some(t) = self.sched.current_task {
+            self.sched.schedule(self.rt, t);
+        }
+    }
+
+    /// Unschedules task `t`.
+    pub fn unschedule_task(&mut self, t: TaskId) {
+        self.rt.tasks[t.0 as usize]
+            .scheduled
+            .store(false, Ordering::Release);
+    }
+
+    /// Whether task `t` is scheduled.
+    pub fn task_scheduled(&self, t: TaskId) -> bool {
+        self.rt.tasks[t.0 as usize]
+            .scheduled
+            .load(Ordering::Acquire)
+    }
+
+    /// Schedules timer `t` to fire at `when` (replacing any earlier setting).
+    pub fn schedule_timer_at(&mut self, t: TimerId, when: Timestamp) {
+        self.sched.schedule_timer(self.rt, t.0, when.as_nsec());
+    }
+
+    /// Schedules timer `t` to fire `after` from now.
+    pub fn schedule_timer_after(&mut self, t: TimerId, after: Timestamp) {
+        let when = self.now() + after;
+        self.schedule_timer_at(t, when);
+    }
+
+    /// Cancels timer `t`.
+    pub fn unschedule_timer(&mut self, t: TimerId) {
+        let ti: &TimerInfo = &self.rt.timers[t.0 as usize];
+        ti.expiry.store(i64::MIN, Ordering::Release);
+        ti.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// When timer `t` fires, if scheduled.
+    pub fn timer_expiry(&self, t: TimerId) -> Option<Timestamp> {
+        let e = self.rt.timers[t.0 as usize].expiry.load(Ordering::Acquire);
+        (e != i64::MIN).then(|| Timestamp::from_nsec(e))
+    }
+
+    /// Activates `n` and wakes the tasks listening to it.
+    pub fn wake_notifier(&mut self, n: &Notifier) {
+        if n.set_active(true) {
+            for t in n.listeners() {
+                self.sched.schedule(self.rt, t.0);
+            }
+        }
+    }
+
+    /// Click's `please_stop_driver`: lowers the run count by one.
+    pub fn request_stop(&mut self) {
+        self.rt.adjust_runcount(-1);
+    }
+    /// Adjusts the run count.
+    pub fn adjust_runcount(&mut self, delta: i32) {
+        self.rt.adjust_runcount(delta);
+    }
+    /// Sets the run count.
+    pub fn set_runcount(&mut self, n: i32) {
+        self.rt.runcount.store(n, Ordering::Release);
+    }
+    /// The run count.
+    pub fn runcount(&self) -> i32 {
+        self.rt.runcount.load(Ordering::Acquire)
+    }
+    /// Ends the driver at once, whatever the run count.
+    pub fn quit(&mut self) {
+        self.rt.quit.store(true, Ordering::Release);
+    }
+
+    /// Prints a line to the router's log (standard error), as Click's
+    /// `click_chatter`.
+    pub fn log(&self, line: impl Into<String>) {
+        self.rt.log_line(line.into());
+    }
+
+    /// Finds an element by name, relative to this element's compound.
+    pub fn find(&self, name: &str) -> Option<ElementId> {
+        find_relative(&self.rt.info, self.current, name)
+    }
+
+    /// Static facts about element `e`.
+    pub fn element_info(&self, e: ElementId) -> &ElementInfo {
+        &self.rt.info[e]
+    }
+
+    /// The task table entry (tests).
+    #[allow(dead_code)]
+    pub(crate) fn task_info(&self, t: TaskId) -> &TaskInfo {
+        &self.rt.tasks[t.0 as usize]
+    }
+}

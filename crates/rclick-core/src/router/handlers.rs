@@ -1,0 +1,576 @@
+//! Handlers: names, the standard per-element and global ones, and calls.
+//!
+//! A handler is named `element.handler` (`c.count`), or just `handler` for
+//! the router's global handlers (`version`, `list`, `config`, `stop`...).
+//! Read values come back without a trailing newline; callers that print
+//! them add one, as Click does for non-raw handlers.
+
+use std::sync::atomic::Ordering;
+
+use super::ctx::{ConfigureCx, Ctx};
+use super::sched::{ThreadSched, MAX_TICKETS};
+use super::{ElementId, Router, RouterInner};
+use crate::element::{HandlerDef, HandlerFlags, HandlerKind};
+use crate::spec::Processing;
+
+/// Global (router) handlers.
+const GLOBAL: &[(&str, HandlerFlags)] = &[
+    ("version", HandlerFlags::READ),
+    ("list", HandlerFlags::READ),
+    ("classes", HandlerFlags::READ),
+    ("config", HandlerFlags::READ),
+    ("flatconfig", HandlerFlags::READ),
+    ("requirements", HandlerFlags::READ),
+    ("handlers", HandlerFlags::READ),
+    ("runcount", HandlerFlags::READ),
+    ("stop", HandlerFlags::WRITE),
+    ("timewarp", HandlerFlags::READ_WRITE),
+];
+
+/// Standard handlers every element has.
+const STANDARD: &[(&str, HandlerFlags)] = &[
+    ("name", HandlerFlags::READ),
+    ("class", HandlerFlags::READ),
+    ("config", HandlerFlags::READ_WRITE),
+    ("ports", HandlerFlags::READ),
+    ("handlers", HandlerFlags::READ),
+];
+
+/// Standard handlers of elements that have tasks.
+const TASK: &[(&str, HandlerFlags)] = &[
+    ("scheduled", HandlerFlags::READ),
+    ("tickets", HandlerFlags::READ_WRITE),
+    ("home_thread", HandlerFlags::READ),
+];
+
+/// The version string the `version` handler reports.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Where a handler name points.
+enum Target<'a> {
+    Global(&'a str),
+    Element(ElementId, &'a str),
+}
+
+fn flags_text(f: HandlerFlags) -> &'static str {
+    match (f.read, f.write) {
+        (true, true) => "rw",
+        (true, false) => "r",
+        (false, true) => "w",
+        _ => "",
+    }
+}
+
+impl RouterInner {
+    fn resolve<'a>(&self, spec: &'a str, from: Option<ElementId>) -> Result<Target<'a>, String> {
+        match spec.split_once('.') {
+            None => Ok(Target::Global(spec)),
+            Some((ename, h)) => {
+                let e = match from {
+                    Some(f) => super::ctx::find_relative(&self.info, f, ename),
+                    None => self.find(ename),
+                };
+                match e {
+                    Some(e) => Ok(Target::Element(e, h)),
+                    None => Err(format!("no element named '{ename}'")),
+                }
+            }
+        }
+    }
+
+    /// The handlers element `e` offers: `(name, flags)`.
+    pub(crate) fn element_handler_list(&self, e: ElementId) -> Vec<(String, HandlerFlags)> {
+        let mut v: Vec<(String, HandlerFlags)> =
+            STANDARD.iter().map(|(n, f)| (n.to_string(), *f)).collect();
+        if !self.element_tasks[e].is_empty() {
+            v.extend(TASK.iter().map(|(n, f)| (n.to_string(), *f)));
+        }
+        for h in &self.handlers[e] {
+            if let Some(pos) = v.iter().position(|(n, _)| n == h.name.as_ref()) {
+                v[pos].1 = h.flags;
+            } else {
+                v.push((h.name.to_string(), h.flags));
+            }
+        }
+        v
+    }
+
+    fn element_handler(&self, e: ElementId, name: &str) -> Option<&HandlerDef> {
+        self.handlers[e].iter().find(|h| h.name == name)
+    }
+
+    fn ports_text(&self, e: ElementId) -> String {
+        let info = &self.info[e];
+        let mut s = String::new();
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        s.push_str(&format!(
+            "{} input{}\n",
+            info.inputs.len(),
+            plural(info.inputs.len())
+        ));
+        for (p, proc_) in info.inputs.iter().enumerate() {
+            s.push_str(proc_.name());
+            if info.input_agnostic[p] {
+                s.push('~');
+            }
+            s.push('\t');
+            let peers: Vec<String> = self
+                .connections
+                .iter()
+                .filter(|c| c.to == e && c.to_port == p)
+                .map(|c| format!("{} [{}]", self.info[c.from].name, c.from_port))
+                .collect();
+            s.push_str(if peers.is_empty() { "-" } else { "" });
+            s.push_str(&peers.join(", "));
+            s.push('\n');
+        }
+        s.push_str(&format!(
+            "{} output{}\n",
+            info.outputs.len(),
+            plural(info.outputs.len())
+        ));
+        for (p, proc_) in info.outputs.iter().enumerate() {
+            s.push_str(proc_.name());
+            if info.output_agnostic[p] {
+                s.push('~');
+            }
+            s.push('\t');
+            let peers: Vec<String> = self
+                .connections
+                .iter()
+                .filter(|c| c.from == e && c.from_port == p)
+                .map(|c| format!("[{}] {}", c.to_port, self.info[c.to].name))
+                .collect();
+            s.push_str(if peers.is_empty() { "-" } else { "" });
+            s.push_str(&peers.join(", "));
+            s.push('\n');
+        }
+        s
+    }
+
+    fn read_global(&self, name: &str) -> Result<String, String> {
+        Ok(match name {
+            "version" => VERSION.to_string(),
+            "list" => {
+                let mut s = format!("{}\n", self.info.len());
+                for i in &self.info {
+                    s.push_str(&i.name);
+                    s.push('\n');
+                }
+                s
+            }
+            "classes" => self.registry.names().join("\n"),
+            "config" | "flatconfig" => self.flat.unparse(),
+            "requirements" => self.flat.requirements.join("\n"),
+            "handlers" => GLOBAL
+                .iter()
+                .map(|(n, f)| format!("{n}\t{}", flags_text(*f)))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            "runcount" => self.runcount.load(Ordering::Acquire).to_string(),
+            "timewarp" => format_f64(self.clock.warp_factor()),
+            "stop" => return Err("'stop' is a write handler".into()),
+            _ => return Err(format!("no '{name}' handler")),
+        })
+    }
+
+    fn write_global(&self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "stop" => {
+                let n = if value.trim().is_empty() {
+                    1
+                } else {
+                    value
+                        .trim()
+                        .parse::<i32>()
+                        .map_err(|_| "stop: expected integer".to_string())?
+                };
+                self.adjust_runcount(-n);
+                Ok(())
+            }
+            "timewarp" => {
+                let f: f64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| "timewarp: expected real number".to_string())?;
+                self.clock.set_warp_factor(f)
+            }
+            _ if GLOBAL.iter().any(|(n, _)| *n == name) => {
+                Err(format!("'{name}' is a read handler"))
+            }
+            _ => Err(format!("no '{name}' handler")),
+        }
+    }
+
+    /// Reads a handler. `from` is the calling element, for relative names.
+    pub(crate) fn call_read(
+        &self,
+        sched: &mut ThreadSched,
+        spec: &str,
+        param: &str,
+        from: Option<ElementId>,
+    ) -> Result<String, String> {
+        let (e, h) = match self.resolve(spec, from)? {
+            Target::Global(g) => return self.read_global(g),
+            Target::Element(e, h) => (e, h),
+        };
+        let full = format!("{}.{}", self.info[e].name, h);
+        // Element-specific handlers first: they may override the standard ones.
+        if let Some(def) = self.element_handler(e, h).cloned() {
+            if !def.flags.read {
+                return Err(format!("'{full}' is a write handler"));
+            }
+            let mut g = self.slots[e]
+                .lock(sched.id)
+                .map_err(|_| format!("'{full}' is busy (called from itself)"))?;
+            let mut cx = Ctx::new(self, sched, e);
+            return match def.kind {
+                HandlerKind::Element(id) => g.read_handler(id, param, &mut cx),
+                HandlerKind::Reconfigure {
+                    read_id: Some(id), ..
+                } => g.read_handler(id, param, &mut cx),
+                HandlerKind::Reconfigure {
+                    keyword,
+                    position,
+                    read_id: None,
+                } => {
+                    let conf = self.configs[e]
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .clone();
+                    Ok(keyword_value(&conf, keyword, position).unwrap_or_default())
+                }
+            };
+        }
+        match h {
+            "name" => Ok(self.info[e].name.clone()),
+            "class" => Ok(self.info[e].class.clone()),
+            "config" => Ok(self.configs[e]
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone()),
+            "ports" => Ok(self.ports_text(e)),
+            "handlers" => Ok(self
+                .element_handler_list(e)
+                .iter()
+                .filter(|(_, f)| !f.private)
+                .map(|(n, f)| format!("{n}\t{}", flags_text(*f)))
+                .collect::<Vec<_>>()
+                .join("\n")),
+            "scheduled" | "tickets" | "home_thread" if !self.element_tasks[e].is_empty() => {
+                let t = &self.tasks[self.element_tasks[e][0] as usize];
+                Ok(match h {
+                    "scheduled" => t.scheduled.load(Ordering::Acquire).to_string(),
+                    "tickets" => t.tickets.load(Ordering::Relaxed).to_string(),
+                    _ => t.thread.load(Ordering::Relaxed).to_string(),
+                })
+            }
+            _ => Err(format!("no '{full}' handler")),
+        }
+    }
+
+    /// Writes a handler. Changes nothing on error.
+    pub(crate) fn call_write(
+        &self,
+        sched: &mut ThreadSched,
+        spec: &str,
+        value: &str,
+        from: Option<ElementId>,
+    ) -> Result<(), String> {
+        let (e, h) = match self.resolve(spec, from)? {
+            Target::Global(g) => return self.write_global(g, value),
+            Target::Element(e, h) => (e, h),
+        };
+        let full = format!("{}.{}", self.info[e].name, h);
+        if let Some(def) = self.element_handler(e, h).cloned() {
+            if !def.flags.write {
+                return Err(format!("'{full}' is a read handler"));
+            }
+            let mut g = self.slots[e]
+                .lock(sched.id)
+                .map_err(|_| format!("'{full}' is busy (called from itself)"))?;
+            return match def.kind {
+                HandlerKind::Element(id) => {
+                    let mut cx = Ctx::new(self, sched, e);
+                    g.write_handler(id, value, &mut cx)
+                }
+                HandlerKind::Reconfigure {
+                    keyword, position, ..
+                } => {
+                    let mut conf = self.configs[e].lock().unwrap_or_else(|p| p.into_inner());
+                    let new_conf = set_keyword(&conf, keyword, position, value);
+                    let args = rclick_lang::confparse::split_args(&new_conf);
+                    let mut ccx = ConfigureCx::new_shared(e, &self.info, &self.names);
+                    g.live_reconfigure(&args, &mut ccx)
+                        .map_err(|m| format!("{full}: {m}"))?;
+                    *conf = new_conf;
+                    Ok(())
+                }
+            };
+        }
+        match h {
+            "config" => {
+                let mut g = self.slots[e]
+                    .lock(sched.id)
+                    .map_err(|_| format!("'{full}' is busy"))?;
+                if !g.can_live_reconfigure() {
+                    return Err(format!("'{full}': element cannot be reconfigured"));
+                }
+                let args = rclick_lang::confparse::split_args(value);
+                let mut ccx = ConfigureCx::new_shared(e, &self.info, &self.names);
+                g.live_reconfigure(&args, &mut ccx)?;
+                *self.configs[e].lock().unwrap_or_else(|p| p.into_inner()) = value.to_string();
+                Ok(())
+            }
+            "tickets" if !self.element_tasks[e].is_empty() => {
+                let n: u32 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| "tickets: expected integer".to_string())?;
+                for &t in &self.element_tasks[e] {
+                    self.tasks[t as usize]
+                        .tickets
+                        .store(n.clamp(1, MAX_TICKETS), Ordering::Relaxed);
+                }
+                Ok(())
+            }
+            "name" | "class" | "ports" | "handlers" | "scheduled" | "home_thread" => {
+                Err(format!("'{full}' is a read handler"))
+            }
+            _ => Err(format!("no '{full}' handler")),
+        }
+    }
+
+    /// Whether `spec` names a readable handler.
+    pub(crate) fn handler_flags(&self, spec: &str) -> Option<HandlerFlags> {
+        match self.resolve(spec, None).ok()? {
+            Target::Global(g) => GLOBAL.iter().find(|(n, _)| *n == g).map(|(_, f)| *f),
+            Target::Element(e, h) => self
+                .element_handler_list(e)
+                .into_iter()
+                .find(|(n, _)| n == h)
+                .map(|(_, f)| f),
+        }
+    }
+}
+
+fn format_f64(f: f64) -> String {
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        format!("{}", f as i64)
+    } else {
+        format!("{f}")
+    }
+}
+
+/// The text of keyword `kw` (or positional argument `pos`) in a
+/// configuration string.
+fn keyword_value(conf: &str, kw: &str, pos: Option<usize>) -> Option<String> {
+    let args = rclick_lang::confparse::split_args(conf);
+    for a in &args {
+        if let Some(rest) = a.strip_prefix(kw) {
+            if rest.is_empty() || rest.starts_with(char::is_whitespace) {
+                return Some(rest.trim().to_string());
+            }
+        }
+    }
+    let p = pos?;
+    let a = args.get(p)?;
+    if is_keyword_arg(a) {
+        None
+    } else {
+        Some(a.clone())
+    }
+}
+
+fn is_keyword_arg(a: &str) -> bool {
+    let word: String = a.chars().take_while(|c| !c.is_whitespace()).collect();
+    !word.is_empty()
+        && word.len() < a.len()
+        && word
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_uppercase() || c == '_')
+        && word
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Click's reconfigure-keyword rewrite: replaces `kw`'s argument (or the
+/// positional one at `pos`) with `KW value`, or appends it.
+fn set_keyword(conf: &str, kw: &str, pos: Option<usize>, value: &str) -> String {
+    let mut args = rclick_lang::confparse::split_args(conf);
+    let new_arg = format!("{kw} {}", value.trim());
+    let mut replaced = false;
+    for a in args.iter_mut() {
+        if let Some(rest) = a.strip_prefix(kw) {
+            if rest.is_empty() || rest.starts_with(char::is_whitespace) {
+                *a = new_arg.clone();
+                replaced = true;
+            }
+        }
+    }
+    if !replaced {
+        if let Some(p) = pos {
+            if p < args.len() && !is_keyword_arg(&args[p]) {
+                args[p] = new_arg.clone();
+                replaced = true;
+            }
+        }
+    }
+    if !replaced {
+        args.push(new_arg);
+    }
+    args.join(", ")
+}
+
+impl Router {
+    /// Reads handler `spec` (`c.count` or a global name) from outside the
+    /// driver.
+    pub fn read_handler(&self, spec: &str, param: &str) -> Result<String, String> {
+        let mut sched = self.external_sched();
+        self.inner.call_read(&mut sched, spec, param, None)
+    }
+
+    /// Writes handler `spec` from outside the driver.
+    pub fn write_handler(&self, spec: &str, value: &str) -> Result<(), String> {
+        let mut sched = self.external_sched();
+        self.inner.call_write(&mut sched, spec, value, None)
+    }
+
+    /// The flags of handler `spec`, if it exists.
+    pub fn handler_flags(&self, spec: &str) -> Option<HandlerFlags> {
+        self.inner.handler_flags(spec)
+    }
+
+    /// The handlers of element `e`.
+    pub fn element_handlers(&self, e: ElementId) -> Vec<(String, HandlerFlags)> {
+        self.inner.element_handler_list(e)
+    }
+
+    /// Elements whose name matches glob `pattern` (`*`, `?`, `[...]`), or
+    /// whose class is `pattern`.
+    pub fn elements_matching(&self, pattern: &str) -> Vec<ElementId> {
+        if let Some(e) = self.find(pattern) {
+            return vec![e];
+        }
+        let is_glob = pattern.contains(['*', '?', '[']);
+        (0..self.nelements())
+            .filter(|&i| {
+                let info = &self.inner.info[i];
+                if is_glob {
+                    glob_match(pattern, &info.name)
+                } else {
+                    info.class == pattern
+                }
+            })
+            .collect()
+    }
+
+    /// Whether element `e`'s output `port` is push.
+    pub fn output_is_push(&self, e: ElementId, port: usize) -> bool {
+        self.inner.info[e].outputs.get(port) == Some(&Processing::Push)
+    }
+}
+
+impl Ctx<'_> {
+    /// Reads handler `spec` (relative element names allowed).
+    pub fn call_read(&mut self, spec: &str, param: &str) -> Result<String, String> {
+        let rt = self.rt;
+        let from = self.current;
+        rt.call_read(self.sched, spec, param, Some(from))
+    }
+
+    /// Writes handler `spec`.
+    pub fn call_write(&mut self, spec: &str, value: &str) -> Result<(), String> {
+        let rt = self.rt;
+        let from = self.current;
+        rt.call_write(self.sched, spec, value, Some(from))
+    }
+
+    /// The flags of handler `spec`, if it exists.
+    pub fn handler_flags(&self, spec: &str) -> Option<HandlerFlags> {
+        self.rt.handler_flags(spec)
+    }
+}
+
+/// Shell-style glob matching with `*`, `?` and `[...]`.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    fn go(p: &[char], t: &[char]) -> bool {
+        match p.first() {
+            None => t.is_empty(),
+            Some('*') => (0..=t.len()).any(|i| go(&p[1..], &t[i..])),
+            Some('?') => !t.is_empty() && go(&p[1..], &t[1..]),
+            Some('[') => {
+                let Some(end) = p.iter().position(|&c| c == ']') else {
+                    return !t.is_empty() && t[0] == '[' && go(&p[1..], &t[1..]);
+                };
+                if t.is_empty() {
+                    return false;
+                }
+                let set = &p[1..end];
+                let (neg, set) = if set.first() == Some(&'!') || set.first() == Some(&'^') {
+                    (true, &set[1..])
+                } else {
+                    (false, set)
+                };
+                let mut m = false;
+                let mut i = 0;
+                while i < set.len() {
+                    if i + 2 < set.len() && set[i + 1] == '-' {
+                        m |= set[i] <= t[0] && t[0] <= set[i + 2];
+                        i += 3;
+                    } else {
+                        m |= set[i] == t[0];
+                        i += 1;
+                    }
+                }
+                m != neg && go(&p[end + 1..], &t[1..])
+            }
+            Some(&c) => !t.is_empty() && t[0] == c && go(&p[1..], &t[1..]),
+        }
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    go(&p, &t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyword_rewrite() {
+        assert_eq!(set_keyword("", "CAPACITY", Some(0), "10"), "CAPACITY 10");
+        assert_eq!(
+            set_keyword("1000", "CAPACITY", Some(0), "10"),
+            "CAPACITY 10"
+        );
+        assert_eq!(
+            set_keyword("CAPACITY 5, FOO 1", "CAPACITY", Some(0), "10"),
+            "CAPACITY 10, FOO 1"
+        );
+        assert_eq!(
+            set_keyword("FOO 1", "CAPACITY", None, "10"),
+            "FOO 1, CAPACITY 10"
+        );
+        assert_eq!(
+            keyword_value("1000", "CAPACITY", Some(0)).as_deref(),
+            Some("1000")
+        );
+        assert_eq!(
+            keyword_value("X 1, CAPACITY 7", "CAPACITY", Some(0)).as_deref(),
+            Some("7")
+        );
+        assert_eq!(keyword_value("", "CAPACITY", Some(0)), None);
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("c*", "counter"));
+        assert!(glob_match("?x", "ax"));
+        assert!(!glob_match("?x", "x"));
+        assert!(glob_match("q[0-9]", "q5"));
+        assert!(!glob_match("q[!0-9]", "q5"));
+        assert!(glob_match("*/c", "a/b/c"));
+    }
+}

@@ -1,0 +1,330 @@
+//! The router: the element graph, built from a flat configuration, and the
+//! state every thread shares while it runs.
+//!
+//! * [`build`] turns a [`rclick_lang::FlatConfig`] into a [`Router`]:
+//!   instantiate, check ports, resolve push/pull, configure, initialize.
+//!   Every error of every stage is collected; nothing half-built runs.
+//! * [`ctx`] holds the contexts elements see: [`ConfigureCx`], [`InitCx`]
+//!   and the run-time [`Ctx`] through which they push, pull, schedule and
+//!   call handlers.
+//! * [`sched`] is the per-thread task and timer scheduler and driver loop.
+//! * [`handlers`] resolves handler names and implements the standard ones.
+//!
+//! Architecture invariant: elements live in `RouterInner::slots`, each
+//! behind its own lock; exactly one thread runs an element at a time and an
+//! element never holds a reference to another. A call into a neighbour goes
+//! through the connection tables here.
+
+pub mod build;
+pub mod ctx;
+pub mod handlers;
+pub mod sched;
+
+use std::sync::atomic::{
+    AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+
+use rclick_lang::{FlatConfig, Landmark};
+
+use crate::clock::Clock;
+use crate::element::{Element, HandlerDef};
+use crate::registry::Registry;
+use crate::spec::Processing;
+
+pub use build::{BuildError, BuildOptions};
+pub use ctx::{ConfigureCx, Ctx, InitCx};
+
+/// Index of an element in its router.
+pub type ElementId = usize;
+
+/// Click's initial run count; a source saying STOP lowers it by one.
+pub const INITIAL_RUNCOUNT: i32 = 1;
+/// The lowest run count (Click's STOP_RUNCOUNT).
+pub const STOP_RUNCOUNT: i32 = -2147483647;
+
+/// Static facts about one element, fixed when the router is built.
+#[derive(Clone, Debug)]
+pub struct ElementInfo {
+    /// Its name (`c`, `Counter@3`, `outer/inner`).
+    pub name: String,
+    /// Its class name as written.
+    pub class: String,
+    /// Where it was declared.
+    pub landmark: Landmark,
+    /// Processing of each input, after agnostic resolution.
+    pub inputs: Vec<Processing>,
+    /// Processing of each output, after agnostic resolution.
+    pub outputs: Vec<Processing>,
+    /// Whether each input was agnostic before resolution.
+    pub input_agnostic: Vec<bool>,
+    /// Whether each output was agnostic before resolution.
+    pub output_agnostic: Vec<bool>,
+    /// Flow code.
+    pub flow_code: crate::spec::FlowCode,
+}
+
+impl ElementInfo {
+    /// Click's `name :: Class` declaration text.
+    pub fn declaration(&self) -> String {
+        format!("{} :: {}", self.name, self.class)
+    }
+}
+
+/// One connection: output `from_port` of `from` to input `to_port` of `to`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Connection {
+    /// Upstream element.
+    pub from: ElementId,
+    /// Its output port.
+    pub from_port: usize,
+    /// Downstream element.
+    pub to: ElementId,
+    /// Its input port.
+    pub to_port: usize,
+}
+
+/// An element and the lock that gives one thread at a time access to it.
+pub(crate) struct Slot {
+    element: Mutex<Box<dyn Element>>,
+    /// 1 + index of the thread holding the lock, 0 when free.
+    owner: AtomicUsize,
+}
+
+/// Why a call into an element could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotBusy {
+    /// The element is already running on this thread (a push loop back
+    /// into an element that is still pushing).
+    Reentrant,
+}
+
+pub(crate) struct SlotGuard<'a> {
+    guard: MutexGuard<'a, Box<dyn Element>>,
+    owner: &'a AtomicUsize,
+}
+
+impl std::ops::Deref for SlotGuard<'_> {
+    type Target = Box<dyn Element>;
+    fn deref(&self) -> &Self::Target {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for SlotGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.guard
+    }
+}
+
+impl Drop for SlotGuard<'_> {
+    fn drop(&mut self) {
+        self.owner.store(0, Ordering::Release);
+    }
+}
+
+impl Slot {
+    pub(crate) fn new(e: Box<dyn Element>) -> Slot {
+        Slot {
+            element: Mutex::new(e),
+            owner: AtomicUsize::new(0),
+        }
+    }
+
+    /// Locks the element for thread `thread`.
+    #[inline]
+    pub(crate) fn lock(&self, thread: usize) -> Result<SlotGuard<'_>, SlotBusy> {
+        let guard = match self.element.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                if self.owner.load(Ordering::Acquire) == thread + 1 {
+                    return Err(SlotBusy::Reentrant);
+                }
+                self.element.lock().unwrap_or_else(|p| p.into_inner())
+            }
+        };
+        self.owner.store(thread + 1, Ordering::Release);
+        Ok(SlotGuard {
+            guard,
+            owner: &self.owner,
+        })
+    }
+}
+
+/// A task's shared scheduling state.
+#[derive(Debug)]
+pub(crate) struct TaskInfo {
+    pub element: ElementId,
+    pub tickets: AtomicU32,
+    pub scheduled: AtomicBool,
+    pub generation: AtomicU32,
+    pub pass: AtomicU64,
+    pub thread: AtomicUsize,
+    pub runs: AtomicU64,
+}
+
+/// A timer's shared state.
+#[derive(Debug)]
+pub(crate) struct TimerInfo {
+    pub element: ElementId,
+    /// Expiry in ns; `i64::MIN` when not scheduled.
+    pub expiry: AtomicI64,
+    pub generation: AtomicU64,
+    pub thread: AtomicUsize,
+}
+
+/// Work one thread hands another (schedule a task or timer there).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Remote {
+    Task(u32),
+    Timer(u32),
+}
+
+/// Counters about the router itself, readable through handlers.
+#[derive(Debug, Default)]
+pub struct RouterStats {
+    /// Batches dropped because they looped back into a busy element.
+    pub reentrant_drops: AtomicU64,
+    /// Packets in those batches.
+    pub reentrant_packets: AtomicU64,
+}
+
+/// Everything the router's threads share.
+pub struct RouterInner {
+    pub(crate) slots: Vec<Slot>,
+    pub(crate) info: Vec<ElementInfo>,
+    /// Current configuration arguments of each element (changed by
+    /// reconfiguring write handlers).
+    pub(crate) configs: Vec<Mutex<String>>,
+    /// Push outputs: `push_out[e][port] = (to, to_port)`.
+    pub(crate) push_out: Vec<Vec<(u32, u32)>>,
+    /// Pull inputs: `pull_in[e][port] = (from, from_port)`.
+    pub(crate) pull_in: Vec<Vec<(u32, u32)>>,
+    pub(crate) connections: Vec<Connection>,
+    pub(crate) handlers: Vec<Vec<HandlerDef>>,
+    pub(crate) tasks: Vec<TaskInfo>,
+    pub(crate) timers: Vec<TimerInfo>,
+    pub(crate) element_tasks: Vec<Vec<u32>>,
+    pub(crate) runcount: AtomicI32,
+    pub(crate) stop_handlers: Vec<ElementId>,
+    pub(crate) clock: Clock,
+    pub(crate) flat: FlatConfig,
+    pub(crate) source_text: String,
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) nthreads: usize,
+    pub(crate) inboxes: Vec<Mutex<Vec<Remote>>>,
+    pub(crate) inbox_flags: Vec<AtomicBool>,
+    pub(crate) stats: RouterStats,
+    pub(crate) quit: AtomicBool,
+    /// Messages elements print (Print, Message) go here in tests; `None`
+    /// means standard error.
+    pub(crate) log: Option<Mutex<Vec<String>>>,
+    /// Names elements defined while configuring (AddressInfo).
+    pub(crate) names: ctx::NameTable,
+}
+
+/// A built, initialized router. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct Router {
+    pub(crate) inner: Arc<RouterInner>,
+}
+
+impl Router {
+    /// Number of elements.
+    pub fn nelements(&self) -> usize {
+        self.inner.info.len()
+    }
+
+    /// Static facts about element `e`.
+    pub fn element_info(&self, e: ElementId) -> &ElementInfo {
+        &self.inner.info[e]
+    }
+
+    /// Finds an element by name.
+    pub fn find(&self, name: &str) -> Option<ElementId> {
+        self.inner.find(name)
+    }
+
+    /// All connections.
+    pub fn connections(&self) -> &[Connection] {
+        &self.inner.connections
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &Clock {
+        &self.inner.clock
+    }
+
+    /// The run count (stops at zero or below).
+    pub fn runcount(&self) -> i32 {
+        self.inner.runcount.load(Ordering::Acquire)
+    }
+
+    /// The flattened configuration this router was built from.
+    pub fn flat_config(&self) -> &FlatConfig {
+        &self.inner.flat
+    }
+
+    /// The configuration text as the user gave it.
+    pub fn source_text(&self) -> &str {
+        &self.inner.source_text
+    }
+
+    /// Router-level counters.
+    pub fn stats(&self) -> &RouterStats {
+        &self.inner.stats
+    }
+
+    /// Lines logged by elements, when the router was built with
+    /// `capture_log` (tests); empty otherwise.
+    pub fn take_log(&self) -> Vec<String> {
+        match &self.inner.log {
+            Some(l) => std::mem::take(&mut *l.lock().unwrap_or_else(|p| p.into_inner())),
+            None => Vec::new(),
+        }
+    }
+
+    /// Runs `f` with exclusive access to element `e` (tests, tools).
+    pub fn with_element<R>(
+        &self,
+        e: ElementId,
+        f: impl FnOnce(&mut dyn Element) -> R,
+    ) -> Option<R> {
+        let mut g = self.inner.slots.get(e)?.lock(usize::MAX - 1).ok()?;
+        Some(f(&mut **g))
+    }
+}
+
+impl RouterInner {
+    pub(crate) fn find(&self, name: &str) -> Option<ElementId> {
+        self.info.iter().position(|i| i.name == name)
+    }
+
+    /// Lowers or raises the run count, saturating like Click.
+    pub(crate) fn adjust_runcount(&self, delta: i32) {
+        let _ = self
+            .runcount
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
+                Some(if delta > 0 && old > i32::MAX - delta {
+                    i32::MAX
+                } else if delta < 0 && old < STOP_RUNCOUNT - delta {
+                    STOP_RUNCOUNT
+                } else {
+                    old + delta
+                })
+            });
+    }
+
+    pub(crate) fn log_line(&self, line: String) {
+        match &self.log {
+            Some(l) => l.lock().unwrap_or_else(|p| p.into_inner()).push(line),
+            None => {
+                use std::io::Write;
+                let stderr = std::io::stderr();
+                let mut h = stderr.lock();
+                let _ = writeln!(h, "{line}");
+            }
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! Per-thread scheduling: stride scheduling of tasks (Click's tickets and
+//! passes), timers, and the driver loop.
+//!
+//! Each thread has its own run queue and timer heap. A task or timer
+//! belongs to one thread; scheduling it from another thread posts it to
+//! that thread's inbox. With simulated time, an idle router jumps straight
+//! to its next timer.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::ctx::Ctx;
+use super::{Remote, Router, RouterInner};
+use crate::element::{TaskId, TimerId};
+
+/// Tickets a task gets by default (Click's DEFAULT_TICKETS).
+pub const DEFAULT_TICKETS: u32 = 1024;
+/// The most tickets a task may have.
+pub const MAX_TICKETS: u32 = 32768;
+const STRIDE1: u64 = 1 << 16;
+/// Tasks run between timer checks.
+const TASKS_PER_ITER: usize = 64;
+
+/// One thread's scheduler state.
+#[derive(Debug)]
+pub struct ThreadSched {
+    pub(crate) id: usize,
+    runq: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    timers: BinaryHeap<Reverse<(i64, u64, u32)>>,
+    pass_floor: u64,
+    pub(crate) current_task: Option<u32>,
+}
+
+impl ThreadSched {
+    /// A scheduler for thread `id`.
+    pub fn new(id: usize) -> ThreadSched {
+        ThreadSched {
+            id,
+            runq: BinaryHeap::new(),
+            timers: BinaryHeap::new(),
+            pass_floor: 0,
+            current_task: None,
+        }
+    }
+
+    /// Schedules task `t`, here or on its home thread.
+    pub(crate) fn schedule(&mut self, rt: &RouterInner, t: u32) {
+        let ti = &rt.tasks[t as usize];
+        let home = ti.thread.load(Ordering::Relaxed);
+        if home != self.id {
+            rt.send_remote(home, Remote::Task(t));
+            return;
+        }
+        if ti.scheduled.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.enqueue(rt, t);
+    }
+
+    fn enqueue(&mut self, rt: &RouterInner, t: u32) {
+        let ti = &rt.tasks[t as usize];
+        ti.scheduled.store(true, Ordering::Release);
+        let gen = ti.generation.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
+        let pass = ti.pass.load(Ordering::Relaxed).max(self.pass_floor);
+        ti.pass.store(pass, Ordering::Relaxed);
+        self.runq.push(Reverse((pass, gen, t)));
+    }
+
+    /// Schedules timer `t` at `when` ns, here or on its home thread.
+    pub(crate) fn schedule_timer(&mut self, rt: &RouterInner, t: u32, when: i64) {
+        let ti = &rt.timers[t as usize];
+        ti.expiry.store(when, Ordering::Release);
+        let gen = ti.generation.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
+        let home = ti.thread.load(Ordering::Relaxed);
+        if home != self.id {
+            rt.send_remote(home, Remote::Timer(t));
+            return;
+        }
+        self.timers.push(Reverse((when, gen, t)));
+    }
+
+    fn drain_inbox(&mut self, rt: &RouterInner) {
+        if self.id >= rt.inbox_flags.len() || !rt.inbox_flags[self.id].swap(false, Ordering::AcqRel)
+        {
+            return;
+        }
+        let items = std::mem::take(
+            &mut *rt.inboxes[self.id]
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        );
+        for r in items {
+            match r {
+                Remote::Task(t) => {
+                    let ti = &rt.tasks[t as usize];
+                    if ti.thread.load(Ordering::Relaxed) == self.id {
+                        ti.scheduled.store(false, Ordering::Release);
+                        self.enqueue(rt, t);
+                    } else {
+                        rt.send_remote(ti.thread.load(Ordering::Relaxed), r);
+                    }
+                }
+                Remote::Timer(t) => {
+                    let ti = &rt.timers[t as usize];
+                    let when = ti.expiry.load(Ordering::Acquire);
+                    if when != i64::MIN {
+                        let gen = ti.generation.load(Ordering::Acquire);
+                        self.timers.push(Reverse((when, gen, t)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The next valid timer expiry, dropping cancelled entries.
+    fn next_timer(&mut self, rt: &RouterInner) -> Option<i64> {
+        while let Some(&Reverse((when, gen, t))) = self.timers.peek() {
+            let ti = &rt.timers[t as usize];
+            if ti.generation.load(Ordering::Acquire) == gen
+                && ti.expiry.load(Ordering::Acquire) == when
+            {
+                return Some(when);
+            }
+            self.timers.pop();
+        }
+        None
+    }
+
+    fn run_timers(&mut self, rt: &RouterInner) -> bool {
+        let mut ran = false;
+        let now = rt.clock.now_nsec();
+        while let Some(when) = self.next_timer(rt) {
+            if when > now {
+                break;
+            }
+            let Reverse((_, _, t)) = self.timers.pop().expect("peeked");
+            let ti = &rt.timers[t as usize];
+            ti.expiry.store(i64::MIN, Ordering::Release);
+            let e = ti.element;
+            if let Ok(mut g) = rt.slots[e].lock(self.id) {
+                let mut cx = Ctx::new(rt, self, e);
+                g.run_timer(TimerId(t), &mut cx);
+            }
+            ran = true;
+            if rt.runcount.load(Ordering::Acquire) <= 0 {
+                break;
+            }
+        }
+        ran
+    }
+
+    /// Pops the next runnable task.
+    fn next_task(&mut self, rt: &RouterInner) -> Option<(u64, u32)> {
+        while let Some(Reverse((pass, gen, t))) = self.runq.pop() {
+            let ti = &rt.tasks[t as usize];
+            if ti.generation.load(Ordering::Acquire) == gen && ti.scheduled.load(Ordering::Acquire)
+            {
+                return Some((pass, t));
+            }
+        }
+        None
+    }
+
+    fn run_one_task(&mut self, rt: &RouterInner, pass: u64, t: u32) {
+        let ti = &rt.tasks[t as usize];
+        ti.scheduled.store(false, Ordering::Release);
+        self.pass_floor = pass;
+        let stride = STRIDE1 / u64::from(ti.tickets.load(Ordering::Relaxed).clamp(1, MAX_TICKETS));
+        ti.pass.store(pass + stride, Ordering::Relaxed);
+        ti.runs.fetch_add(1, Ordering::Relaxed);
+        let e = ti.element;
+        if let Ok(mut g) = rt.slots[e].lock(self.id) {
+            self.current_task = Some(t);
+            let mut cx = Ctx::new(rt, self, e);
+            g.run_task(TaskId(t), &mut cx);
+            self.current_task = None;
+        }
+    }
+
+    /// Puts the tasks scheduled at initialization on their run queues.
+    fn load_initial(&mut self, rt: &RouterInner) {
+        for (i, ti) in rt.tasks.iter().enumerate() {
+            if ti.thread.load(Ordering::Relaxed) == self.id && ti.scheduled.load(Ordering::Acquire)
+            {
+                self.enqueue(rt, i as u32);
+            }
+        }
+        for (i, ti) in rt.timers.iter().enumerate() {
+            let when = ti.expiry.load(Ordering::Acquire);
+            if ti.thread.load(Ordering::Relaxed) == self.id && when != i64::MIN {
+                self.schedule_timer(rt, i as u32, when);
+            }
+        }
+    }
+
+    /// Whether this thread has nothing scheduled.
+    fn idle(&mut self, rt: &RouterInner) -> bool {
+        self.runq.is_empty() && self.next_timer(rt).is_none()
+    }
+}
+
+impl RouterInner {
+    pub(crate) fn send_remote(&self, thread: usize, r: Remote) {
+        let thread = thread.min(self.inboxes.len() - 1);
+        self.inboxes[thread]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(r);
+        self.inbox_flags[thread].store(true, Ordering::Release);
+    }
+
+    /// Offers the stop event to stop handlers; returns whether the router
+    /// should keep running.
+    fn handle_stop(&self, sched: &mut ThreadSched) -> bool {
+        for &e in &self.stop_handlers {
+            if let Ok(mut g) = self.slots[e].lock(sched.id) {
+                let mut cx = Ctx::new(self, sched, e);
+                if g.handle_stop(&mut cx) && self.runcount.load(Ordering::Acquire) > 0 {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+impl Router {
+    /// Runs the router until it stops: a source says STOP (and no
+    /// DriverManager or Script keeps it going), `stop` is written, or
+    /// nothing is left to do. Runs `nthreads` threads; returns when all end.
+    pub fn run(&self) {
+        let rt = &*self.inner;
+        std::thread::scope(|s| {
+            for id in 1..rt.nthreads {
+                s.spawn(move || {
+                    let mut sched = ThreadSched::new(id);
+                    sched.load_initial(rt);
+                    run_loop(rt, &mut sched);
+                });
+            }
+            let mut sched = ThreadSched::new(0);
+            sched.load_initial(rt);
+            run_loop(rt, &mut sched);
+            rt.quit.store(true, Ordering::Release);
+        });
+    }
+
+    /// Makes a scheduler for calling handlers from outside the driver
+    /// (after it stopped, or from a control thread): work it schedules is
+    /// posted to the driver threads.
+    pub fn external_sched(&self) -> ThreadSched {
+        ThreadSched::new(usize::MAX / 2)
+    }
+}
+
+fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
+    let driver = sched.id == 0;
+    loop {
+        if rt.quit.load(Ordering::Acquire) {
+            return;
+        }
+        if driver && rt.runcount.load(Ordering::Acquire) <= 0 && !rt.handle_stop(sched) {
+            return;
+        }
+        sched.drain_inbox(rt);
+        sched.run_timers(rt);
+        let mut ran = 0;
+        while ran < TASKS_PER_ITER {
+            let Some((pass, t)) = sched.next_task(rt) else {
+                break;
+            };
+            sched.run_one_task(rt, pass, t);
+            ran += 1;
+            if rt.runcount.load(Ordering::Acquire) <= 0 {
+                break;
+            }
+        }
+        if ran > 0 || rt.runcount.load(Ordering::Acquire) <= 0 {
+            continue;
+        }
+        sched.drain_inbox(rt);
+        if !sched.runq.is_empty() {
+            continue;
+        }
+        match sched.next_timer(rt) {
+            Some(when) => {
+                let now = rt.clock.now_nsec();
+                if when > now {
+                    if rt.clock.is_simulated() {
+                        rt.clock.warp_to(when);
+                    } else {
+                        let wait = rt.clock.real_delay(when - now).clamp(0, 5_000_000);
+                        std::thread::sleep(Duration::from_nanos(wait as u64));
+                    }
+                }
+            }
+            None => {
+                if driver && rt.nthreads == 1 && sched.idle(rt) {
+                    // Nothing left to do: no task, no timer.
+                    return;
+                }
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+    }
+}

@@ -1,0 +1,1175 @@
+//! The Click language parser. It builds, for the file and for each compound
+//! element class, a list of elements and connections (Click's
+//! `Lexer::Compound`), plus a table of element classes.
+//!
+//! Class semantics follow Click's tools (`click-flatten`): an identifier is a
+//! class if it was declared with `elementclass` (lexically scoped) or was
+//! used as a class before (a "primitive", global). Any other identifier used
+//! in a connection without `::` becomes an anonymous element of that class.
+
+use crate::confparse::{parse_string, parse_word, split_args, split_space};
+use crate::lexer::{Lexer, Tok, Token};
+use crate::Landmark;
+use std::collections::HashMap;
+
+/// Index into [`Parser::classes`].
+pub(crate) type ClassId = usize;
+
+/// Compound and group nesting beyond this is refused (protects the stack).
+const MAX_NESTING: usize = 48;
+
+/// An element class.
+#[derive(Debug)]
+pub(crate) enum ClassDef {
+    /// A class the language does not define; the router decides.
+    Primitive(String),
+    /// A compound element class (one alternative of an overload chain).
+    Compound(Box<Compound>),
+}
+
+/// The kind of a parsed element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EKind {
+    /// Connection tunnel: compound `input`/`output`, or group ends.
+    Tunnel,
+    /// An element of some class.
+    Class(ClassId),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct PElem {
+    pub name: String,
+    pub kind: EKind,
+    pub config: String,
+    pub landmark: Landmark,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct PConn {
+    pub from: (usize, usize),
+    pub to: (usize, usize),
+    pub landmark: Landmark,
+}
+
+/// A compound element class body, or the file itself.
+#[derive(Debug)]
+pub(crate) struct Compound {
+    pub name: String,
+    pub landmark: Landmark,
+    pub depth: usize,
+    /// Scope: formals first (value = keyword type, "" or "__REST__"), then
+    /// `define`d variables.
+    pub scope_names: Vec<String>,
+    pub scope_values: Vec<String>,
+    pub nformals: usize,
+    scope_order_error: bool,
+    pub elems: Vec<PElem>,
+    pub map: HashMap<String, usize>,
+    pub conns: Vec<PConn>,
+    nin: Vec<usize>,
+    nout: Vec<usize>,
+    /// Element index of the first of each group's three tunnels.
+    pub group_starts: Vec<usize>,
+    pub ninputs: usize,
+    pub noutputs: usize,
+    /// Next alternative to try when this one does not match.
+    pub overload: Option<ClassId>,
+    anon_offset: usize,
+}
+
+impl Compound {
+    fn new(name: &str, landmark: Landmark, depth: usize) -> Compound {
+        Compound {
+            name: name.to_string(),
+            landmark,
+            depth,
+            scope_names: Vec::new(),
+            scope_values: Vec::new(),
+            nformals: 0,
+            scope_order_error: false,
+            elems: Vec::new(),
+            map: HashMap::new(),
+            conns: Vec::new(),
+            nin: Vec::new(),
+            nout: Vec::new(),
+            group_starts: Vec::new(),
+            ninputs: 0,
+            noutputs: 0,
+            overload: None,
+            anon_offset: 0,
+        }
+    }
+
+    /// Name for messages.
+    pub(crate) fn printable_name(&self) -> &str {
+        if self.name.is_empty() {
+            "<anonymous>"
+        } else {
+            &self.name
+        }
+    }
+
+    /// Click's compound signature, e.g. `Foo(<arg>, TWO, ...)[1 input, 1 output]`.
+    pub(crate) fn signature(&self) -> String {
+        let types: Vec<&str> = self.scope_values[..self.nformals]
+            .iter()
+            .map(|t| match t.as_str() {
+                "" => "<arg>",
+                "__REST__" => "...",
+                t => t,
+            })
+            .collect();
+        let mut s = self.printable_name().to_string();
+        if !types.is_empty() {
+            s.push('(');
+            s.push_str(&types.join(", "));
+            s.push(')');
+        }
+        s.push_str(&port_signature(None, self.ninputs, self.noutputs));
+        s
+    }
+
+    fn connect(&mut self, from: usize, fport: i64, to: usize, tport: i64, landmark: Landmark) {
+        let fp = fport.max(0) as usize;
+        let tp = tport.max(0) as usize;
+        self.conns.push(PConn {
+            from: (from, fp),
+            to: (to, tp),
+            landmark,
+        });
+        if self.nin[to] <= tp {
+            self.nin[to] = tp + 1;
+        }
+        if self.nout[from] <= fp {
+            self.nout[from] = fp + 1;
+        }
+    }
+}
+
+/// `[2 arguments, 1 input, 1 output]`.
+pub(crate) fn port_signature(nargs: Option<usize>, nin: usize, nout: usize) -> String {
+    let mut s = String::from("[");
+    if let Some(n) = nargs.filter(|n| *n > 0) {
+        s.push_str(&format!(
+            "{} argument{}, ",
+            n,
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    s.push_str(&format!(
+        "{} input{}, {} output{}]",
+        nin,
+        if nin == 1 { "" } else { "s" },
+        nout,
+        if nout == 1 { "" } else { "s" }
+    ));
+    s
+}
+
+/// An element reference in a connection, with its port lists. A port list
+/// ending in -1 is expandable (`[]`, `[2,]`).
+#[derive(Clone, Debug, Default)]
+struct Item {
+    elem: usize,
+    inports: Vec<i64>,
+    outports: Vec<i64>,
+}
+
+impl Item {
+    fn ports(&self, output: bool) -> &Vec<i64> {
+        if output {
+            &self.outports
+        } else {
+            &self.inports
+        }
+    }
+}
+
+struct ElementState {
+    name: String,
+    ty: Option<ClassId>,
+    decl: Option<ClassId>,
+    bare: bool,
+    config: String,
+    landmark: Landmark,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    File,
+    Compound,
+    Group,
+}
+
+/// Parser state.
+pub(crate) struct Parser<'a> {
+    pub lx: Lexer<'a>,
+    pub classes: Vec<ClassDef>,
+    base: HashMap<String, ClassId>,
+    declared: HashMap<String, ClassId>,
+    /// Compounds being parsed; `stack[0]` is the file.
+    pub stack: Vec<Compound>,
+    group_depth: usize,
+    /// `require` pairs (type, value).
+    pub requirements: Vec<(String, String)>,
+}
+
+impl<'a> Parser<'a> {
+    pub(crate) fn new(text: &'a str, file: &str) -> Parser<'a> {
+        let lx = Lexer::new(text, file);
+        let lm = lx.landmark();
+        Parser {
+            lx,
+            classes: Vec::new(),
+            base: HashMap::new(),
+            declared: HashMap::new(),
+            stack: vec![Compound::new("", lm, 0)],
+            group_depth: 0,
+            requirements: Vec::new(),
+        }
+    }
+
+    /// Parses the whole input.
+    pub(crate) fn parse(&mut self) {
+        while self.ystatement(Ctx::File) {}
+    }
+
+    fn cur(&mut self) -> &mut Compound {
+        self.stack.last_mut().expect("file scope")
+    }
+
+    fn cur_ref(&self) -> &Compound {
+        self.stack.last().expect("file scope")
+    }
+
+    fn error(&mut self, msg: impl Into<String>) {
+        self.lx.error(msg);
+    }
+
+    fn syntax_error(&mut self, t: &Token) {
+        self.lx.error(format!("syntax error near '{}'", t.text));
+    }
+
+    fn nesting(&self) -> usize {
+        self.stack.len() + self.group_depth
+    }
+
+    // CLASSES
+
+    /// The class called `name`, if any.
+    fn element_type(&self, name: &str) -> Option<ClassId> {
+        self.declared
+            .get(name)
+            .or_else(|| self.base.get(name))
+            .copied()
+    }
+
+    /// The class called `name`, creating a primitive if needed.
+    fn force_element_type(&mut self, name: &str) -> ClassId {
+        if let Some(id) = self.element_type(name) {
+            return id;
+        }
+        if self.cur_ref().map.contains_key(name) {
+            self.error(format!("'{}' was previously used as an element name", name));
+        }
+        let id = self.classes.len();
+        self.classes.push(ClassDef::Primitive(name.to_string()));
+        self.base.insert(name.to_string(), id);
+        id
+    }
+
+    pub(crate) fn class_name(&self, id: ClassId) -> &str {
+        match &self.classes[id] {
+            ClassDef::Primitive(n) => n,
+            ClassDef::Compound(c) => &c.name,
+        }
+    }
+
+    // ELEMENTS
+
+    fn anon_name(&self, class: &str) -> String {
+        let c = self.cur_ref();
+        let n = (c.elems.len() + 1).saturating_sub(c.anon_offset);
+        format!(";{}@{}", class, n)
+    }
+
+    /// Returns the element called `name` in the current scope, creating it.
+    fn get_element(&mut self, name: &str, kind: EKind, config: String, lm: Landmark) -> usize {
+        if let Some(&i) = self.cur_ref().map.get(name) {
+            return i;
+        }
+        let all_digit_component = name
+            .split('/')
+            .any(|c| c.bytes().all(|b| b.is_ascii_digit()));
+        if all_digit_component {
+            self.error(format!("element name '{}' has all-digit component", name));
+        }
+        let c = self.cur();
+        let i = c.elems.len();
+        c.map.insert(name.to_string(), i);
+        c.elems.push(PElem {
+            name: name.to_string(),
+            kind,
+            config,
+            landmark: lm,
+        });
+        c.nin.push(0);
+        c.nout.push(0);
+        i
+    }
+
+    /// Creates the three tunnels of a group called `name`.
+    fn add_tunnels(&mut self, name: &str) -> [usize; 3] {
+        let names = [
+            name.to_string(),
+            format!("{}/input", name),
+            format!("{}/output", name),
+        ];
+        let mut idx = [0; 3];
+        for (k, n) in names.iter().enumerate() {
+            let lm = self.lx.landmark();
+            idx[k] = self.get_element(n, EKind::Tunnel, String::new(), lm.clone());
+            let e = &self.cur_ref().elems[idx[k]];
+            if e.kind != EKind::Tunnel {
+                let old = e.landmark.clone();
+                self.lx
+                    .error_at(lm, format!("redeclaration of element '{}'", n));
+                self.lx
+                    .error_at(old, format!("'{}' previously declared here", n));
+            }
+        }
+        self.cur().group_starts.push(idx[0]);
+        idx
+    }
+
+    // STATEMENTS
+
+    /// Parses one statement; false at the end of the current context.
+    fn ystatement(&mut self, ctx: Ctx) -> bool {
+        let t = self.lx.lex();
+        match t.kind {
+            Tok::Ident
+            | Tok::Char(b'[')
+            | Tok::Char(b'{')
+            | Tok::Char(b'(')
+            | Tok::Arrow
+            | Tok::TwoArrow => {
+                self.lx.unlex(t);
+                self.yconnection();
+                true
+            }
+            Tok::Elementclass => {
+                self.yelementclass();
+                true
+            }
+            Tok::Require => {
+                self.yrequire();
+                true
+            }
+            Tok::Define => {
+                self.ydefine();
+                true
+            }
+            Tok::Char(b';') => true,
+            Tok::Char(b'}') | Tok::TwoBar => match ctx {
+                Ctx::Compound => {
+                    self.lx.unlex(t);
+                    false
+                }
+                Ctx::Group => {
+                    self.syntax_error(&t);
+                    self.lx.unlex(t);
+                    false
+                }
+                Ctx::File => {
+                    self.syntax_error(&t);
+                    true
+                }
+            },
+            Tok::Char(b')') if ctx == Ctx::Group => {
+                self.lx.unlex(t);
+                false
+            }
+            Tok::Eof => {
+                match ctx {
+                    Ctx::Group => self.error("expected ')'"),
+                    Ctx::Compound => self.error("expected '}'"),
+                    Ctx::File => {}
+                }
+                false
+            }
+            _ => {
+                self.syntax_error(&t);
+                true
+            }
+        }
+    }
+
+    fn yport(&mut self, ports: &mut Vec<i64>) -> bool {
+        if !self.lx.expect_char(b'[', false) {
+            return false;
+        }
+        let n0 = ports.len();
+        loop {
+            let t = self.lx.lex();
+            if t.is(Tok::Ident) {
+                let port = match parse_port(&t.text) {
+                    Some(p) => p,
+                    None => {
+                        self.error("syntax error: port number should be integer");
+                        0
+                    }
+                };
+                ports.push(port);
+            } else if t.is_char(b']') {
+                if ports.len() == n0 {
+                    ports.push(0);
+                }
+                ports.push(-1);
+                return true;
+            } else {
+                self.error("syntax error: expected port number");
+                self.lx.unlex(t);
+                return ports.len() != n0;
+            }
+            let t = self.lx.lex();
+            if t.is_char(b']') {
+                return true;
+            } else if !t.is_char(b',') {
+                self.error("syntax error: expected ','");
+                self.lx.unlex(t);
+            }
+        }
+    }
+
+    /// Parses a comma-separated list of element references/declarations.
+    /// `in_allowed` is true after a connector. None if there is no element.
+    fn yelement(&mut self, in_allowed: bool) -> Option<Vec<Item>> {
+        let mut items: Vec<Item> = Vec::new();
+        let mut states: Vec<ElementState> = Vec::new();
+        let mut any_implicit = false;
+        let mut any_ports = false;
+        let mut t;
+        loop {
+            let mut item = Item::default();
+            self.yport(&mut item.inports);
+            let mut this_implicit = false;
+            let name: String;
+            let ty: Option<ClassId>;
+            t = self.lx.lex();
+            let bare = t.is(Tok::Ident);
+            if t.is(Tok::Ident) {
+                name = t.text.clone();
+                ty = self.element_type(&name);
+            } else if t.is_char(b'{') {
+                let id = self.ycompound(String::new());
+                name = String::new();
+                ty = Some(id);
+            } else if t.is_char(b'(') {
+                name = self.anon_name("");
+                ty = None;
+                let nports = self.ygroup(&name);
+                if item.inports.is_empty() {
+                    item.inports = (0..nports[0] as i64).collect();
+                }
+                item.outports = (0..nports[1] as i64).collect();
+            } else {
+                let nested = self.stack.len() > 1 || self.group_depth > 0;
+                if nested && t.is_arrow() {
+                    this_implicit = !in_allowed && (!item.inports.is_empty() || items.is_empty());
+                } else if nested && t.is_char(b',') {
+                    this_implicit = !item.inports.is_empty();
+                } else if nested && !t.is(Tok::TwoColon) {
+                    this_implicit = in_allowed && (!item.inports.is_empty() || items.is_empty());
+                }
+                if this_implicit {
+                    any_implicit = true;
+                    name = if in_allowed { "output" } else { "input" }.to_string();
+                    ty = None;
+                    if !in_allowed {
+                        std::mem::swap(&mut item.inports, &mut item.outports);
+                    }
+                    self.lx.unlex(t.clone());
+                } else {
+                    if !item.inports.is_empty() {
+                        self.error("stranded port ignored");
+                    }
+                    if items.is_empty() {
+                        if in_allowed {
+                            self.lx.unlex(t);
+                        } else {
+                            self.syntax_error(&t);
+                        }
+                        return None;
+                    }
+                    break;
+                }
+            }
+            let mut e = ElementState {
+                name,
+                ty,
+                decl: None,
+                bare,
+                config: String::new(),
+                landmark: self.lx.landmark(),
+            };
+
+            t = self.lx.lex();
+            if t.is(Tok::TwoColon) && !this_implicit {
+                t = self.lx.lex();
+                if t.is(Tok::Ident) {
+                    e.decl = Some(self.force_element_type(&t.text));
+                } else if t.is_char(b'{') {
+                    e.decl = Some(self.ycompound(String::new()));
+                } else {
+                    self.error("missing element type in declaration");
+                    let n = e.name.clone();
+                    e.decl = Some(self.force_element_type(&n));
+                    self.lx.unlex(t);
+                }
+                e.bare = false;
+                t = self.lx.lex();
+            }
+            if t.is_char(b'(') && !this_implicit {
+                if self.cur_ref().map.contains_key(&e.name) {
+                    self.error("configuration string ignored on element reference");
+                }
+                e.config = self.lx.lex_config();
+                self.lx.expect_char(b')', true);
+                e.bare = false;
+                t = self.lx.lex();
+            }
+            if t.is_char(b'[') && !this_implicit {
+                self.lx.unlex(t);
+                item.outports.clear();
+                self.yport(&mut item.outports);
+                t = self.lx.lex();
+            }
+            any_ports = any_ports || !item.inports.is_empty() || !item.outports.is_empty();
+            items.push(item);
+            states.push(e);
+            if !t.is_char(b',') {
+                break;
+            }
+        }
+        let next_is_arrow = t.is_arrow();
+        self.lx.unlex(t);
+
+        if any_implicit && in_allowed && next_is_arrow {
+            self.error("implicit ports used in the middle of a chain");
+        }
+
+        // "a, b, c :: Class(config)" gives all of them the class and config
+        if states.len() > 1 && !in_allowed && !next_is_arrow && !any_ports && !any_implicit {
+            let n = states.len();
+            if states[..n - 1].iter().all(|e| e.bare) {
+                if let Some(decl) = states[n - 1].decl {
+                    let config = states[n - 1].config.clone();
+                    for e in &mut states[..n - 1] {
+                        e.decl = Some(decl);
+                        e.config = config.clone();
+                    }
+                }
+            }
+        }
+
+        for (k, mut e) in states.into_iter().enumerate() {
+            let existing = self.cur_ref().map.get(&e.name).copied();
+            if e.ty.is_some() || existing.is_none() {
+                if let Some(decl) = e.decl {
+                    if e.ty.is_some() || e.name == self.class_name(decl) {
+                        self.lx.error_at(
+                            e.landmark.clone(),
+                            format!("class '{}' used as element name", e.name),
+                        );
+                    }
+                } else if e.ty.is_none() {
+                    e.ty = Some(self.force_element_type(&e.name));
+                }
+                if let Some(ty) = e.ty {
+                    let cn = self.class_name(ty).to_string();
+                    e.name = self.anon_name(&cn);
+                }
+                let class = e.ty.or(e.decl).expect("class");
+                items[k].elem =
+                    self.get_element(&e.name, EKind::Class(class), e.config, e.landmark);
+            } else {
+                let idx = existing.expect("element");
+                if e.decl.is_some() {
+                    let old = self.cur_ref().elems[idx].clone();
+                    self.lx.error_at(
+                        e.landmark.clone(),
+                        format!("redeclaration of element '{}'", e.name),
+                    );
+                    if old.kind != EKind::Tunnel {
+                        self.lx.error_at(
+                            old.landmark,
+                            format!("element '{}' previously declared here", e.name),
+                        );
+                    }
+                }
+                items[k].elem = idx;
+            }
+        }
+        Some(items)
+    }
+
+    fn check_useless(&mut self, items: &[Item], output: bool) {
+        if items.iter().any(|i| !i.ports(output).is_empty()) {
+            self.error(if output {
+                "output ports ignored at end of chain"
+            } else {
+                "input ports ignored at start of chain"
+            });
+        }
+    }
+
+    fn analyze_ports(items: &[Item], output: bool) -> (usize, usize) {
+        let (mut minp, mut expandable) = (0, 0);
+        for it in items {
+            let p = it.ports(output);
+            let n = p.len();
+            if n <= 1 {
+                minp += 1;
+            } else if p[n - 1] == -1 {
+                minp += n - 1;
+                expandable += 1;
+            } else {
+                minp += n;
+            }
+        }
+        (minp, expandable)
+    }
+
+    fn connect_all(&mut self, outputs: &[Item], inputs: &[Item], connector: Tok) {
+        let lists = [inputs, outputs];
+        let mut minp = [0usize; 2];
+        let mut exp = [0usize; 2];
+        for k in 0..2 {
+            let (m, e) = Self::analyze_ports(lists[k], k == 1);
+            minp[k] = m;
+            exp[k] = e;
+        }
+        if exp[0] + exp[1] > 1 {
+            self.error("at most one expandable port allowed per connection");
+            exp[usize::from(minp[0] < minp[1])] = 0;
+        }
+        if connector == Tok::TwoArrow {
+            for k in 0..2 {
+                if minp[k] == 1 && minp[1 - k] > 1 && lists[k][0].ports(k == 1).is_empty() {
+                    exp[k] = 1;
+                }
+            }
+        }
+        let mut step = [false; 2];
+        let mut nexp = [0usize; 2];
+        for k in 0..2 {
+            step[k] = minp[k] > 1 || exp[k] > 0;
+            nexp[k] = if exp[k] > 0 {
+                minp[1 - k].saturating_sub(minp[k])
+            } else {
+                0
+            };
+        }
+        if step[0] && step[1] {
+            if connector != Tok::TwoArrow {
+                self.error("syntax error: many-to-many connections require '=>'");
+            }
+            if exp[0] == 0 && exp[1] == 0 && minp[0] != minp[1] {
+                self.error(format!(
+                    "connection mismatch: {} outputs connected to {} inputs",
+                    minp[1], minp[0]
+                ));
+            } else if exp[0] == 0 && minp[0] < minp[1] {
+                self.error(format!(
+                    "connection mismatch: {} or more outputs connected to {} inputs",
+                    minp[1], minp[0]
+                ));
+            } else if exp[1] == 0 && minp[1] < minp[0] {
+                self.error(format!(
+                    "connection mismatch: {} outputs connected to {} or more inputs",
+                    minp[1], minp[0]
+                ));
+            }
+        } else if !step[0] && !step[1] {
+            step[0] = true;
+        }
+
+        let lm = self.lx.landmark();
+        let mut it = [0usize; 2];
+        let mut ppos = [0usize; 2];
+        let mut port = [-1i64; 2];
+        while it[0] < inputs.len() && it[1] < outputs.len() {
+            for k in 0..2 {
+                if port[k] < 0 {
+                    port[k] = lists[k][it[k]].ports(k == 1).first().copied().unwrap_or(0);
+                }
+            }
+            let (from, to) = (outputs[it[1]].elem, inputs[it[0]].elem);
+            self.cur().connect(from, port[1], to, port[0], lm.clone());
+            for k in 0..2 {
+                if !step[k] {
+                    continue;
+                }
+                let pv = lists[k][it[k]].ports(k == 1);
+                let np = pv.len();
+                ppos[k] += 1;
+                if ppos[k] < np && pv[ppos[k]] >= 0 {
+                    port[k] = pv[ppos[k]];
+                } else if np >= 2 && pv[np - 1] == -1 && nexp[k] > 0 {
+                    port[k] = pv[np - 2] + (ppos[k] as i64) - (np as i64 - 2);
+                    nexp[k] -= 1;
+                } else if np == 0 && minp[k] == 1 && nexp[k] > 0 {
+                    port[k] = ppos[k] as i64;
+                    nexp[k] -= 1;
+                } else {
+                    port[k] = -1;
+                    ppos[k] = 0;
+                    it[k] += 1;
+                }
+            }
+        }
+    }
+
+    fn yconnection(&mut self) {
+        let mut elements1: Vec<Item> = Vec::new();
+        let mut connector = Tok::Arrow;
+        loop {
+            let elements2 = match self.yelement(!elements1.is_empty()) {
+                Some(e) => e,
+                None => {
+                    self.check_useless(&elements1, true);
+                    return;
+                }
+            };
+            if elements1.is_empty() {
+                self.check_useless(&elements2, false);
+            } else {
+                self.connect_all(&elements1, &elements2, connector);
+            }
+            loop {
+                let t = self.lx.lex();
+                match t.kind {
+                    Tok::Char(b',') | Tok::TwoColon => {
+                        self.lx.error(format!("syntax error before '{}'", t.text));
+                        continue;
+                    }
+                    Tok::Arrow | Tok::TwoArrow => {
+                        connector = t.kind;
+                    }
+                    Tok::Ident
+                    | Tok::Char(b'{')
+                    | Tok::Char(b'}')
+                    | Tok::Char(b'[')
+                    | Tok::Char(b')')
+                    | Tok::TwoBar
+                    | Tok::Elementclass
+                    | Tok::Require
+                    | Tok::Define => {
+                        self.lx.unlex(t);
+                        self.check_useless(&elements2, true);
+                        return;
+                    }
+                    Tok::Char(b';') | Tok::Eof => {
+                        self.check_useless(&elements2, true);
+                        return;
+                    }
+                    _ => {
+                        self.syntax_error(&t);
+                        if !matches!(t.kind, Tok::Char(_) | Tok::Eof) {
+                            self.lx.unlex(t);
+                        }
+                        return;
+                    }
+                }
+                break;
+            }
+            elements1 = elements2;
+        }
+    }
+
+    fn ygroup(&mut self, name: &str) -> [usize; 2] {
+        let [_, ein, eout] = self.add_tunnels(name);
+        let old_in = self.cur().map.insert("input".into(), ein);
+        let old_out = self.cur().map.insert("output".into(), eout);
+        self.group_depth += 1;
+        if self.nesting() > MAX_NESTING {
+            self.error("maximum element group nesting depth exceeded");
+        } else {
+            while self.ystatement(Ctx::Group) {}
+            let t = self.lx.lex();
+            if !t.is_char(b')') {
+                self.lx.unlex(t);
+            }
+        }
+        self.group_depth -= 1;
+        let lm = self.lx.landmark();
+        let printable = if name.starts_with(';') {
+            "<anonymous group>"
+        } else {
+            name
+        }
+        .to_string();
+        let nin = self.check_pseudoelement(ein, false, &printable, &lm);
+        let nout = self.check_pseudoelement(eout, true, &printable, &lm);
+        for (key, old) in [("input", old_in), ("output", old_out)] {
+            match old {
+                Some(o) => {
+                    self.cur().map.insert(key.into(), o);
+                }
+                None => {
+                    self.cur().map.remove(key);
+                }
+            }
+        }
+        [nin, nout]
+    }
+
+    /// Checks the use of pseudoelement `which` of the current scope; returns
+    /// its number of ports.
+    fn check_pseudoelement(
+        &mut self,
+        which: usize,
+        output: bool,
+        name: &str,
+        lm: &Landmark,
+    ) -> usize {
+        let pname = if output { "output" } else { "input" };
+        let other = if output { "input" } else { "output" };
+        let c = self.cur_ref();
+        let n = if output { c.nin[which] } else { c.nout[which] };
+        let mut used = std::collections::BTreeSet::new();
+        for conn in &c.conns {
+            let end = if output { conn.to } else { conn.from };
+            if end.0 == which {
+                used.insert(end.1);
+            }
+        }
+        let wrong_way = if output { c.nout[which] } else { c.nin[which] } > 0;
+        if wrong_way {
+            self.lx.error_at(
+                lm.clone(),
+                format!(
+                    "'{}' pseudoelement '{}' may only be used as {}",
+                    name, pname, other
+                ),
+            );
+        }
+        let mut reported = 0;
+        for i in 0..n {
+            if !used.contains(&i) {
+                self.lx
+                    .error_at(lm.clone(), format!("'{}' {} {} missing", name, pname, i));
+                reported += 1;
+                if reported >= 16 {
+                    break;
+                }
+            }
+        }
+        n
+    }
+
+    fn yelementclass(&mut self) {
+        let tname = self.lx.lex();
+        let mut name = String::new();
+        if tname.is(Tok::Ident) {
+            if self.cur_ref().map.contains_key(&tname.text) {
+                self.error(format!("'{}' already used as an element name", tname.text));
+            } else {
+                name = tname.text.clone();
+            }
+        } else {
+            self.lx.unlex(tname);
+            self.error("expected element type name");
+        }
+        let tnext = self.lx.lex();
+        if tnext.is_char(b'{') {
+            self.ycompound(name);
+        } else if tnext.is(Tok::Ident) {
+            let id = self.force_element_type(&tnext.text);
+            if !name.is_empty() {
+                self.declared.insert(name, id);
+            }
+        } else {
+            self.syntax_error(&tnext);
+        }
+    }
+
+    fn define_in_scope(&mut self, name: &str, value: &str, formal: bool) {
+        let c = self.stack.last_mut().expect("file scope");
+        if c.scope_names.iter().any(|n| n == name) {
+            self.lx
+                .error(format!("parameter '${}' multiply defined", name));
+            return;
+        }
+        c.scope_names.push(name.to_string());
+        c.scope_values.push(value.to_string());
+        if !formal {
+            return;
+        }
+        c.nformals = c.scope_names.len();
+        let n = c.nformals;
+        let repeated = !value.is_empty() && c.scope_values[..n - 1].iter().any(|v| v == value);
+        let out_of_order = !c.scope_order_error
+            && n > 1
+            && ((value.is_empty() && !c.scope_values[n - 2].is_empty())
+                || c.scope_values[n - 2] == "__REST__");
+        if out_of_order {
+            c.scope_order_error = true;
+        }
+        if repeated {
+            self.lx.error(format!(
+                "repeated keyword parameter '{}' in compound element",
+                value
+            ));
+        }
+        if out_of_order {
+            self.lx.error(
+                "compound element parameters out of order\n(The correct order is '[positional], [keywords], [__REST__]'.)",
+            );
+        }
+    }
+
+    fn ycompound_arguments(&mut self) {
+        loop {
+            let t1 = self.lx.lex();
+            let (vtype, vname);
+            if t1.is(Tok::Ident) {
+                let t2 = self.lx.lex();
+                if t2.is(Tok::Variable) {
+                    vtype = t1.text.clone();
+                    vname = t2.text.clone();
+                } else {
+                    if self.cur_ref().nformals > 0 {
+                        self.error("expected variable");
+                    }
+                    self.lx.unlex(t2);
+                    self.lx.unlex(t1);
+                    return;
+                }
+            } else if t1.is(Tok::Variable) {
+                vtype = String::new();
+                vname = t1.text.clone();
+            } else if t1.is_char(b'|') {
+                return;
+            } else {
+                if self.cur_ref().nformals > 0 {
+                    self.error("expected variable");
+                }
+                self.lx.unlex(t1);
+                return;
+            }
+            self.define_in_scope(&vname, &vtype, true);
+            let sep = self.lx.lex();
+            if sep.is_char(b'|') {
+                return;
+            } else if !sep.is_char(b',') {
+                self.error("expected ',' or '|'");
+                self.lx.unlex(sep);
+                return;
+            }
+        }
+    }
+
+    /// Parses a compound class body (after `{`), with its `||` alternatives.
+    /// Returns the class of the first alternative.
+    fn ycompound(&mut self, name: String) -> ClassId {
+        let anonymous = name.is_empty();
+        let saved_declared = self.declared.clone();
+        let mut first: Option<ClassId> = None;
+        let mut last: Option<ClassId> = None;
+        let mut extension: Option<ClassId> = None;
+        loop {
+            let mut dots = self.lx.lex();
+            if dots.is(Tok::ThreeDot) {
+                if anonymous {
+                    self.error("cannot extend anonymous compound element class");
+                    extension = Some(self.force_element_type("Error"));
+                } else {
+                    extension = Some(self.force_element_type(&name));
+                }
+                dots = self.lx.lex();
+                if first.is_none() || !dots.is_char(b'}') {
+                    self.error("'...' should occur last, after one or more compounds");
+                }
+                if dots.is_char(b'}') && first.is_some() {
+                    break;
+                }
+            }
+            self.lx.unlex(dots);
+
+            let depth = self.cur_ref().depth + 1;
+            let mut c = Compound::new(&name, self.lx.landmark(), depth);
+            c.anon_offset = 2;
+            self.stack.push(c);
+            let lm = self.lx.landmark();
+            self.get_element("input", EKind::Tunnel, String::new(), lm.clone());
+            self.get_element("output", EKind::Tunnel, String::new(), lm);
+            if self.nesting() > MAX_NESTING {
+                self.error("maximum compound element nesting depth exceeded");
+            } else {
+                self.ycompound_arguments();
+                while self.ystatement(Ctx::Compound) {}
+            }
+            self.declared = saved_declared.clone();
+            let c = self.finish_compound();
+            let id = self.classes.len();
+            self.classes.push(ClassDef::Compound(Box::new(c)));
+            match last {
+                Some(l) => {
+                    if let ClassDef::Compound(lc) = &mut self.classes[l] {
+                        lc.overload = Some(id);
+                    }
+                }
+                None => first = Some(id),
+            }
+            last = Some(id);
+            let t = self.lx.lex();
+            if !t.is(Tok::TwoBar) {
+                if !t.is_char(b'}') && !t.is(Tok::Eof) {
+                    self.lx.unlex(t);
+                }
+                break;
+            }
+        }
+        let first = first.expect("compound");
+        if let (Some(ext), Some(l)) = (extension, last) {
+            if let ClassDef::Compound(lc) = &mut self.classes[l] {
+                lc.overload = Some(ext);
+            }
+        }
+        if !anonymous {
+            self.declared.insert(name, first);
+        }
+        first
+    }
+
+    /// Pops the compound being parsed, checks its pseudoelements and names
+    /// its anonymous elements.
+    fn finish_compound(&mut self) -> Compound {
+        let name = self.cur_ref().printable_name().to_string();
+        let lm = self.cur_ref().landmark.clone();
+        let nin = self.check_pseudoelement(0, false, &name, &lm);
+        let nout = self.check_pseudoelement(1, true, &name, &lm);
+        let mut c = self.stack.pop().expect("compound");
+        c.ninputs = nin;
+        c.noutputs = nout;
+        for i in 0..c.elems.len() {
+            if c.elems[i].name.starts_with(';') {
+                let n = deanonymize(&mut c.map, &c.elems[i].name[1..], i);
+                c.elems[i].name = n;
+            }
+        }
+        c
+    }
+
+    fn yrequire(&mut self) {
+        if !self.lx.expect_char(b'(', true) {
+            return;
+        }
+        let text = self.lx.lex_config();
+        self.lx.expect_char(b')', true);
+        self.lx.expect_char(b';', false);
+        for arg in split_args(&text) {
+            let mut words = split_space(&arg);
+            if words.is_empty() {
+                continue;
+            }
+            let mut ty = parse_word(&words[0]).unwrap_or_default();
+            if !ty.is_empty()
+                && !matches!(ty.as_str(), "compact_config" | "package" | "library")
+                && words.len() == 1
+            {
+                words.push(ty.clone());
+                ty = "package".into();
+            }
+            let value = if ty == "compact_config" && words.len() == 1 {
+                String::new()
+            } else if (ty == "package" || ty == "library") && words.len() == 2 {
+                match parse_string(&words[1]) {
+                    Some(v) => v,
+                    None => {
+                        self.error("syntax error at requirement");
+                        continue;
+                    }
+                }
+            } else {
+                self.error("syntax error at requirement");
+                continue;
+            };
+            if ty == "library" {
+                self.error(format!("'require library {}' is not supported", value));
+                continue;
+            }
+            self.requirements.push((ty, value));
+        }
+    }
+
+    fn ydefine(&mut self) {
+        if !self.lx.expect_char(b'(', true) {
+            return;
+        }
+        let text = self.lx.lex_config();
+        self.lx.expect_char(b')', true);
+        for arg in split_args(&text) {
+            if arg.is_empty() {
+                continue;
+            }
+            let (var, rest) = crate::confparse::shift_spacevec(arg.as_bytes());
+            let ok = var.len() >= 2
+                && var[0] == b'$'
+                && var[1..]
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+            if !ok {
+                self.error("bad 'define' declaration: not a variable");
+                continue;
+            }
+            let name = String::from_utf8_lossy(&var[1..]).into_owned();
+            let value = String::from_utf8_lossy(&rest).into_owned();
+            self.define_in_scope(&name, &value, false);
+        }
+    }
+}
+
+/// Click's anonymous-name resolution: `name` unless taken, else the number
+/// after the last `@` is increased until the name is free.
+pub(crate) fn deanonymize(map: &mut HashMap<String, usize>, name: &str, idx: usize) -> String {
+    let mut name = name.to_string();
+    if map.contains_key(&name) {
+        if let Some(at) = name.rfind('@') {
+            let prefix = name[..=at].to_string();
+            let digits: String = name[at + 1..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            let mut n: u64 = digits.parse().unwrap_or(0);
+            loop {
+                n += 1;
+                name = format!("{}{}", prefix, n);
+                if !map.contains_key(&name) {
+                    break;
+                }
+            }
+        }
+    }
+    map.insert(name.clone(), idx);
+    name
+}
+
+/// Parses a port number (decimal, or `0x` hexadecimal).
+fn parse_port(s: &str) -> Option<i64> {
+    let v = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        u32::from_str_radix(h, 16).ok()?
+    } else {
+        if !s.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        s.parse::<u32>().ok()?
+    };
+    if v > i32::MAX as u32 {
+        None
+    } else {
+        Some(i64::from(v))
+    }
+}

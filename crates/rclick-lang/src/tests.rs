@@ -1,0 +1,775 @@
+//! End-to-end tests of parse + flatten + unparse, modelled on Click's
+//! `test/tools` and `test/compound` regression tests.
+
+use super::*;
+
+fn opts(file: &str) -> Options {
+    Options {
+        file_name: file.to_string(),
+        defines: Vec::new(),
+    }
+}
+
+fn flat(text: &str) -> String {
+    match parse(text, &opts("test.click")) {
+        Ok(f) => f.unparse(),
+        Err(d) => panic!(
+            "unexpected errors: {:?}",
+            d.iter().map(|x| x.to_string()).collect::<Vec<_>>()
+        ),
+    }
+}
+
+/// Errors as `file:line: message` strings.
+fn errors(text: &str, file: &str) -> Vec<String> {
+    match parse(text, &opts(file)) {
+        Ok(f) => panic!("expected errors, got:\n{}", f.unparse()),
+        Err(d) => d.iter().map(|x| x.to_string()).collect(),
+    }
+}
+
+/// Like the clicktests' `fix`: join continuation lines, sort, drop blanks.
+fn sorted(text: &str) -> Vec<String> {
+    let joined = text.replace("\n    ", " ");
+    let mut v: Vec<String> = joined
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect();
+    v.sort();
+    v
+}
+
+fn lines(s: &str) -> Vec<String> {
+    let mut v: Vec<String> = s
+        .lines()
+        .map(|l| l.trim_start().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn simple_chain() {
+    assert_eq!(
+        flat("InfiniteSource -> Print -> Discard;"),
+        "InfiniteSource@1 :: InfiniteSource;\nPrint@2 :: Print;\nDiscard@3 :: Discard;\n\n\
+         InfiniteSource@1 -> Print@2\n    -> Discard@3;\n"
+    );
+}
+
+#[test]
+fn declarations_and_ports() {
+    let out = flat("a :: Idle; b :: Idle(1, 2); a [1] -> [2] b; a -> b");
+    assert_eq!(
+        out,
+        "a :: Idle;\nb :: Idle(1, 2);\n\na -> b;\na [1] -> [2] b;\n"
+    );
+}
+
+#[test]
+fn empty_config() {
+    assert_eq!(flat(""), "");
+    assert_eq!(flat("// nothing\n/* at all */ ;;"), "");
+}
+
+// tools/lexer-01
+#[test]
+fn lexer01_class_used_as_element_name() {
+    let e = errors(
+        "\nelementclass Foo {\n   A -> B;\n}\nA :: Idle;\n",
+        "config",
+    );
+    assert_eq!(e, vec!["config:5: class 'A' used as element name"]);
+    let e = errors(
+        "\nelementclass Foo {\n   A :: A -> B;\n}\nA :: Idle;\n",
+        "config",
+    );
+    assert_eq!(
+        e,
+        vec![
+            "config:3: class 'A' used as element name",
+            "config:5: class 'A' used as element name"
+        ]
+    );
+    // no error: A is an element only inside Foo
+    flat("\nelementclass Foo {\n   A :: AA -> B;\n}\nA :: Idle;\n");
+}
+
+// tools/lexer-02
+#[test]
+fn lexer02_lexical_scoping() {
+    let a = "elementclass Foo {\n$a |\n   DriverManager($a);\n}\nelementclass Far {\n$a, $b |\n   Foo($b);\n}\nFar(wait_stop stop, stop);\n";
+    assert_eq!(
+        flat(a),
+        "Far@1/Foo@1/DriverManager@1 :: DriverManager(stop);\n\n"
+    );
+    let b = "elementclass Foo {\n$a |\n   elementclass Bar {\n   $b |\n      DriverManager($a);\n   }\n   elementclass Baz {\n   $a |\n      Idle; Bar($a);\n   }\n   Baz(fuckola);\n}\nFoo(stop);\n";
+    assert_eq!(
+        flat(b),
+        "Foo@1/Baz@1/Idle@1 :: Idle;\nFoo@1/Baz@1/Bar@2/DriverManager@1 :: DriverManager(stop);\n\n"
+    );
+}
+
+// tools/lexer-04
+#[test]
+fn lexer04_commas() {
+    let a =
+        "a, b, c :: Idle;\np, q :: PullNull;\na, a[1] -> b -> p, q;\np -> [0]c, [1]c; q -> [2]c;\n";
+    assert_eq!(
+        sorted(&flat(a)),
+        lines(
+            "a -> b -> p -> c;
+             a :: Idle;
+             a [1] -> b;
+             b -> q -> [2] c;
+             b :: Idle;
+             c :: Idle;
+             p -> [1] c;
+             p :: PullNull;
+             q :: PullNull;"
+        )
+    );
+    let b = "a, b, c :: Idle;\na => b, c, [0,1] a;\n";
+    assert_eq!(
+        sorted(&flat(b)),
+        lines(
+            "a :: Idle;
+             a [1] -> c;
+             a [2] -> a -> b;
+             a [3] -> [1] a;
+             b :: Idle;
+             c :: Idle;"
+        )
+    );
+    let d = "a, b :: Idle;\na -> { -> } -> b;\na [1] -> { [0] -> [0] } -> [1] b;\n";
+    assert_eq!(
+        sorted(&flat(d)),
+        lines("a -> b;\na :: Idle;\na [1] -> [1] b;\nb :: Idle;")
+    );
+    let c = "a, b, c, d :: Idle;\na [0,1] => [0,1,2] b;\nc [] => [] d;\n";
+    assert_eq!(
+        errors(c, "C.click"),
+        vec![
+            "C.click:2: connection mismatch: 2 outputs connected to 3 inputs",
+            "C.click:3: at most one expandable port allowed per connection"
+        ]
+    );
+    let c2 = "a, b, c, d :: Idle;\na [0,1,2] -> [0,1,2] b;\n";
+    assert_eq!(
+        errors(c2, "C2.click"),
+        vec!["C2.click:2: syntax error: many-to-many connections require '=>'"]
+    );
+}
+
+fn group_expect() -> Vec<String> {
+    lines("a -> c;\na :: Idle;\na [1] -> b;\na [2] -> d;\nb :: Idle;\nc :: Idle;\nd :: Idle;")
+}
+
+// tools/lexer-05
+#[test]
+fn lexer05_groups() {
+    assert_eq!(
+        sorted(&flat("a, b, c, d :: Idle;\na [0,1,2] => c, b, d;\n")),
+        group_expect()
+    );
+    assert_eq!(
+        sorted(&flat(
+            "a, b, c, d :: Idle;\na [0,1,2] => ( -> c ), ( -> b ), d;\n"
+        )),
+        group_expect()
+    );
+    assert_eq!(
+        sorted(&flat(
+            "a, d :: Idle;\na => (-> c :: Idle), (-> b :: Idle), d;\n"
+        )),
+        group_expect()
+    );
+    let b = "analyzer, x1, x2 :: Idle;\nx1 -> analyzer -> x2;\nc :: Idle =>\n         [1] analyzer [1],\n         (-> c2 :: Idle => (->), Paint(1) ->)\n-> post_classification :: Idle;\n";
+    let out = sorted(&flat(b));
+    let paint = out
+        .iter()
+        .find(|l| l.starts_with("Paint@"))
+        .expect("paint")
+        .clone();
+    let pname = paint.split(' ').next().unwrap().to_string();
+    assert_eq!(paint, format!("{} :: Paint(1);", pname));
+    let expect = lines(&format!(
+        "{p} :: Paint(1);
+         analyzer :: Idle;
+         analyzer [1] -> post_classification;
+         c -> [1] analyzer;
+         c :: Idle;
+         c [1] -> c2 -> post_classification;
+         c2 :: Idle;
+         c2 [1] -> {p} -> post_classification;
+         post_classification :: Idle;
+         x1 -> analyzer -> x2;
+         x1 :: Idle;
+         x2 :: Idle;",
+        p = pname
+    ));
+    assert_eq!(out, expect);
+}
+
+// tools/lexer-06
+#[test]
+fn lexer06_groups_in_compounds() {
+    let expect = lines(
+        "foo/a -> foo/c;\nfoo/a :: Idle;\nfoo/a [1] -> foo/b;\nfoo/a [2] -> foo/d;\nfoo/b :: Idle;\nfoo/c :: Idle;\nfoo/d :: Idle;",
+    );
+    for body in [
+        "a, b, c, d :: Idle;\n    a [0,1,2] => c, b, d;",
+        "a, b, c, d :: Idle;\n    a [0,1,2] => ( -> c ), ( -> b ), d;",
+        "a, d :: Idle;\n    a => (-> c :: Idle), (-> b :: Idle), d;",
+    ] {
+        let text = format!("elementclass Foo {{\n    {}\n}}\nfoo::Foo;\n", body);
+        assert_eq!(sorted(&flat(&text)), expect, "{}", text);
+    }
+    let b = "analyzer, x1, x2 :: Idle;\nx1 -> analyzer -> x2;\nc :: Idle =>\n         [1] analyzer [1],\n         foo :: { -> c2 :: Idle => (->), Paint(1) -> }\n-> post_classification :: Idle;\n";
+    let out = sorted(&flat(b));
+    let paint = out
+        .iter()
+        .find(|l| l.starts_with("foo/Paint@"))
+        .expect("paint")
+        .clone();
+    let pname = paint.split(' ').next().unwrap().to_string();
+    let expect = lines(&format!(
+        "analyzer :: Idle;
+         analyzer [1] -> post_classification;
+         c -> [1] analyzer;
+         c :: Idle;
+         c [1] -> foo/c2 -> post_classification;
+         {p} :: Paint(1);
+         foo/c2 :: Idle;
+         foo/c2 [1] -> {p} -> post_classification;
+         post_classification :: Idle;
+         x1 -> analyzer -> x2;
+         x1 :: Idle;
+         x2 :: Idle;",
+        p = pname
+    ));
+    assert_eq!(out, expect);
+}
+
+// tools/lexer-07
+#[test]
+fn lexer07_backslash() {
+    assert_eq!(
+        flat("m :: Message(\"\\\\\");"),
+        "m :: Message(\"\\\\\");\n\n"
+    );
+}
+
+// tools/lexer-08
+#[test]
+fn lexer08_line_directives() {
+    let f = parse(
+        "m :: Message(\n# 100 \"foobar.click\"\n\"test\");\nm2 :: Message(\"test2\");\nDriverManager(stop);\n",
+        &opts("A.click"),
+    )
+    .unwrap();
+    assert_eq!(f.elements[0].landmark.to_string(), "A.click:1");
+    assert_eq!(f.elements[1].landmark.to_string(), "foobar.click:101");
+    assert_eq!(unquote_first(&f.elements[0].config), "test");
+}
+
+fn unquote_first(s: &str) -> String {
+    confparse::unquote(&confparse::split_args(s)[0])
+}
+
+// tools/lexer-09
+#[test]
+fn lexer09_arrow_at_top() {
+    assert_eq!(
+        errors("->Null;", "A.click"),
+        vec!["A.click:1: syntax error near '->'"]
+    );
+}
+
+const OVERLOAD: &str = "
+elementclass Foo {
+   $a, $b | input -> Print(1) -> output
+|| $a, __REST__ $b | input -> Print(2) -> output
+|| $a, TWO $b, __REST__ $c | input -> Print(3) -> output
+}
+InfiniteSource(DATA \"\", LIMIT 1, STOP true)
+  -> Foo(A)
+  -> f::Foo(A, TWO B)
+elementclass Foo {
+   $a, $b | input -> Print(4) -> output
+|| ...
+}
+f -> Foo(A, B) -> Foo(A, B, C) -> Discard
+";
+
+// compound/overload-01 and compound/compact-01
+#[test]
+fn overloads_and_compact_config() {
+    let text = format!("\nrequire(compact_config){}", OVERLOAD);
+    let f = parse(&text, &opts("config")).unwrap();
+    assert_eq!(
+        f.unparse(),
+        "require(compact_config);
+
+InfiniteSource@1 :: InfiniteSource(DATA \"\", LIMIT 1, STOP true);
+Discard@6 :: Discard;
+Foo@2/Print@1 :: Print(2);
+f/Print@1 :: Print(1);
+Foo@4/Print@1 :: Print(4);
+Foo@5/Print@1 :: Print(2);
+
+InfiniteSource@1 -> Foo@2/Print@1
+    -> f/Print@1
+    -> Foo@4/Print@1
+    -> Foo@5/Print@1
+    -> Discard@6;
+"
+    );
+    assert!(f.compact());
+    assert_eq!(f.requirements, vec!["compact_config"]);
+    let f = parse(OVERLOAD, &opts("config")).unwrap();
+    let prints: Vec<&str> = f
+        .elements
+        .iter()
+        .filter(|e| e.class == "Print")
+        .map(|e| e.config.as_str())
+        .collect();
+    assert_eq!(prints, vec!["2", "1", "4", "2"]);
+}
+
+#[test]
+fn keyword_formals() {
+    let text = "elementclass Foo { $a, TWO $b, __REST__ $c | input -> Print($a $b [$c]) -> output }
+        Idle -> Foo(A, TWO B) -> Foo(A, X, TWO B, Y) -> Discard";
+    let f = parse(text, &opts("k")).unwrap();
+    let prints: Vec<&str> = f
+        .elements
+        .iter()
+        .filter(|e| e.class == "Print")
+        .map(|e| e.config.as_str())
+        .collect();
+    assert_eq!(prints, vec!["A B []", "A B [X, Y]"]);
+}
+
+// compound/input-01
+#[test]
+fn inputs_and_outputs() {
+    let a = flat("RatedSource(DATA \"I love myself\\n\", RATE 10000, LIMIT 10, STOP true)\n   -> Print\n   -> Discard\n");
+    let b = flat(
+        "elementclass RS {\n   RatedSource(DATA \"I love myself\\n\", RATE 10000, LIMIT 10, STOP true)\n      -> output\n}
+elementclass P {\n   input[0] -> Print -> [0]output\n}\nelementclass D {\n   input[0] -> Discard\n}\nRS -> P -> D\n",
+    );
+    let c = flat(
+        "elementclass RS {\n   __REST__ $rest | RatedSource($rest)\n      -> output\n}
+elementclass P {\n   input[0] -> Print -> [0]output\n}\nelementclass D {\n   input[0] -> Discard\n}
+RS(DATA \"I love myself\\n\", RATE 10000, LIMIT 10, STOP true) -> P -> D\n",
+    );
+    assert!(a.contains(
+        "RatedSource@1 :: RatedSource(DATA \"I love myself\\n\", RATE 10000, LIMIT 10, STOP true);"
+    ));
+    assert!(b.contains("RS@1/RatedSource@1 :: RatedSource(DATA \"I love myself\\n\", RATE 10000, LIMIT 10, STOP true);"));
+    assert!(c.contains("RS@1/RatedSource@1 :: RatedSource(DATA \"I love myself\\n\", RATE 10000, LIMIT 10, STOP true);"));
+    assert!(
+        b.ends_with("RS@1/RatedSource@1 -> P@2/Print@1\n    -> D@3/Discard@1;\n"),
+        "{}",
+        b
+    );
+    assert_eq!(b, c);
+    // the flat output parses again to the same thing
+    assert_eq!(flat(&b), b);
+}
+
+// compound/variables-01
+#[test]
+fn indexed_variables() {
+    let text = "
+elementclass Foo {
+   $a | input -> Print(\"$a\") -> Print(\"${a[0]}\") -> Print(\"${a[2]}\") -> Print(\"${a[3]}\") -> output
+}
+elementclass Bar {
+   $a, $n | input -> Print(\"${a[$n]}\") -> output
+}
+elementclass Baz {
+   $a | input -> Bar(${a[1]} ${a[0]}, ${a[2]}) -> output
+}
+InfiniteSource(DATA \"\", LIMIT 1, STOP true)
+  -> Foo(A B C)
+  -> Bar(D E F, 2)
+  -> Baz(G H 1)
+  -> Baz(I J 0)
+  -> Discard
+";
+    let f = parse(text, &opts("config")).unwrap();
+    let prints: Vec<String> = f
+        .elements
+        .iter()
+        .filter(|e| e.class == "Print")
+        .map(|e| confparse::unquote(&e.config))
+        .collect();
+    assert_eq!(prints, vec!["A B C", "A", "C", "", "F", "G", "J"]);
+}
+
+// handlers/expansion-01 (configuration side)
+#[test]
+fn define_and_script_expressions() {
+    let text = "define($j sub)\nScript(print $(add 1 2), set i add, print $($i 3 4), print $($j 8 5), stop)\n";
+    let f = parse(text, &opts("config")).unwrap();
+    assert_eq!(
+        f.elements[0].config,
+        "print $(add 1 2), set i add, print $($i 3 4), print $(sub 8 5), stop"
+    );
+}
+
+#[test]
+fn command_line_defines_override() {
+    let text = "define($x 1, $y 2)\nIdle($x $y $z)";
+    let o = Options {
+        file_name: "c".into(),
+        defines: vec![("x".into(), "10".into()), ("z".into(), "30".into())],
+    };
+    let f = parse(text, &o).unwrap();
+    assert_eq!(f.elements[0].config, "10 2 30");
+}
+
+#[test]
+fn synonyms() {
+    let out = flat("elementclass MyQ Queue; q :: MyQ(10); elementclass C { input -> output } elementclass D C; x :: Idle -> D -> q");
+    assert!(out.contains("q :: Queue(10);"), "{}", out);
+    assert!(out.contains("x -> q;"), "{}", out);
+}
+
+#[test]
+fn requirements() {
+    let f = parse("require(foo, package \"bar\"); Idle", &opts("r")).unwrap();
+    assert_eq!(f.requirements, vec!["foo", "bar"]);
+    assert!(f
+        .unparse()
+        .starts_with("require(package \"foo\", package \"bar\");\n\n"));
+    assert_eq!(
+        errors("require(a b c)", "r"),
+        vec!["r:1: syntax error at requirement"]
+    );
+}
+
+#[test]
+fn anonymous_compound_names() {
+    let out = flat("Idle -> { input -> Print -> output } -> Discard");
+    assert!(out.contains("@2/Print@1 :: Print;"), "{}", out);
+}
+
+#[test]
+fn anonymous_name_collision() {
+    // an element explicitly named like an anonymous one
+    let out = flat("Idle@1 :: Foo; Idle -> Idle@1");
+    assert!(
+        out.contains("Idle@1 :: Foo;") && out.contains("Idle@3 :: Idle;"),
+        "{}",
+        out
+    );
+}
+
+#[test]
+fn nested_compound_members_names() {
+    let out = flat("elementclass In { input -> Null -> output } elementclass Out { input -> i :: In -> output } Idle -> o :: Out -> Discard");
+    assert!(out.contains("o/i/Null@1 :: Null;"), "{}", out);
+    assert!(
+        out.contains("Idle@1 -> o/i/Null@1\n    -> Discard@3;"),
+        "{}",
+        out
+    );
+}
+
+#[test]
+fn many_errors_reported() {
+    let e = errors("a :: Idle; a :: Idle;\nb -> [1] ;\nc :: ;\n)\n", "e");
+    assert!(
+        e.iter().any(|m| m == "e:1: redeclaration of element 'a'"),
+        "{:?}",
+        e
+    );
+    assert!(
+        e.iter()
+            .any(|m| m == "e:1: element 'a' previously declared here"),
+        "{:?}",
+        e
+    );
+    assert!(
+        e.iter()
+            .any(|m| m.contains("missing element type in declaration")),
+        "{:?}",
+        e
+    );
+    assert!(
+        e.iter().any(|m| m == "e:4: syntax error near ')'"),
+        "{:?}",
+        e
+    );
+}
+
+#[test]
+fn error_messages() {
+    let cases: &[(&str, &str)] = &[
+        ("elementclass X { $a, $a | }", "x:1: parameter '$a' multiply defined"),
+        ("elementclass X { A $a, A $b | }", "x:1: repeated keyword parameter 'A' in compound element"),
+        (
+            "elementclass X { A $a, $b | }",
+            "x:1: compound element parameters out of order\n(The correct order is '[positional], [keywords], [__REST__]'.)",
+        ),
+        ("elementclass X { input -> input }", "x:1: 'X' pseudoelement 'input' may only be used as output"),
+        ("elementclass X { input[1] -> Idle }", "x:1: 'X' input 0 missing"),
+        ("elementclass X { output -> Idle }", "x:1: 'X' pseudoelement 'output' may only be used as input"),
+        ("elementclass X { ... }", "x:1: '...' should occur last, after one or more compounds"),
+        ("Idle -> { ... }", "x:1: cannot extend anonymous compound element class"),
+        ("a :: Idle; a(1) -> Discard", "x:1: configuration string ignored on element reference"),
+        ("1 :: Idle", "x:1: element name '1' has all-digit component"),
+        ("a :: Idle; elementclass a { }", "x:1: 'a' already used as an element name"),
+        ("a :: Idle; b :: a", "x:1: 'a' was previously used as an element name"),
+        ("Idle [0,1] -> Discard", "x:1: syntax error: many-to-many connections require '=>'"),
+        ("Idle -> [x] Discard", "x:1: syntax error: port number should be integer"),
+        ("Idle -> [ Discard", "x:1: syntax error: expected port number"),
+        ("Idle [0 1] -> Discard", "x:1: syntax error: expected ','"),
+        ("[0] Idle -> Discard", "x:1: input ports ignored at start of chain"),
+        ("Idle -> Discard [0]", "x:1: output ports ignored at end of chain"),
+        ("define(x 1)", "x:1: bad 'define' declaration: not a variable"),
+        ("define($x 1, $x 2)", "x:1: parameter '$x' multiply defined"),
+        ("elementclass { }", "x:1: expected element type name"),
+        ("elementclass X ;", "x:1: syntax error near ';'"),
+        ("elementclass X { Idle", "x:1: expected '}'"),
+        ("Idle -> ( Discard", "x:1: expected ')'"),
+        ("a, b -> c :: Idle; Idle -> :: Idle", "x:1: syntax error near '::'"),
+        ("}", "x:1: syntax error near '}'"),
+        ("Idle -> x :: Idle, ;", "x:1: syntax error near ';'"),
+        ("#foo\nIdle", "x:1: unknown preprocessor directive"),
+        ("Idle ->", "x:1: syntax error near ''"),
+        ("Idle -> $x", "x:1: syntax error near 'x'"),
+        ("a, b :: Idle; a [0,1] => [0,1,2] b", "x:1: connection mismatch: 2 outputs connected to 3 inputs"),
+        ("a, b :: Idle; a [0,1,2,] => [0,1] b", "x:1: connection mismatch: 3 or more outputs connected to 2 inputs"),
+        ("a, b :: Idle; a [0,1] => [0,1,2,] b", "x:1: connection mismatch: 2 outputs connected to 3 or more inputs"),
+        ("elementclass F { input -> output } Idle -> [1] F -> Discard", "x:1: 'F@2' has no input 1"),
+        ("elementclass F { input -> output } Idle -> F [1] -> Discard", "x:1: 'F@2' has no output 1"),
+        ("elementclass F { input -> Print -> output } Idle -> F", "x:1: 'F@2' output 0 unused"),
+        ("elementclass F { input -> output } F -> Discard", "x:1: 'F@1' input 0 unused"),
+        ("Idle -> require(x)", "x:1: syntax error near ''"),
+    ];
+    for (text, msg) in cases {
+        let e = match parse(text, &opts("x")) {
+            Ok(f) => panic!("{:?}: no error\n{}", text, f.unparse()),
+            Err(d) => d.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
+        };
+        assert!(
+            e.iter().any(|m| m == msg),
+            "{:?}: expected {:?} in {:?}",
+            text,
+            msg,
+            e
+        );
+    }
+}
+
+#[test]
+fn no_match_for_overload() {
+    let e = errors(
+        "elementclass F { $a | input -> output || $a, $b | input -> output }\nIdle -> F -> Discard",
+        "x",
+    );
+    assert_eq!(e[0], "x:2: no match for 'F[1 input, 1 output]'");
+    assert_eq!(e[1], "candidates are:");
+    assert_eq!(e[2], "  x:1: F(<arg>)[1 input, 1 output]");
+}
+
+#[test]
+fn port_counts_choose_overload() {
+    let text = "elementclass F { input -> A -> output || input -> B -> output; input[1] -> output }
+        Idle -> F -> Discard; i :: Idle -> f :: F -> Discard; i[1] -> [1] f";
+    let out = flat(text);
+    assert!(
+        out.contains("F@2/A@1 :: A;") && out.contains("f/B@1 :: B;"),
+        "{}",
+        out
+    );
+}
+
+#[test]
+fn extension_of_primitive() {
+    let out = flat(
+        "elementclass Queue { $a, $b | input -> Q2 -> output || ... } Idle -> Queue(5) -> Discard",
+    );
+    assert!(out.contains("Queue@2 :: Queue(5);"), "{}", out);
+}
+
+#[test]
+fn implicit_ports_in_compounds() {
+    let out = flat(
+        "elementclass F { [0] -> A -> [1]; -> B -> } f :: F; Idle -> f -> Discard; Idle -> [1] f",
+    );
+    assert!(out.contains("f/B@2 -> Discard@3"), "{}", out);
+    assert!(out.contains("Idle@4 -> f/A@1"), "{}", out);
+}
+
+#[test]
+fn element_order_and_chains() {
+    let out = flat("a :: Idle; b :: Idle; c :: Idle; a -> b -> c; b [1] -> a; c -> a;");
+    assert_eq!(
+        out,
+        "a :: Idle;\nb :: Idle;\nc :: Idle;\n\nb [1] -> a -> b -> c -> a;\n"
+    );
+}
+
+#[test]
+fn cycle_only() {
+    let out = flat("a, b :: Idle; a -> b -> a");
+    assert_eq!(out, "a :: Idle;\nb :: Idle;\n\na -> b -> a;\n");
+}
+
+#[test]
+fn duplicate_connections_removed() {
+    let f = parse("a, b :: Idle; a -> b; a -> b", &opts("d")).unwrap();
+    assert_eq!(f.connections.len(), 1);
+}
+
+#[test]
+fn comments_quotes_and_semicolons() {
+    let out = flat("a :: Message(\"x /* not a comment */\", 'y // nope', \\<41 42>) // c\n/* c */ b :: Idle a -> b");
+    assert!(
+        out.contains("a :: Message(\"x /* not a comment */\", 'y // nope', \\<41 42>);"),
+        "{}",
+        out
+    );
+    assert!(out.contains("a -> b;"), "{}", out);
+}
+
+#[test]
+fn multiline_config_verbatim() {
+    let out = flat("a :: Classifier(12/0800,\n    -);");
+    assert!(out.contains("a :: Classifier(12/0800,\n    -);"), "{}", out);
+}
+
+#[test]
+fn roundtrip_is_stable() {
+    let text =
+        "elementclass A { $x | input -> Print($x) -> [0] output; input [1] -> Null -> [1] output }
+        s :: InfiniteSource; d0, d1 :: Discard;
+        s -> a :: A(hi) -> d0; s [1] -> [1] a [1] -> d1;";
+    let once = flat(text);
+    assert_eq!(flat(&once), once);
+}
+
+/// Small deterministic PRNG for fuzz-ish tests.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn fuzz_truncations_never_panic() {
+    let sources = [
+        OVERLOAD,
+        "elementclass Foo {\n$a |\n   elementclass Bar {\n   $b |\n      DriverManager($a);\n   }\n   Bar(x);\n}\nFoo(stop);",
+        "analyzer, x1, x2 :: Idle;\nx1 -> analyzer -> x2;\nc :: Idle =>\n [1] analyzer [1],\n foo :: { -> c2 :: Idle => (->), Paint(1) -> }\n-> post_classification :: Idle;",
+        "a, b, c, d :: Idle;\na [0,1] => [0,1,2] b;\nc [] => [] d;\nrequire(compact_config); define($x 1)",
+        "m :: Message(\n# 100 \"foobar.click\"\n\"test\");\n#line 3\nm2 :: Message(\"\\<41>\");",
+    ];
+    for src in sources {
+        for cut in 0..=src.len() {
+            if src.is_char_boundary(cut) {
+                let _ = parse(&src[..cut], &opts("f"));
+            }
+        }
+    }
+}
+
+#[test]
+fn fuzz_random_tokens_never_panic() {
+    let toks = [
+        "a",
+        "B",
+        "::",
+        "->",
+        "=>",
+        ",",
+        ";",
+        "[",
+        "]",
+        "0",
+        "1",
+        "(",
+        ")",
+        "{",
+        "}",
+        "||",
+        "...",
+        "$x",
+        "|",
+        "elementclass",
+        "require",
+        "define",
+        "input",
+        "output",
+        "\"",
+        "'",
+        "/*",
+        "*/",
+        "//",
+        "\n",
+        "#",
+        "\\<",
+        "Idle",
+        "__REST__",
+        "K",
+        "@",
+        "/",
+    ];
+    let mut rng = Rng(0x9e3779b97f4a7c15);
+    for _ in 0..3000 {
+        let n = (rng.next() % 40) as usize;
+        let mut s = String::new();
+        for _ in 0..n {
+            s.push_str(toks[(rng.next() % toks.len() as u64) as usize]);
+            s.push(if rng.next() % 3 == 0 { '\n' } else { ' ' });
+        }
+        let _ = parse(&s, &opts("f"));
+    }
+}
+
+#[test]
+fn deep_nesting_is_refused_not_crashing() {
+    let s = "{".repeat(5000) + &"}".repeat(5000);
+    let _ = parse(&s, &opts("f"));
+    let s = "Idle -> ".to_string() + &"(".repeat(5000) + &")".repeat(5000);
+    let _ = parse(&s, &opts("f"));
+    // a long chain of classes each using the previous one
+    let mut s = String::from("elementclass C0 { input -> Null -> output }\n");
+    for i in 1..300 {
+        s.push_str(&format!(
+            "elementclass C{} {{ input -> C{} -> output }}\n",
+            i,
+            i - 1
+        ));
+    }
+    s.push_str("Idle -> C299 -> Discard");
+    let e = parse(&s, &opts("f")).unwrap_err();
+    assert!(e.iter().any(|d| d.message.contains("too deep")));
+}
+
+#[test]
+fn exponential_expansion_is_bounded() {
+    let mut s = String::from("elementclass C0 { input -> Null -> output }\n");
+    for i in 1..40 {
+        s.push_str(&format!(
+            "elementclass C{} {{ input -> C{} -> C{} -> output }}\n",
+            i,
+            i - 1,
+            i - 1
+        ));
+    }
+    s.push_str("Idle -> C39 -> Discard");
+    let r = parse(&s, &opts("f"));
+    assert!(r.is_err());
+}

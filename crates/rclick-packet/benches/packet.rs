@@ -1,0 +1,86 @@
+//! Hot-path micro-benchmarks: clone+drop, make+drop from the pool, a batch of
+//! 32 built and drained, and a copy-on-write / in-place write.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use rclick_packet::{pool, Packet, PacketBatch};
+
+fn bench(c: &mut Criterion) {
+    pool::preallocate(256, 16);
+    let frame = [0x45u8; 64];
+
+    let p = Packet::from_slice(&frame);
+    c.bench_function("clone+drop", |b| {
+        b.iter(|| drop(black_box(black_box(&p).clone())))
+    });
+
+    c.bench_function("make64+drop (pooled)", |b| {
+        b.iter(|| drop(black_box(Packet::make(28, black_box(&frame), 0))))
+    });
+
+    c.bench_function("with_len1500+drop (pooled)", |b| {
+        b.iter(|| drop(black_box(Packet::with_len(black_box(1500)))))
+    });
+
+    let mut q = Packet::from_slice(&frame);
+    c.bench_function("data_mut write (unique)", |b| {
+        b.iter(|| {
+            black_box(&mut q).data_mut()[0] ^= 1;
+        })
+    });
+
+    c.bench_function("push14+pull14 (unique)", |b| {
+        b.iter(|| {
+            let q = black_box(&mut q);
+            q.push(14).unwrap();
+            q.pull(14);
+        })
+    });
+
+    c.bench_function("clone+data_mut (COW copy)+drop", |b| {
+        b.iter(|| {
+            let mut c = black_box(&p).clone();
+            c.data_mut()[0] = 1;
+            drop(black_box(c));
+        })
+    });
+
+    let packets: Vec<Packet> = (0..32).map(|_| Packet::from_slice(&frame)).collect();
+    let mut spare: Vec<Packet> = packets;
+    c.bench_function("batch32 build+drain (packets moved)", |b| {
+        b.iter(|| {
+            let mut batch = PacketBatch::new();
+            for p in spare.drain(..) {
+                batch.push(p);
+            }
+            let batch = black_box(batch);
+            for p in batch {
+                spare.push(black_box(p));
+            }
+        })
+    });
+
+    c.bench_function("batch32 make+build+drain+drop", |b| {
+        b.iter(|| {
+            let mut batch = PacketBatch::new();
+            for _ in 0..32 {
+                batch.push(Packet::make(28, black_box(&frame), 0));
+            }
+            let mut batch = black_box(batch);
+            for p in batch.drain() {
+                drop(black_box(p));
+            }
+        })
+    });
+
+    let stats = pool::stats();
+    eprintln!(
+        "pool: allocs={} reuses={}",
+        stats.allocations(),
+        stats.reuses()
+    );
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

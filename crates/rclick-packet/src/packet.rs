@@ -1,0 +1,1389 @@
+//! [`Packet`]: a contiguous byte buffer with headroom and tailroom,
+//! header offsets and annotations.
+//!
+//! # Layout
+//!
+//! A packet is one pointer to a pooled *header* holding a reference-counted
+//! *buffer* plus offsets into it:
+//!
+//! ```text
+//!  buffer:  [ headroom | data ........................ | tailroom ]
+//!           0          start                          end        buf_end
+//!                      ^mac    ^network   ^transport
+//! ```
+//!
+//! `headroom() == start`, `len() == end - start`, `tailroom() == buf_end - end`.
+//! Header offsets (MAC, network, transport) are stored relative to the
+//! buffer, so [`pull`](Packet::pull) / [`push`](Packet::push) move the data
+//! start without invalidating them; the offsets seen through
+//! [`network_header_offset`](Packet::network_header_offset) and friends are
+//! relative to the current data start and may become negative after a pull,
+//! exactly as in Click. Reallocation shifts them along with the bytes.
+//!
+//! # Sharing and copy-on-write
+//!
+//! [`Clone`] is Click's `clone()`: the new packet shares the buffer (one
+//! atomic increment) and copies offsets and annotations. Reads never copy.
+//! Every operation that writes bytes ([`data_mut`](Packet::data_mut),
+//! [`push`](Packet::push), [`put`](Packet::put), the `*_mut` header
+//! accessors) first makes the buffer unique, copying the whole buffer
+//! (headroom and tailroom included, so header offsets stay valid) if another
+//! packet shares it. So a write through one packet is never visible through
+//! another. [`pull`](Packet::pull) and [`take`](Packet::take) only move
+//! offsets and never copy.
+//!
+//! # Errors instead of panics
+//!
+//! Click's `pull(n)`/`take(n)` with `n > length()` complain and clamp; so do
+//! [`pull`](Packet::pull) and [`take`](Packet::take) here (silently), while
+//! [`try_pull`](Packet::try_pull) / [`try_take`](Packet::try_take) return an
+//! error and leave the packet unchanged. [`push`](Packet::push) and
+//! [`put`](Packet::put) return an error (packet unchanged) only if the
+//! buffer would exceed [`MAX_BUFFER_LEN`]. Only the `make` constructors panic,
+//! on sizes above [`MAX_BUFFER_LEN`] (use [`Packet::try_make`] to avoid that).
+
+use std::fmt;
+use std::net::Ipv4Addr;
+use std::sync::Arc;
+
+use crate::anno::{Anno, PacketType};
+use crate::pool;
+use crate::timestamp::Timestamp;
+
+/// Headroom given to packets made without an explicit headroom (Click's
+/// `Packet::DEFAULT_HEADROOM`).
+pub const DEFAULT_HEADROOM: usize = 28;
+
+/// Largest buffer (headroom + length + tailroom) a packet may have: 2 GiB.
+pub const MAX_BUFFER_LEN: usize = 1 << 31;
+
+/// Extra room added beyond what is needed when `push`/`put` must reallocate
+/// (Click adds 128 bytes too).
+const REALLOC_SLACK: usize = 128;
+
+/// Sentinel for "no header offset".
+const NONE: u32 = u32::MAX;
+
+/// Error from a fallible packet operation. The packet is unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketError {
+    /// The buffer would exceed [`MAX_BUFFER_LEN`].
+    TooLarge {
+        /// Buffer size that was needed.
+        requested: usize,
+    },
+    /// Removing more bytes than the packet holds.
+    TooShort {
+        /// Bytes asked to remove.
+        requested: usize,
+        /// Bytes in the packet.
+        available: usize,
+    },
+}
+
+impl fmt::Display for PacketError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            PacketError::TooLarge { requested } => write!(
+                f,
+                "packet buffer of {requested} bytes exceeds the maximum of {MAX_BUFFER_LEN}"
+            ),
+            PacketError::TooShort {
+                requested,
+                available,
+            } => write!(
+                f,
+                "cannot remove {requested} bytes from a {available}-byte packet"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PacketError {}
+
+/// The pooled part of a packet: buffer reference, offsets, annotations.
+///
+/// Invariants while owned by a live [`Packet`]: `buf` is `Some`,
+/// `start <= end <= buf_end <= buf.len()`. Header offsets are either `NONE`
+/// or buffer positions (which may lie outside `start..end`, or even beyond
+/// `end` if the packet was trimmed; accessors check).
+pub(crate) struct Header {
+    pub(crate) buf: Option<Arc<[u8]>>,
+    start: u32,
+    end: u32,
+    buf_end: u32,
+    mac: u32,
+    nh: u32,
+    th: u32,
+    anno: Anno,
+}
+
+impl Header {
+    pub(crate) const EMPTY: Header = Header {
+        buf: None,
+        start: 0,
+        end: 0,
+        buf_end: 0,
+        mac: NONE,
+        nh: NONE,
+        th: NONE,
+        anno: Anno::DEFAULT,
+    };
+
+    #[inline(always)]
+    fn buf(&self) -> &[u8] {
+        match &self.buf {
+            Some(b) => b,
+            None => invalid(),
+        }
+    }
+
+    #[inline(always)]
+    fn is_unique(&self) -> bool {
+        // We never create `Weak` references, so a strong count of 1 means no
+        // other packet can see (or start sharing) this buffer.
+        match &self.buf {
+            Some(b) => Arc::strong_count(b) == 1,
+            None => invalid(),
+        }
+    }
+
+    /// The whole buffer, mutable, copying it first if it is shared.
+    #[inline]
+    fn buf_mut(&mut self) -> &mut [u8] {
+        if !self.is_unique() {
+            self.reallocate(0, 0);
+        }
+        match self.buf.as_mut().and_then(Arc::get_mut) {
+            Some(b) => b,
+            None => invalid(),
+        }
+    }
+
+    /// Moves the contents to a new unique buffer with `extra_head` more
+    /// headroom and `extra_tail` more tailroom. The caller has checked that
+    /// `buf_end + extra_head + extra_tail <= MAX_BUFFER_LEN`.
+    #[cold]
+    #[inline(never)]
+    fn reallocate(&mut self, extra_head: usize, extra_tail: usize) {
+        let old_end = self.buf_end as usize;
+        let new_end = old_end + extra_head + extra_tail;
+        let mut nb = pool::take_buffer(new_end);
+        match Arc::get_mut(&mut nb) {
+            Some(dst) => {
+                dst[extra_head..extra_head + old_end].copy_from_slice(&self.buf()[..old_end]);
+            }
+            None => invalid(),
+        }
+        if let Some(old) = self.buf.replace(nb) {
+            pool::release_buffer(old);
+        }
+        let shift = extra_head as u32;
+        self.start += shift;
+        self.end += shift;
+        self.buf_end = new_end as u32;
+        for off in [&mut self.mac, &mut self.nh, &mut self.th] {
+            if *off != NONE {
+                *off = off.saturating_add(shift).min(NONE - 1);
+            }
+        }
+    }
+
+    /// Buffer position for a data-relative offset, kept below the sentinel.
+    #[inline]
+    fn pos(&self, offset: usize) -> u32 {
+        (self.start as usize)
+            .saturating_add(offset)
+            .min((NONE - 1) as usize) as u32
+    }
+
+    #[inline]
+    fn rel(&self, pos: u32) -> Option<isize> {
+        (pos != NONE).then(|| pos as isize - self.start as isize)
+    }
+
+    #[inline]
+    fn slice_from(&self, pos: u32) -> Option<&[u8]> {
+        if pos == NONE {
+            return None;
+        }
+        self.buf().get(pos as usize..self.end as usize)
+    }
+
+    #[inline]
+    fn slice_from_mut(&mut self, pos: u32) -> Option<&mut [u8]> {
+        if pos == NONE || pos > self.end {
+            return None;
+        }
+        let end = self.end as usize;
+        self.buf_mut().get_mut(pos as usize..end)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn invalid() -> ! {
+    unreachable!("rclick-packet: packet header without buffer (internal invariant broken)")
+}
+
+#[inline]
+fn check_len(total: usize) -> Result<(), PacketError> {
+    if total > MAX_BUFFER_LEN {
+        Err(PacketError::TooLarge { requested: total })
+    } else {
+        Ok(())
+    }
+}
+
+/// A network packet: data bytes in a (possibly shared) buffer with headroom
+/// and tailroom, header offsets and [`Anno`] annotations.
+///
+/// A `Packet` is one pointer wide; moving it is free. See the
+/// [module docs](self) for the layout, copy-on-write and error model, and
+/// [`pool`](crate::pool) for how headers and buffers are recycled.
+pub struct Packet {
+    /// Always `Some` except inside `Drop`.
+    h: Option<Box<Header>>,
+}
+
+impl Packet {
+    #[inline(always)]
+    fn hdr(&self) -> &Header {
+        match &self.h {
+            Some(h) => h,
+            None => invalid(),
+        }
+    }
+
+    #[inline(always)]
+    fn hdr_mut(&mut self) -> &mut Header {
+        match &mut self.h {
+            Some(h) => h,
+            None => invalid(),
+        }
+    }
+
+    /// A packet with the given headroom, `len` bytes of unspecified content
+    /// (the caller overwrites them) and tailroom. Zeroed annotations, no
+    /// header offsets.
+    #[inline]
+    fn alloc(headroom: usize, len: usize, tailroom: usize) -> Result<Packet, PacketError> {
+        let total = headroom
+            .checked_add(len)
+            .and_then(|t| t.checked_add(tailroom))
+            .unwrap_or(usize::MAX);
+        check_len(total)?;
+        let mut h = pool::take_header_and_buffer(total);
+        h.start = headroom as u32;
+        h.end = (headroom + len) as u32;
+        h.buf_end = total as u32;
+        h.mac = NONE;
+        h.nh = NONE;
+        h.th = NONE;
+        h.anno = Anno::DEFAULT;
+        Ok(Packet { h: Some(h) })
+    }
+
+    /// Makes a packet holding a copy of `data`, with at least `headroom`
+    /// bytes before it and exactly `tailroom` bytes after it (Click's
+    /// `Packet::make(headroom, data, length, tailroom)`). Annotations are
+    /// zero, header offsets unset.
+    ///
+    /// # Panics
+    ///
+    /// If `headroom + data.len() + tailroom` exceeds [`MAX_BUFFER_LEN`]; see
+    /// [`try_make`](Self::try_make).
+    #[inline]
+    pub fn make(headroom: usize, data: &[u8], tailroom: usize) -> Packet {
+        match Self::try_make(headroom, data, tailroom) {
+            Ok(p) => p,
+            Err(e) => panic!("Packet::make: {e}"),
+        }
+    }
+
+    /// Like [`make`](Self::make), but returns an error instead of panicking
+    /// on oversized requests.
+    #[inline]
+    pub fn try_make(headroom: usize, data: &[u8], tailroom: usize) -> Result<Packet, PacketError> {
+        let mut p = Self::alloc(headroom, data.len(), tailroom)?;
+        let h = p.hdr_mut();
+        let (s, e) = (h.start as usize, h.end as usize);
+        h.buf_mut()[s..e].copy_from_slice(data);
+        Ok(p)
+    }
+
+    /// Makes a packet of `len` zero bytes with the given headroom and
+    /// tailroom.
+    ///
+    /// # Panics
+    ///
+    /// If `headroom + len + tailroom` exceeds [`MAX_BUFFER_LEN`].
+    #[inline]
+    pub fn make_zeroed(headroom: usize, len: usize, tailroom: usize) -> Packet {
+        let mut p = match Self::alloc(headroom, len, tailroom) {
+            Ok(p) => p,
+            Err(e) => panic!("Packet::make_zeroed: {e}"),
+        };
+        p.data_mut().fill(0);
+        p
+    }
+
+    /// Makes a packet holding a copy of `data` with [`DEFAULT_HEADROOM`] and
+    /// no tailroom (Click's `Packet::make(data, length)`).
+    #[inline]
+    pub fn from_slice(data: &[u8]) -> Packet {
+        Self::make(DEFAULT_HEADROOM, data, 0)
+    }
+
+    /// Makes a packet of `len` zero bytes with [`DEFAULT_HEADROOM`] and no
+    /// tailroom (Click's `Packet::make(length)`).
+    #[inline]
+    pub fn with_len(len: usize) -> Packet {
+        Self::make_zeroed(DEFAULT_HEADROOM, len, 0)
+    }
+
+    // ----- data -------------------------------------------------------------
+
+    /// The packet's bytes.
+    #[inline]
+    pub fn data(&self) -> &[u8] {
+        let h = self.hdr();
+        &h.buf()[h.start as usize..h.end as usize]
+    }
+
+    /// The packet's bytes, mutable. Copies the buffer first if it is shared
+    /// with a clone (headroom, tailroom and header offsets are preserved).
+    #[inline]
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        let h = self.hdr_mut();
+        let (s, e) = (h.start as usize, h.end as usize);
+        &mut h.buf_mut()[s..e]
+    }
+
+    /// Number of data bytes (Click's `length()`).
+    #[inline]
+    pub fn len(&self) -> usize {
+        let h = self.hdr();
+        (h.end - h.start) as usize
+    }
+
+    /// True if the packet has no data bytes.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        let h = self.hdr();
+        h.end == h.start
+    }
+
+    /// Bytes available in front of the data without reallocating.
+    #[inline]
+    pub fn headroom(&self) -> usize {
+        self.hdr().start as usize
+    }
+
+    /// Bytes available after the data without reallocating.
+    #[inline]
+    pub fn tailroom(&self) -> usize {
+        let h = self.hdr();
+        (h.buf_end - h.end) as usize
+    }
+
+    /// Headroom + length + tailroom (Click's `buffer_length()`).
+    #[inline]
+    pub fn buffer_len(&self) -> usize {
+        self.hdr().buf_end as usize
+    }
+
+    // ----- sharing ----------------------------------------------------------
+
+    /// True if another packet shares this packet's buffer (Click's
+    /// `shared()`); writing will then copy.
+    #[inline]
+    pub fn is_shared(&self) -> bool {
+        !self.hdr().is_unique()
+    }
+
+    /// Number of packets sharing this buffer, this one included (Click's
+    /// `use_count()`).
+    #[inline]
+    pub fn share_count(&self) -> usize {
+        match &self.hdr().buf {
+            Some(b) => Arc::strong_count(b),
+            None => invalid(),
+        }
+    }
+
+    /// Makes the buffer unique, copying it if shared (Click's
+    /// `uniqueify()`). Writes do this automatically; call it to pay the copy
+    /// at a chosen point.
+    #[inline]
+    pub fn uniqueify(&mut self) {
+        let h = self.hdr_mut();
+        if !h.is_unique() {
+            h.reallocate(0, 0);
+        }
+    }
+
+    // ----- push / pull / put / take -----------------------------------------
+
+    /// Adds `n` zero bytes in front of the data (Click's `push()`). Uses the
+    /// headroom if there is enough, otherwise reallocates with
+    /// `(n + 128) & !3` bytes of extra headroom, as Click does. Copies first
+    /// if the buffer is shared. Header offsets keep pointing at the same
+    /// bytes.
+    ///
+    /// Errors (packet unchanged) only if the buffer would exceed
+    /// [`MAX_BUFFER_LEN`].
+    #[inline]
+    pub fn push(&mut self, n: usize) -> Result<(), PacketError> {
+        let h = self.hdr_mut();
+        let start = h.start as usize;
+        if n > start {
+            let extra = n.saturating_add(REALLOC_SLACK) & !3;
+            check_len((h.buf_end as usize).saturating_add(extra))?;
+            h.reallocate(extra, 0);
+        }
+        let start = h.start as usize;
+        let new_start = start - n;
+        h.buf_mut()[new_start..start].fill(0);
+        h.start = new_start as u32;
+        Ok(())
+    }
+
+    /// Adds a copy of `bytes` in front of the data; see [`push`](Self::push).
+    #[inline]
+    pub fn push_slice(&mut self, bytes: &[u8]) -> Result<(), PacketError> {
+        self.push(bytes.len())?;
+        self.data_mut()[..bytes.len()].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Removes `n` bytes from the front of the data (Click's `pull()`).
+    /// If `n > len()`, removes everything (Click clamps too). Never copies.
+    #[inline]
+    pub fn pull(&mut self, n: usize) {
+        let h = self.hdr_mut();
+        let n = n.min((h.end - h.start) as usize);
+        h.start += n as u32;
+    }
+
+    /// Like [`pull`](Self::pull), but fails (packet unchanged) if
+    /// `n > len()`.
+    #[inline]
+    pub fn try_pull(&mut self, n: usize) -> Result<(), PacketError> {
+        let len = self.len();
+        if n > len {
+            return Err(PacketError::TooShort {
+                requested: n,
+                available: len,
+            });
+        }
+        self.pull(n);
+        Ok(())
+    }
+
+    /// Adds `n` zero bytes after the data (Click's `put()`). Uses the
+    /// tailroom if there is enough (or unused space in a unique pooled
+    /// buffer), otherwise reallocates with `n + 128` bytes of extra tailroom.
+    /// Copies first if the buffer is shared.
+    ///
+    /// Errors (packet unchanged) only if the buffer would exceed
+    /// [`MAX_BUFFER_LEN`].
+    #[inline]
+    pub fn put(&mut self, n: usize) -> Result<(), PacketError> {
+        let h = self.hdr_mut();
+        let end = h.end as usize;
+        let need = end.saturating_add(n);
+        if need > h.buf_end as usize {
+            // Unused space at the end of a unique (pooled) buffer can be
+            // claimed without copying.
+            if h.is_unique() && need <= h.buf().len() {
+                h.buf_end = need as u32;
+            } else {
+                let extra = n.saturating_add(REALLOC_SLACK);
+                check_len((h.buf_end as usize).saturating_add(extra))?;
+                h.reallocate(0, extra);
+            }
+        }
+        h.buf_mut()[end..need].fill(0);
+        h.end = need as u32;
+        Ok(())
+    }
+
+    /// Adds a copy of `bytes` after the data; see [`put`](Self::put).
+    #[inline]
+    pub fn put_slice(&mut self, bytes: &[u8]) -> Result<(), PacketError> {
+        let old = self.len();
+        self.put(bytes.len())?;
+        self.data_mut()[old..].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Removes `n` bytes from the end of the data (Click's `take()`).
+    /// If `n > len()`, removes everything (Click clamps too). Never copies.
+    #[inline]
+    pub fn take(&mut self, n: usize) {
+        let h = self.hdr_mut();
+        let n = n.min((h.end - h.start) as usize);
+        h.end -= n as u32;
+    }
+
+    /// Like [`take`](Self::take), but fails (packet unchanged) if
+    /// `n > len()`.
+    #[inline]
+    pub fn try_take(&mut self, n: usize) -> Result<(), PacketError> {
+        let len = self.len();
+        if n > len {
+            return Err(PacketError::TooShort {
+                requested: n,
+                available: len,
+            });
+        }
+        self.take(n);
+        Ok(())
+    }
+
+    // ----- header offsets ---------------------------------------------------
+
+    /// Sets the MAC header to start `offset` bytes into the data.
+    #[inline]
+    pub fn set_mac_header(&mut self, offset: usize) {
+        let h = self.hdr_mut();
+        h.mac = h.pos(offset);
+    }
+
+    /// Sets the MAC header at `offset` and the network header right after its
+    /// `len` bytes (Click's `set_mac_header(p, len)`).
+    #[inline]
+    pub fn set_mac_header_len(&mut self, offset: usize, len: usize) {
+        let h = self.hdr_mut();
+        h.mac = h.pos(offset);
+        h.nh = h.pos(offset.saturating_add(len));
+    }
+
+    /// Sets the network header to start `offset` bytes into the data, with
+    /// the transport header `len` bytes later (Click's
+    /// `set_network_header(p, len)`).
+    #[inline]
+    pub fn set_network_header(&mut self, offset: usize, len: usize) {
+        let h = self.hdr_mut();
+        h.nh = h.pos(offset);
+        h.th = h.pos(offset.saturating_add(len));
+    }
+
+    /// Same as [`set_network_header`](Self::set_network_header) (Click's
+    /// `set_ip_header()`).
+    #[inline]
+    pub fn set_ip_header(&mut self, offset: usize, len: usize) {
+        self.set_network_header(offset, len);
+    }
+
+    /// Sets the transport header to start `offset` bytes into the data
+    /// (leaves the network header alone).
+    #[inline]
+    pub fn set_transport_header(&mut self, offset: usize) {
+        let h = self.hdr_mut();
+        h.th = h.pos(offset);
+    }
+
+    /// Forgets the MAC header offset.
+    #[inline]
+    pub fn clear_mac_header(&mut self) {
+        self.hdr_mut().mac = NONE;
+    }
+
+    /// Forgets the network and transport header offsets.
+    #[inline]
+    pub fn clear_network_header(&mut self) {
+        let h = self.hdr_mut();
+        h.nh = NONE;
+        h.th = NONE;
+    }
+
+    /// True if a MAC header offset is set.
+    #[inline]
+    pub fn has_mac_header(&self) -> bool {
+        self.hdr().mac != NONE
+    }
+
+    /// True if a network header offset is set (Click's
+    /// `has_network_header()`).
+    #[inline]
+    pub fn has_network_header(&self) -> bool {
+        self.hdr().nh != NONE
+    }
+
+    /// True if a transport header offset is set.
+    #[inline]
+    pub fn has_transport_header(&self) -> bool {
+        self.hdr().th != NONE
+    }
+
+    /// MAC header offset relative to the data start (negative if it lies in
+    /// the headroom, e.g. after a pull); `None` if unset.
+    #[inline]
+    pub fn mac_header_offset(&self) -> Option<isize> {
+        let h = self.hdr();
+        h.rel(h.mac)
+    }
+
+    /// Network header offset relative to the data start (negative if it lies
+    /// in the headroom); `None` if unset (Click's `network_header_offset()`).
+    #[inline]
+    pub fn network_header_offset(&self) -> Option<isize> {
+        let h = self.hdr();
+        h.rel(h.nh)
+    }
+
+    /// Same as [`network_header_offset`](Self::network_header_offset)
+    /// (Click's `ip_header_offset()`).
+    #[inline]
+    pub fn ip_header_offset(&self) -> Option<isize> {
+        self.network_header_offset()
+    }
+
+    /// Transport header offset relative to the data start; `None` if unset
+    /// (Click's `transport_header_offset()`).
+    #[inline]
+    pub fn transport_header_offset(&self) -> Option<isize> {
+        let h = self.hdr();
+        h.rel(h.th)
+    }
+
+    /// Bytes from the MAC header to the network header; 0 unless both are
+    /// set and in order.
+    #[inline]
+    pub fn mac_header_len(&self) -> usize {
+        let h = self.hdr();
+        if h.mac == NONE || h.nh == NONE {
+            0
+        } else {
+            h.nh.saturating_sub(h.mac) as usize
+        }
+    }
+
+    /// Bytes from the network header to the transport header; 0 unless both
+    /// are set and in order (Click's `network_header_length()`).
+    #[inline]
+    pub fn network_header_len(&self) -> usize {
+        let h = self.hdr();
+        if h.nh == NONE || h.th == NONE {
+            0
+        } else {
+            h.th.saturating_sub(h.nh) as usize
+        }
+    }
+
+    /// Same as [`network_header_len`](Self::network_header_len) (Click's
+    /// `ip_header_length()`).
+    #[inline]
+    pub fn ip_header_len(&self) -> usize {
+        self.network_header_len()
+    }
+
+    /// Bytes from the MAC header to the end of the data (Click's
+    /// `mac_header()` pointer); `None` if unset or past the end.
+    #[inline]
+    pub fn mac_header(&self) -> Option<&[u8]> {
+        let h = self.hdr();
+        h.slice_from(h.mac)
+    }
+
+    /// Bytes from the network header to the end of the data (Click's
+    /// `network_header()` pointer); `None` if unset or past the end.
+    #[inline]
+    pub fn network_header(&self) -> Option<&[u8]> {
+        let h = self.hdr();
+        h.slice_from(h.nh)
+    }
+
+    /// Same as [`network_header`](Self::network_header) (Click's
+    /// `ip_header()`).
+    #[inline]
+    pub fn ip_header(&self) -> Option<&[u8]> {
+        self.network_header()
+    }
+
+    /// Bytes from the transport header to the end of the data; `None` if
+    /// unset or past the end.
+    #[inline]
+    pub fn transport_header(&self) -> Option<&[u8]> {
+        let h = self.hdr();
+        h.slice_from(h.th)
+    }
+
+    /// Mutable [`mac_header`](Self::mac_header) (copies a shared buffer).
+    #[inline]
+    pub fn mac_header_mut(&mut self) -> Option<&mut [u8]> {
+        let h = self.hdr_mut();
+        h.slice_from_mut(h.mac)
+    }
+
+    /// Mutable [`network_header`](Self::network_header) (copies a shared
+    /// buffer).
+    #[inline]
+    pub fn network_header_mut(&mut self) -> Option<&mut [u8]> {
+        let h = self.hdr_mut();
+        h.slice_from_mut(h.nh)
+    }
+
+    /// Same as [`network_header_mut`](Self::network_header_mut).
+    #[inline]
+    pub fn ip_header_mut(&mut self) -> Option<&mut [u8]> {
+        self.network_header_mut()
+    }
+
+    /// Mutable [`transport_header`](Self::transport_header) (copies a
+    /// shared buffer).
+    #[inline]
+    pub fn transport_header_mut(&mut self) -> Option<&mut [u8]> {
+        let h = self.hdr_mut();
+        h.slice_from_mut(h.th)
+    }
+
+    // ----- annotations ------------------------------------------------------
+
+    /// All annotations.
+    #[inline]
+    pub fn anno(&self) -> &Anno {
+        &self.hdr().anno
+    }
+
+    /// All annotations, mutable (annotations are never shared, so this never
+    /// copies).
+    #[inline]
+    pub fn anno_mut(&mut self) -> &mut Anno {
+        &mut self.hdr_mut().anno
+    }
+
+    /// Copies `other`'s annotations into this packet (Click's
+    /// `copy_annotations()`; header offsets are not copied).
+    #[inline]
+    pub fn copy_annotations(&mut self, other: &Packet) {
+        self.hdr_mut().anno = other.hdr().anno;
+    }
+
+    /// Resets annotations to [`Anno::DEFAULT`] (header offsets are kept).
+    #[inline]
+    pub fn clear_annotations(&mut self) {
+        self.hdr_mut().anno = Anno::DEFAULT;
+    }
+
+    /// Destination IP annotation (Click's `dst_ip_anno()`).
+    #[inline]
+    pub fn dst_ip_anno(&self) -> Ipv4Addr {
+        self.anno().dst_ip_addr()
+    }
+
+    /// Sets the destination IP annotation from an [`Ipv4Addr`], a `u32`
+    /// (as in `u32::from(addr)`) or `[u8; 4]`.
+    #[inline]
+    pub fn set_dst_ip_anno(&mut self, a: impl Into<Ipv4Addr>) {
+        self.anno_mut().set_dst_ip_addr(a.into());
+    }
+
+    /// Paint annotation.
+    #[inline]
+    pub fn paint_anno(&self) -> u8 {
+        self.anno().paint
+    }
+
+    /// Sets the paint annotation.
+    #[inline]
+    pub fn set_paint_anno(&mut self, v: u8) {
+        self.anno_mut().paint = v;
+    }
+
+    /// Packet type annotation.
+    #[inline]
+    pub fn packet_type_anno(&self) -> PacketType {
+        self.anno().packet_type
+    }
+
+    /// Sets the packet type annotation.
+    #[inline]
+    pub fn set_packet_type_anno(&mut self, t: PacketType) {
+        self.anno_mut().packet_type = t;
+    }
+
+    /// Timestamp annotation (zero when unset).
+    #[inline]
+    pub fn timestamp_anno(&self) -> Timestamp {
+        self.anno().timestamp
+    }
+
+    /// Sets the timestamp annotation.
+    #[inline]
+    pub fn set_timestamp_anno(&mut self, t: Timestamp) {
+        self.anno_mut().timestamp = t;
+    }
+
+    /// First-timestamp annotation.
+    #[inline]
+    pub fn first_timestamp_anno(&self) -> Timestamp {
+        self.anno().first_timestamp
+    }
+
+    /// Sets the first-timestamp annotation.
+    #[inline]
+    pub fn set_first_timestamp_anno(&mut self, t: Timestamp) {
+        self.anno_mut().first_timestamp = t;
+    }
+
+    /// ICMP parameter-problem pointer annotation.
+    #[inline]
+    pub fn icmp_param_prob_anno(&self) -> u8 {
+        self.anno().icmp_param_prob
+    }
+
+    /// Sets the ICMP parameter-problem pointer annotation.
+    #[inline]
+    pub fn set_icmp_param_prob_anno(&mut self, v: u8) {
+        self.anno_mut().icmp_param_prob = v;
+    }
+
+    /// Fix-IP-source annotation.
+    #[inline]
+    pub fn fix_ip_src_anno(&self) -> bool {
+        self.anno().fix_ip_src
+    }
+
+    /// Sets the fix-IP-source annotation.
+    #[inline]
+    pub fn set_fix_ip_src_anno(&mut self, v: bool) {
+        self.anno_mut().fix_ip_src = v;
+    }
+
+    /// VLAN TCI annotation (host byte order).
+    #[inline]
+    pub fn vlan_tci_anno(&self) -> u16 {
+        self.anno().vlan_tci
+    }
+
+    /// Sets the VLAN TCI annotation (host byte order).
+    #[inline]
+    pub fn set_vlan_tci_anno(&mut self, v: u16) {
+        self.anno_mut().vlan_tci = v;
+    }
+
+    /// Aggregate annotation.
+    #[inline]
+    pub fn aggregate_anno(&self) -> u32 {
+        self.anno().aggregate
+    }
+
+    /// Sets the aggregate annotation.
+    #[inline]
+    pub fn set_aggregate_anno(&mut self, v: u32) {
+        self.anno_mut().aggregate = v;
+    }
+
+    /// Extra-length annotation.
+    #[inline]
+    pub fn extra_length_anno(&self) -> u32 {
+        self.anno().extra_length
+    }
+
+    /// Sets the extra-length annotation.
+    #[inline]
+    pub fn set_extra_length_anno(&mut self, v: u32) {
+        self.anno_mut().extra_length = v;
+    }
+
+    /// Sequence-number annotation.
+    #[inline]
+    pub fn sequence_number_anno(&self) -> u32 {
+        self.anno().sequence_number
+    }
+
+    /// Sets the sequence-number annotation.
+    #[inline]
+    pub fn set_sequence_number_anno(&mut self, v: u32) {
+        self.anno_mut().sequence_number = v;
+    }
+
+    /// `u8` at byte `offset` of the user annotation area (0 if out of range).
+    #[inline]
+    pub fn anno_u8(&self, offset: usize) -> u8 {
+        self.anno().u8_at(offset)
+    }
+
+    /// Writes a `u8` into the user annotation area (ignored if out of range).
+    #[inline]
+    pub fn set_anno_u8(&mut self, offset: usize, v: u8) {
+        self.anno_mut().set_u8_at(offset, v)
+    }
+
+    /// `u16` at byte `offset` of the user annotation area (0 if out of range).
+    #[inline]
+    pub fn anno_u16(&self, offset: usize) -> u16 {
+        self.anno().u16_at(offset)
+    }
+
+    /// Writes a `u16` into the user annotation area (ignored if out of range).
+    #[inline]
+    pub fn set_anno_u16(&mut self, offset: usize, v: u16) {
+        self.anno_mut().set_u16_at(offset, v)
+    }
+
+    /// `u32` at byte `offset` of the user annotation area (0 if out of range).
+    #[inline]
+    pub fn anno_u32(&self, offset: usize) -> u32 {
+        self.anno().u32_at(offset)
+    }
+
+    /// Writes a `u32` into the user annotation area (ignored if out of range).
+    #[inline]
+    pub fn set_anno_u32(&mut self, offset: usize, v: u32) {
+        self.anno_mut().set_u32_at(offset, v)
+    }
+
+    /// `u64` at byte `offset` of the user annotation area (0 if out of range).
+    #[inline]
+    pub fn anno_u64(&self, offset: usize) -> u64 {
+        self.anno().u64_at(offset)
+    }
+
+    /// Writes a `u64` into the user annotation area (ignored if out of range).
+    #[inline]
+    pub fn set_anno_u64(&mut self, offset: usize, v: u64) {
+        self.anno_mut().set_u64_at(offset, v)
+    }
+}
+
+impl Clone for Packet {
+    /// Click's `clone()`: shares the buffer (no byte copy), copies header
+    /// offsets and annotations. The header comes from the pool.
+    #[inline]
+    fn clone(&self) -> Packet {
+        let src = self.hdr();
+        let mut h = pool::take_header();
+        h.buf = src.buf.clone();
+        h.start = src.start;
+        h.end = src.end;
+        h.buf_end = src.buf_end;
+        h.mac = src.mac;
+        h.nh = src.nh;
+        h.th = src.th;
+        h.anno = src.anno;
+        Packet { h: Some(h) }
+    }
+}
+
+impl Drop for Packet {
+    /// Returns the header (and the buffer, if this was its last user) to
+    /// the thread's pool.
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(h) = self.h.take() {
+            pool::recycle_header(h);
+        }
+    }
+}
+
+impl From<&[u8]> for Packet {
+    /// Same as [`Packet::from_slice`].
+    fn from(data: &[u8]) -> Packet {
+        Packet::from_slice(data)
+    }
+}
+
+impl fmt::Debug for Packet {
+    /// Shows sizes, header offsets, annotations and at most the first 32
+    /// data bytes (hex).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Hex<'a>(&'a [u8], usize);
+        impl fmt::Debug for Hex<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                for (i, b) in self.0.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" ")?;
+                    }
+                    write!(f, "{b:02x}")?;
+                }
+                if self.1 > self.0.len() {
+                    write!(f, " ... ({} more)", self.1 - self.0.len())?;
+                }
+                Ok(())
+            }
+        }
+        let data = self.data();
+        let mut d = f.debug_struct("Packet");
+        d.field("len", &data.len())
+            .field("headroom", &self.headroom())
+            .field("tailroom", &self.tailroom())
+            .field("shared", &self.is_shared());
+        if let Some(o) = self.mac_header_offset() {
+            d.field("mac_header", &o);
+        }
+        if let Some(o) = self.network_header_offset() {
+            d.field("network_header", &o);
+        }
+        if let Some(o) = self.transport_header_offset() {
+            d.field("transport_header", &o);
+        }
+        d.field("anno", self.anno())
+            .field("data", &Hex(&data[..data.len().min(32)], data.len()))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seq(n: usize) -> Vec<u8> {
+        (0..n).map(|i| i as u8).collect()
+    }
+
+    #[test]
+    fn packet_is_one_word_and_send_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Packet>();
+        assert_eq!(std::mem::size_of::<Packet>(), std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn make_and_sizes() {
+        let p = Packet::make(10, b"abc", 5);
+        assert_eq!(p.data(), b"abc");
+        assert_eq!((p.headroom(), p.len(), p.tailroom()), (10, 3, 5));
+        assert_eq!(p.buffer_len(), 18);
+        assert!(!p.is_empty());
+        let q = Packet::from_slice(b"xyz");
+        assert_eq!((q.headroom(), q.tailroom()), (DEFAULT_HEADROOM, 0));
+        let z = Packet::with_len(100);
+        assert_eq!(z.len(), 100);
+        assert!(z.data().iter().all(|&b| b == 0));
+        let e = Packet::from_slice(&[]);
+        assert!(e.is_empty());
+        let big = Packet::make_zeroed(0, 10_000, 7);
+        assert_eq!((big.len(), big.tailroom()), (10_000, 7));
+        assert!(Packet::try_make(usize::MAX, b"x", 1).is_err());
+        assert!(matches!(
+            Packet::try_make(MAX_BUFFER_LEN, b"x", 0),
+            Err(PacketError::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn reused_buffer_is_zeroed_for_with_len() {
+        drop(Packet::from_slice(&[0xff; 500]));
+        let p = Packet::with_len(500);
+        assert!(p.data().iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn cow_write_to_clone_does_not_change_original() {
+        let mut p = Packet::from_slice(b"hello");
+        p.set_network_header(1, 2);
+        let mut q = p.clone();
+        assert!(p.is_shared() && q.is_shared());
+        assert_eq!(p.share_count(), 2);
+        q.data_mut()[0] = b'J';
+        assert_eq!(p.data(), b"hello");
+        assert_eq!(q.data(), b"Jello");
+        assert!(!p.is_shared() && !q.is_shared());
+        // Layout preserved by the copy.
+        assert_eq!(q.headroom(), p.headroom());
+        assert_eq!(q.tailroom(), p.tailroom());
+        assert_eq!(q.network_header_offset(), Some(1));
+        assert_eq!(q.network_header_len(), 2);
+    }
+
+    #[test]
+    fn cow_write_to_original_does_not_change_clone() {
+        let mut p = Packet::from_slice(b"hello");
+        let q = p.clone();
+        let r = q.clone();
+        p.data_mut()[4] = b'!';
+        assert_eq!(p.data(), b"hell!");
+        assert_eq!(q.data(), b"hello");
+        assert_eq!(r.data(), b"hello");
+        assert!(q.is_shared());
+        drop(r);
+        assert!(!q.is_shared());
+    }
+
+    #[test]
+    fn cow_through_push_put_and_header_mut() {
+        let mut p = Packet::make(4, b"data", 4);
+        p.set_network_header(0, 2);
+        let mut q = p.clone();
+        q.push(2).unwrap();
+        q.put(2).unwrap();
+        assert_eq!(q.data(), b"\0\0data\0\0");
+        assert_eq!(p.data(), b"data");
+        assert_eq!((p.headroom(), p.tailroom()), (4, 4));
+        let mut r = p.clone();
+        r.network_header_mut().unwrap()[0] = b'D';
+        assert_eq!(r.data(), b"Data");
+        assert_eq!(p.data(), b"data");
+        // pull/take on a shared packet never copies or affects the other.
+        let mut s = p.clone();
+        s.pull(1);
+        s.take(1);
+        assert_eq!(s.data(), b"at");
+        assert_eq!(p.data(), b"data");
+        assert!(s.is_shared());
+        p.uniqueify();
+        assert!(!p.is_shared() && !s.is_shared());
+        assert_eq!(p.data(), b"data");
+    }
+
+    #[test]
+    fn push_within_headroom() {
+        let mut p = Packet::make(10, b"abc", 0);
+        p.push(10).unwrap();
+        assert_eq!(p.headroom(), 0);
+        assert_eq!(&p.data()[..10], &[0; 10]);
+        assert_eq!(&p.data()[10..], b"abc");
+        p.push(0).unwrap();
+        assert_eq!(p.len(), 13);
+    }
+
+    #[test]
+    fn push_reallocates_when_headroom_short() {
+        let mut p = Packet::make(2, b"abc", 3);
+        p.set_mac_header(0);
+        p.set_network_header(1, 1);
+        p.push(5).unwrap();
+        assert_eq!(p.data(), b"\0\0\0\0\0abc");
+        // Click: extra headroom (n + 128) & !3 = 132; after push: 2 + 132 - 5.
+        assert_eq!(p.headroom(), 129);
+        assert_eq!(p.tailroom(), 3);
+        assert_eq!(p.mac_header_offset(), Some(5));
+        assert_eq!(p.network_header_offset(), Some(6));
+        assert_eq!(p.transport_header_offset(), Some(7));
+        assert_eq!(p.network_header().unwrap(), b"bc");
+        // Huge push fails and leaves the packet alone.
+        assert!(matches!(
+            p.push(MAX_BUFFER_LEN),
+            Err(PacketError::TooLarge { .. })
+        ));
+        assert!(p.push(usize::MAX).is_err());
+        assert_eq!(p.len(), 8);
+    }
+
+    #[test]
+    fn push_realloc_beyond_std_buffer() {
+        let mut p = Packet::make(0, &seq(2000), 0);
+        p.push(100).unwrap();
+        assert_eq!(p.len(), 2100);
+        assert_eq!(&p.data()[100..], &seq(2000)[..]);
+    }
+
+    #[test]
+    fn put_and_take_at_limits() {
+        let mut p = Packet::make(0, b"ab", 2);
+        p.put(2).unwrap();
+        assert_eq!(p.data(), b"ab\0\0");
+        assert_eq!(p.tailroom(), 0);
+        // Beyond the tailroom: grows into the pooled buffer or reallocates.
+        p.put(3).unwrap();
+        assert_eq!(p.data(), b"ab\0\0\0\0\0");
+        p.put_slice(b"XY").unwrap();
+        assert_eq!(&p.data()[7..], b"XY");
+        p.take(2);
+        assert_eq!(p.len(), 7);
+        p.take(100); // clamps like Click
+        assert!(p.is_empty());
+        assert_eq!(
+            p.try_take(1),
+            Err(PacketError::TooShort {
+                requested: 1,
+                available: 0
+            })
+        );
+        assert!(p.put(usize::MAX).is_err());
+        assert!(p.put(MAX_BUFFER_LEN).is_err());
+        assert!(p.is_empty());
+    }
+
+    #[test]
+    fn put_reallocates_large() {
+        let mut p = Packet::make(28, &seq(100), 0);
+        p.set_network_header(14, 20);
+        p.put(3000).unwrap();
+        assert_eq!(p.len(), 3100);
+        assert_eq!(&p.data()[..100], &seq(100)[..]);
+        assert!(p.data()[100..].iter().all(|&b| b == 0));
+        assert_eq!(p.headroom(), 28);
+        assert!(p.tailroom() >= 128);
+        assert_eq!(p.network_header_offset(), Some(14));
+    }
+
+    #[test]
+    fn put_on_shared_with_tailroom_copies() {
+        let mut p = Packet::make(0, b"ab", 10);
+        let q = p.clone();
+        p.put(1).unwrap();
+        assert_eq!(p.data(), b"ab\0");
+        assert_eq!(q.data(), b"ab");
+        assert_eq!(q.tailroom(), 10);
+        assert_eq!(p.tailroom(), 9);
+    }
+
+    #[test]
+    fn pull_clamps_and_try_pull_errors() {
+        let mut p = Packet::from_slice(b"abcdef");
+        p.pull(2);
+        assert_eq!(p.data(), b"cdef");
+        assert_eq!(p.headroom(), DEFAULT_HEADROOM + 2);
+        assert!(p.try_pull(5).is_err());
+        assert_eq!(p.data(), b"cdef");
+        p.try_pull(4).unwrap();
+        assert!(p.is_empty());
+        p.pull(usize::MAX);
+        assert!(p.is_empty());
+        assert_eq!(p.headroom(), DEFAULT_HEADROOM + 6);
+    }
+
+    #[test]
+    fn push_pull_round_trip_preserves_headers() {
+        let mut frame = seq(60);
+        frame[12] = 0x08;
+        let mut p = Packet::from_slice(&frame);
+        p.set_mac_header_len(0, 14);
+        p.set_transport_header(34);
+        assert_eq!(p.network_header_offset(), Some(14));
+        assert_eq!(p.mac_header_len(), 14);
+        assert_eq!(p.network_header_len(), 20);
+        // Strip(14)
+        p.pull(14);
+        assert_eq!(p.mac_header_offset(), Some(-14));
+        assert_eq!(p.network_header_offset(), Some(0));
+        assert_eq!(p.ip_header_offset(), Some(0));
+        assert_eq!(p.transport_header_offset(), Some(20));
+        assert_eq!(p.ip_header_len(), 20);
+        assert_eq!(p.mac_header().unwrap(), &frame[..]);
+        assert_eq!(p.ip_header().unwrap(), &frame[14..]);
+        assert_eq!(p.transport_header().unwrap(), &frame[34..]);
+        // Unstrip(14) restores the same view.
+        p.push(14).unwrap_or_else(|e| panic!("{e}"));
+        // push zeroes the bytes it exposes, so rewrite the MAC header.
+        p.data_mut()[..14].copy_from_slice(&frame[..14]);
+        assert_eq!(p.data(), &frame[..]);
+        assert_eq!(p.mac_header_offset(), Some(0));
+        assert_eq!(p.network_header_offset(), Some(14));
+        // Big push: reallocation shifts every header.
+        p.push(200).unwrap();
+        assert_eq!(p.mac_header_offset(), Some(200));
+        assert_eq!(p.network_header_offset(), Some(214));
+        assert_eq!(p.transport_header_offset(), Some(234));
+        assert_eq!(p.ip_header().unwrap(), &frame[14..]);
+    }
+
+    #[test]
+    fn header_accessors_never_panic() {
+        let mut p = Packet::from_slice(b"abc");
+        assert!(!p.has_network_header());
+        assert_eq!(p.network_header(), None);
+        assert_eq!(p.network_header_offset(), None);
+        assert_eq!(p.network_header_len(), 0);
+        assert_eq!(p.network_header_mut(), None);
+        p.set_network_header(usize::MAX, usize::MAX);
+        assert!(p.has_network_header());
+        assert_eq!(p.network_header(), None);
+        assert_eq!(p.network_header_mut(), None);
+        p.set_network_header(3, 0);
+        assert_eq!(p.network_header(), Some(&b""[..]));
+        p.set_network_header(1, 1);
+        p.take(3);
+        assert_eq!(p.network_header(), None);
+        p.clear_network_header();
+        assert!(!p.has_network_header() && !p.has_transport_header());
+        p.set_mac_header(0);
+        assert!(p.has_mac_header());
+        p.clear_mac_header();
+        assert!(!p.has_mac_header());
+    }
+
+    #[test]
+    fn annotations_copied_on_clone() {
+        let mut p = Packet::from_slice(b"x");
+        p.set_dst_ip_anno(Ipv4Addr::new(192, 168, 1, 1));
+        p.set_paint_anno(3);
+        p.set_packet_type_anno(PacketType::Broadcast);
+        p.set_timestamp_anno(Timestamp::from_sec_usec(10, 5));
+        p.set_first_timestamp_anno(Timestamp::from_sec(9));
+        p.set_icmp_param_prob_anno(12);
+        p.set_fix_ip_src_anno(true);
+        p.set_vlan_tci_anno(0x1005);
+        p.set_aggregate_anno(77);
+        p.set_extra_length_anno(1000);
+        p.set_sequence_number_anno(5);
+        p.set_anno_u8(0, 1);
+        p.set_anno_u16(2, 2);
+        p.set_anno_u32(4, 3);
+        p.set_anno_u64(8, 4);
+        let mut q = p.clone();
+        assert_eq!(q.anno(), p.anno());
+        assert_eq!(q.dst_ip_anno(), Ipv4Addr::new(192, 168, 1, 1));
+        assert_eq!(q.paint_anno(), 3);
+        assert_eq!(q.packet_type_anno(), PacketType::Broadcast);
+        assert_eq!(q.timestamp_anno(), Timestamp::from_sec_usec(10, 5));
+        assert_eq!(q.first_timestamp_anno(), Timestamp::from_sec(9));
+        assert_eq!(q.icmp_param_prob_anno(), 12);
+        assert!(q.fix_ip_src_anno());
+        assert_eq!(q.vlan_tci_anno(), 0x1005);
+        assert_eq!(q.aggregate_anno(), 77);
+        assert_eq!(q.extra_length_anno(), 1000);
+        assert_eq!(q.sequence_number_anno(), 5);
+        assert_eq!(
+            (q.anno_u8(0), q.anno_u16(2), q.anno_u32(4), q.anno_u64(8)),
+            (1, 2, 3, 4)
+        );
+        // Annotations are per packet, not shared.
+        q.set_paint_anno(9);
+        q.set_dst_ip_anno(0x0a00_0001u32);
+        assert_eq!(p.paint_anno(), 3);
+        assert_eq!(q.dst_ip_anno(), Ipv4Addr::new(10, 0, 0, 1));
+        let mut r = Packet::from_slice(b"y");
+        r.copy_annotations(&q);
+        assert_eq!(r.paint_anno(), 9);
+        r.clear_annotations();
+        assert_eq!(*r.anno(), Anno::DEFAULT);
+        assert_eq!(r.anno_u32(1000), 0);
+        r.set_anno_u32(1000, 5); // ignored
+    }
+
+    #[test]
+    fn recycled_header_starts_clean() {
+        let mut p = Packet::from_slice(b"abc");
+        p.set_paint_anno(5);
+        p.set_network_header(0, 1);
+        drop(p);
+        let q = Packet::from_slice(b"def");
+        assert_eq!(*q.anno(), Anno::DEFAULT);
+        assert!(!q.has_network_header());
+        let c = q.clone();
+        drop(c);
+        let r = Packet::from_slice(b"g");
+        assert!(!r.has_mac_header());
+    }
+
+    #[test]
+    fn debug_is_short() {
+        let mut p = Packet::make(28, &[0xab; 1500], 0);
+        p.set_network_header(14, 20);
+        let s = format!("{p:?}");
+        assert!(s.len() < 600, "{s}");
+        assert!(s.contains("len: 1500"), "{s}");
+        assert!(s.contains("network_header: 14"), "{s}");
+        assert!(s.contains("1468 more"), "{s}");
+    }
+
+    #[test]
+    fn packets_cross_threads() {
+        let p = Packet::from_slice(b"abc");
+        let q = p.clone();
+        let h = std::thread::spawn(move || {
+            let mut p = p;
+            p.data_mut()[0] = b'X';
+            p
+        });
+        let p = h.join().unwrap();
+        assert_eq!(p.data(), b"Xbc");
+        assert_eq!(q.data(), b"abc");
+    }
+}
