@@ -312,21 +312,24 @@ impl Router {
             let mut used_o: Vec<Vec<bool>> = (0..n).map(|i| vec![false; nports[i].1]).collect();
             let mut used_i: Vec<Vec<bool>> = (0..n).map(|i| vec![false; nports[i].0]).collect();
             for c in &conns {
-                if used_o[c.from][c.from_port] && outp[c.from][c.from_port] == Processing::Push {
+                // An illegal connection still counts as using its ports, so
+                // one mistake gives one message.
+                let (o_used, i_used) = (used_o[c.from][c.from_port], used_i[c.to][c.to_port]);
+                used_o[c.from][c.from_port] = true;
+                used_i[c.to][c.to_port] = true;
+                if o_used && outp[c.from][c.from_port] == Processing::Push {
                     let d = b.info[c.from].declaration();
                     b.error_at(
                         c.from,
                         format!("illegal reuse of '{d}' push output {}", c.from_port),
                     );
-                } else if used_i[c.to][c.to_port] && inp[c.to][c.to_port] == Processing::Pull {
+                } else if i_used && inp[c.to][c.to_port] == Processing::Pull {
                     let d = b.info[c.to].declaration();
                     b.error_at(
                         c.to,
                         format!("illegal reuse of '{d}' pull input {}", c.to_port),
                     );
                 } else {
-                    used_o[c.from][c.from_port] = true;
-                    used_i[c.to][c.to_port] = true;
                     b.connections.push(*c);
                 }
             }
@@ -480,5 +483,166 @@ impl Router {
         Router {
             inner: Arc::new(inner),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::element::Element;
+
+    struct Src;
+    impl Element for Src {
+        fn class_name(&self) -> &'static str {
+            "Src"
+        }
+        fn port_count(&self) -> &'static str {
+            "0/1"
+        }
+        fn processing(&self) -> &'static str {
+            "h/h"
+        }
+    }
+    struct Sink;
+    impl Element for Sink {
+        fn class_name(&self) -> &'static str {
+            "Sink"
+        }
+        fn port_count(&self) -> &'static str {
+            "1/0"
+        }
+        fn processing(&self) -> &'static str {
+            "l/l"
+        }
+    }
+    struct Agn;
+    impl Element for Agn {
+        fn class_name(&self) -> &'static str {
+            "Agn"
+        }
+    }
+    struct Agn2;
+    impl Element for Agn2 {
+        fn class_name(&self) -> &'static str {
+            "Agn2"
+        }
+        fn port_count(&self) -> &'static str {
+            "1/2"
+        }
+        fn flow_code(&self) -> &'static str {
+            "x/xy"
+        }
+    }
+    struct Q;
+    impl Element for Q {
+        fn class_name(&self) -> &'static str {
+            "Q"
+        }
+        fn processing(&self) -> &'static str {
+            "h/l"
+        }
+    }
+    struct Bad;
+    impl Element for Bad {
+        fn class_name(&self) -> &'static str {
+            "Bad"
+        }
+        fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+            Err(format!("bad config {}", conf.join("|")))
+        }
+    }
+
+    fn registry() -> Arc<Registry> {
+        let mut r = Registry::new();
+        r.add("Src", || Box::new(Src), "");
+        r.add("Sink", || Box::new(Sink), "");
+        r.add("Agn", || Box::new(Agn), "");
+        r.add("Agn2", || Box::new(Agn2), "");
+        r.add("Q", || Box::new(Q), "");
+        r.add("Bad", || Box::new(Bad), "");
+        Arc::new(r)
+    }
+
+    fn build(text: &str) -> Result<Router, Vec<String>> {
+        let flat = rclick_lang::parse(text, &rclick_lang::Options { file_name: "t".into(), defines: vec![] })
+            .map_err(|e| e.iter().map(|d| d.to_string()).collect::<Vec<_>>())?;
+        Router::build(flat, registry(), BuildOptions::default()).map_err(|e| e.messages)
+    }
+
+    #[test]
+    fn agnostic_resolves_both_ways() {
+        let r = build("s :: Src -> a :: Agn -> q :: Q -> b :: Agn -> k :: Sink;").unwrap();
+        let a = r.find("a").unwrap();
+        let b = r.find("b").unwrap();
+        assert_eq!(r.element_info(a).inputs, vec![Processing::Push]);
+        assert_eq!(r.element_info(a).outputs, vec![Processing::Push]);
+        assert_eq!(r.element_info(b).inputs, vec![Processing::Pull]);
+        assert_eq!(r.element_info(b).outputs, vec![Processing::Pull]);
+    }
+
+    #[test]
+    fn agnostic_chain_propagates_through_several_elements() {
+        let r = build("q :: Q; Src -> q; q -> a :: Agn -> b :: Agn -> c :: Agn -> Sink;").unwrap();
+        for n in ["a", "b", "c"] {
+            let e = r.find(n).unwrap();
+            assert_eq!(r.element_info(e).inputs, vec![Processing::Pull], "{n}");
+        }
+    }
+
+    #[test]
+    fn flow_code_limits_agnostic_coupling() {
+        // Agn2's output 1 is not reachable from its input ("x/xy"), so it
+        // may be pull while input and output 0 are push.
+        let r = build("Src -> a :: Agn2; a [0] -> Q -> Sink; a [1] -> Sink; ").unwrap();
+        let a = r.find("a").unwrap();
+        assert_eq!(r.element_info(a).inputs, vec![Processing::Push]);
+        assert_eq!(r.element_info(a).outputs, vec![Processing::Push, Processing::Pull]);
+    }
+
+    #[test]
+    fn figure4_violations_each_reported() {
+        let errs = build(
+            "src :: Src; snk :: Sink; c :: Agn;\n\
+             src -> snk;\n\
+             src -> c -> snk;\n",
+        )
+        .unwrap_err();
+        let text = errs.join("\n");
+        assert!(text.contains("'src :: Src' push output 0 connected to 'snk :: Sink' pull input 0"), "{text}");
+        assert!(text.contains("agnostic 'c :: Agn' in mixed context: push input 0, pull output 0"), "{text}");
+        assert!(text.contains("illegal reuse of 'src :: Src' push output 0"), "{text}");
+        assert!(text.contains("illegal reuse of 'snk :: Sink' pull input 0"), "{text}");
+        assert_eq!(errs.len(), 4, "{text}");
+        // The legal version, with a queue.
+        build("src :: Src; snk :: Sink; c :: Agn; src -> c -> Q -> snk;").unwrap();
+    }
+
+    #[test]
+    fn port_range_and_unused_errors() {
+        let errs = build("s :: Src; s [1] -> Q -> Sink;").unwrap_err();
+        assert!(errs.iter().any(|m| m == "t:1: 's :: Src' has no output 1"), "{errs:?}");
+        let errs = build("s :: Src; q :: Q -> Sink;").unwrap_err();
+        assert!(errs.iter().any(|m| m == "t:1: 's :: Src' output 0 unused"), "{errs:?}");
+        assert!(errs.iter().any(|m| m == "t:1: 'q :: Q' input 0 unused"), "{errs:?}");
+    }
+
+    #[test]
+    fn unknown_classes_all_reported() {
+        let errs = build("Foo -> Bar;").unwrap_err();
+        assert_eq!(errs, vec!["t:1: unknown element class 'Foo'", "t:1: unknown element class 'Bar'"]);
+    }
+
+    #[test]
+    fn configure_errors_carry_context_and_all_are_reported() {
+        let errs = build("a :: Bad(1, 2);\nb :: Bad;\nSrc -> a -> b -> Q -> Sink;").unwrap_err();
+        assert_eq!(
+            errs,
+            vec![
+                "t:1: While configuring 'a :: Bad':",
+                "  bad config 1|2",
+                "t:2: While configuring 'b :: Bad':",
+                "  bad config ",
+            ]
+        );
     }
 }

@@ -230,6 +230,12 @@ pub struct Router {
     pub(crate) inner: Arc<RouterInner>,
 }
 
+impl std::fmt::Debug for Router {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Router").field("elements", &self.inner.info.len()).finish()
+    }
+}
+
 impl Router {
     /// Number of elements.
     pub fn nelements(&self) -> usize {

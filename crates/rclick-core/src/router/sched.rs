@@ -306,3 +306,161 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use rclick_packet::{Packet, PacketBatch, Timestamp};
+
+    use crate::element::{Element, HandlerDef, TaskId, TimerId};
+    use crate::registry::Registry;
+    use crate::router::{BuildOptions, Ctx, InitCx, Router};
+
+    /// Pushes `limit` packets, `burst` at a time, then asks to stop.
+    #[derive(Default)]
+    struct Src {
+        sent: u64,
+    }
+    impl Element for Src {
+        fn class_name(&self) -> &'static str {
+            "Src"
+        }
+        fn port_count(&self) -> &'static str {
+            "0/1"
+        }
+        fn processing(&self) -> &'static str {
+            "h/h"
+        }
+        fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+            cx.new_task(true);
+            Ok(())
+        }
+        fn run_task(&mut self, _t: TaskId, cx: &mut Ctx) -> bool {
+            let mut b = PacketBatch::new();
+            for _ in 0..4 {
+                b.push(Packet::from_slice(&[0u8; 60]));
+            }
+            self.sent += 4;
+            cx.push(0, b);
+            if self.sent >= 100 {
+                cx.request_stop();
+            } else {
+                cx.reschedule();
+            }
+            true
+        }
+    }
+
+    #[derive(Default)]
+    struct Count {
+        n: u64,
+    }
+    impl Element for Count {
+        fn class_name(&self) -> &'static str {
+            "Count"
+        }
+        fn port_count(&self) -> &'static str {
+            "1/0-1"
+        }
+        fn push(&mut self, port: usize, batch: PacketBatch, cx: &mut Ctx) {
+            self.n += batch.len() as u64;
+            if cx.noutputs() > 0 {
+                cx.push(port, batch);
+            }
+        }
+        fn handlers(&self) -> Vec<HandlerDef> {
+            vec![HandlerDef::read("count", 0)]
+        }
+        fn read_handler(&mut self, _id: u32, _p: &str, _cx: &mut Ctx) -> Result<String, String> {
+            Ok(self.n.to_string())
+        }
+    }
+
+    /// Fires its timer every 10 ms, five times, then stops the router.
+    #[derive(Default)]
+    struct Tick {
+        fired: Vec<i64>,
+        timer: Option<TimerId>,
+    }
+    impl Element for Tick {
+        fn class_name(&self) -> &'static str {
+            "Tick"
+        }
+        fn port_count(&self) -> &'static str {
+            "0/0"
+        }
+        fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+            let t = cx.new_timer();
+            cx.schedule_timer_after(t, Timestamp::from_msec(10));
+            self.timer = Some(t);
+            Ok(())
+        }
+        fn run_timer(&mut self, t: TimerId, cx: &mut Ctx) {
+            self.fired.push(cx.now().as_nsec());
+            if self.fired.len() < 5 {
+                cx.schedule_timer_after(t, Timestamp::from_msec(10));
+            } else {
+                cx.request_stop();
+            }
+        }
+        fn handlers(&self) -> Vec<HandlerDef> {
+            vec![HandlerDef::read("gaps", 0)]
+        }
+        fn read_handler(&mut self, _id: u32, _p: &str, _cx: &mut Ctx) -> Result<String, String> {
+            let gaps: Vec<String> = self.fired.windows(2).map(|w| ((w[1] - w[0]) / 1_000_000).to_string()).collect();
+            Ok(gaps.join(" "))
+        }
+    }
+
+    fn build(text: &str, simtime: bool) -> Router {
+        let mut r = Registry::new();
+        r.add("Src", || Box::<Src>::default(), "");
+        r.add("Count", || Box::<Count>::default(), "");
+        r.add("Tick", || Box::<Tick>::default(), "");
+        let flat = rclick_lang::parse(text, &rclick_lang::Options { file_name: "t".into(), defines: vec![] }).unwrap();
+        Router::build(flat, Arc::new(r), BuildOptions { simtime, threads: 1, ..Default::default() }).unwrap()
+    }
+
+    #[test]
+    fn source_runs_until_stop() {
+        let r = build("Src -> a :: Count -> b :: Count;", false);
+        r.run();
+        assert_eq!(r.read_handler("a.count", "").unwrap(), "100");
+        assert_eq!(r.read_handler("b.count", "").unwrap(), "100");
+        assert_eq!(r.read_handler("a.scheduled", "").unwrap_err(), "no 'a.scheduled' handler");
+    }
+
+    #[test]
+    fn simulated_timers_jump_exactly() {
+        let r = build("t :: Tick;", true);
+        let start = r.clock().now_nsec();
+        r.run();
+        assert_eq!(r.read_handler("t.gaps", "").unwrap(), "10 10 10 10");
+        assert_eq!(r.clock().now_nsec() - start, 50_000_000);
+    }
+
+    #[test]
+    fn stride_shares_by_tickets() {
+        // Two sources with 1:3 tickets; stop after the first reaches 100.
+        let r = build("s1 :: Src -> a :: Count; s2 :: Src -> b :: Count;", false);
+        r.write_handler("s1.tickets", "256").unwrap();
+        r.write_handler("s2.tickets", "768").unwrap();
+        r.run();
+        let a: u64 = r.read_handler("a.count", "").unwrap().parse().unwrap();
+        let b: u64 = r.read_handler("b.count", "").unwrap().parse().unwrap();
+        assert_eq!(b, 100);
+        assert!((30..=40).contains(&a), "a={a} b={b}");
+    }
+
+    #[test]
+    fn handler_errors_change_nothing() {
+        let r = build("s1 :: Src -> a :: Count;", false);
+        assert!(r.write_handler("s1.tickets", "lots").is_err());
+        assert_eq!(r.read_handler("s1.tickets", "").unwrap(), "1024");
+        assert!(r.write_handler("a.count", "3").is_err());
+        assert!(r.read_handler("nosuch.count", "").is_err());
+        assert!(r.write_handler("stop", "x").is_err());
+        assert_eq!(r.runcount(), 1);
+    }
+}
