@@ -12,7 +12,7 @@ use std::rc::Rc;
 /// Expansion refuses to nest compounds deeper than this.
 const MAX_EXPANSION_DEPTH: usize = 100;
 /// Expansion stops creating elements beyond this many.
-const MAX_ELEMENTS: usize = 1_000_000;
+const MAX_ELEMENTS: usize = 100_000;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum FKind {
@@ -53,7 +53,8 @@ struct Flattener<'a> {
 /// values if `args` fit the compound's parameters.
 pub(crate) fn assign_arguments(args: &[String], c: &Compound) -> Option<Vec<String>> {
     let keys = &c.scope_values[..c.nformals];
-    if keys.last().map_or(true, |k| k.is_empty()) {
+    let positional_only = matches!(keys.last().map(String::as_str), None | Some(""));
+    if positional_only {
         return if args.len() == keys.len() {
             Some(args.to_vec())
         } else {
@@ -512,7 +513,7 @@ pub(crate) fn flatten(
     // router element numbering
     let mut router_id = vec![usize::MAX; f.names.len()];
     let mut elements = Vec::new();
-    for i in 0..f.names.len() {
+    for (i, rid) in router_id.iter_mut().enumerate() {
         let class = match f.kinds[i] {
             FKind::Tunnel => continue,
             FKind::Class(id) => match &classes[id] {
@@ -521,7 +522,7 @@ pub(crate) fn flatten(
             },
             FKind::Error => "Error".to_string(),
         };
-        router_id[i] = elements.len();
+        *rid = elements.len();
         elements.push(FlatElement {
             name: f.names[i].clone(),
             class,

@@ -495,10 +495,23 @@ impl<'a> Parser<'a> {
                         self.error("stranded port ignored");
                     }
                     if items.is_empty() {
-                        if in_allowed {
+                        // like Click's userlevel parser: only an implicit
+                        // chain start in a compound or group is silent
+                        if nested && !in_allowed {
                             self.lx.unlex(t);
                         } else {
                             self.syntax_error(&t);
+                            if matches!(
+                                t.kind,
+                                Tok::Char(b'}' | b')')
+                                    | Tok::TwoBar
+                                    | Tok::Eof
+                                    | Tok::Elementclass
+                                    | Tok::Require
+                                    | Tok::Define
+                            ) {
+                                self.lx.unlex(t);
+                            }
                         }
                         return None;
                     }
@@ -574,8 +587,26 @@ impl<'a> Parser<'a> {
         }
 
         for (k, mut e) in states.into_iter().enumerate() {
-            let existing = self.cur_ref().map.get(&e.name).copied();
-            if e.ty.is_some() || existing.is_none() {
+            let existing = match e.ty {
+                Some(_) => None,
+                None => self.cur_ref().map.get(&e.name).copied(),
+            };
+            if let Some(idx) = existing {
+                if e.decl.is_some() {
+                    let old = self.cur_ref().elems[idx].clone();
+                    self.lx.error_at(
+                        e.landmark.clone(),
+                        format!("redeclaration of element '{}'", e.name),
+                    );
+                    if old.kind != EKind::Tunnel {
+                        self.lx.error_at(
+                            old.landmark,
+                            format!("element '{}' previously declared here", e.name),
+                        );
+                    }
+                }
+                items[k].elem = idx;
+            } else {
                 if let Some(decl) = e.decl {
                     if e.ty.is_some() || e.name == self.class_name(decl) {
                         self.lx.error_at(
@@ -593,22 +624,6 @@ impl<'a> Parser<'a> {
                 let class = e.ty.or(e.decl).expect("class");
                 items[k].elem =
                     self.get_element(&e.name, EKind::Class(class), e.config, e.landmark);
-            } else {
-                let idx = existing.expect("element");
-                if e.decl.is_some() {
-                    let old = self.cur_ref().elems[idx].clone();
-                    self.lx.error_at(
-                        e.landmark.clone(),
-                        format!("redeclaration of element '{}'", e.name),
-                    );
-                    if old.kind != EKind::Tunnel {
-                        self.lx.error_at(
-                            old.landmark,
-                            format!("element '{}' previously declared here", e.name),
-                        );
-                    }
-                }
-                items[k].elem = idx;
             }
         }
         Some(items)

@@ -170,11 +170,7 @@ fn expand_bytes(config: &[u8], env: &Env, expand_quote: bool, depth: u32) -> Vec
     let mut changed = false;
     'scan: while s < end {
         match config[s] {
-            b'\\' => {
-                if s + 1 < end && quote_state == b'"' {
-                    s += 1;
-                }
-            }
+            b'\\' if s + 1 < end && quote_state == b'"' => s += 1,
             c @ (b'\'' | b'"') => {
                 if quote_state == 0 {
                     quote_state = c;
