@@ -4,7 +4,20 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use std::sync::Arc;
+
 use rclick_packet::{pool, Packet, PacketBatch};
+use smallvec::SmallVec;
+
+#[inline(never)]
+fn hop_pb(b: PacketBatch) -> PacketBatch {
+    black_box(b)
+}
+
+#[inline(never)]
+fn hop_sv(b: SmallVec<[Packet; 32]>) -> SmallVec<[Packet; 32]> {
+    black_box(b)
+}
 
 fn bench(c: &mut Criterion) {
     pool::preallocate(256, 16);
@@ -46,8 +59,7 @@ fn bench(c: &mut Criterion) {
         })
     });
 
-    let packets: Vec<Packet> = (0..32).map(|_| Packet::from_slice(&frame)).collect();
-    let mut spare: Vec<Packet> = packets;
+    let mut spare: Vec<Packet> = (0..32).map(|_| Packet::from_slice(&frame)).collect();
     c.bench_function("batch32 build+drain (packets moved)", |b| {
         b.iter(|| {
             let mut batch = PacketBatch::new();
@@ -55,9 +67,38 @@ fn bench(c: &mut Criterion) {
                 batch.push(p);
             }
             let batch = black_box(batch);
-            for p in batch {
-                spare.push(black_box(p));
+            spare.extend(batch);
+        })
+    });
+
+    // PacketBatch vs SmallVec<[Packet; 32]>: build, pass by value through
+    // four non-inlined "elements", drain.
+    c.bench_function("batch32 build+4 hops+drain: PacketBatch", |b| {
+        b.iter(|| {
+            let mut batch = PacketBatch::new();
+            for p in spare.drain(..) {
+                batch.push(p);
             }
+            let batch = hop_pb(hop_pb(hop_pb(hop_pb(batch))));
+            spare.extend(batch);
+        })
+    });
+    c.bench_function("batch32 build+4 hops+drain: SmallVec", |b| {
+        b.iter(|| {
+            let mut batch: SmallVec<[Packet; 32]> = SmallVec::new();
+            for p in spare.drain(..) {
+                batch.push(p);
+            }
+            let batch = hop_sv(hop_sv(hop_sv(hop_sv(batch))));
+            spare.extend(batch);
+        })
+    });
+
+    c.bench_function("baseline: malloc header+2KB buffer, free", |b| {
+        b.iter(|| {
+            let h = Box::new(black_box([0u64; 16]));
+            let buf: Arc<[u8]> = Arc::from(black_box(&[0u8; 2048][..]));
+            drop(black_box((h, buf)));
         })
     });
 

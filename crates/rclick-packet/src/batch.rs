@@ -3,7 +3,7 @@
 //!
 //! A batch is a `Vec<Packet>` (three words; moving a batch by value copies
 //! 24 bytes, never the packets) whose backing storage is recycled through the
-//! thread-local [`pool`](crate::pool): [`PacketBatch::new`] does not
+//! thread-local [`pool`] module: [`PacketBatch::new`] does not
 //! allocate, the first [`push`](PacketBatch::push) takes a vector from the
 //! pool (capacity [`BATCH_CAPACITY`](crate::pool::BATCH_CAPACITY) when fresh),
 //! and dropping the batch returns it. A `SmallVec` with inline storage was not

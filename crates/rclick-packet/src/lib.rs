@@ -23,7 +23,8 @@
 //! * **Time**: [`Timestamp`] is `i64` nanoseconds since the epoch with
 //!   Click's `sec.usec` display.
 //!
-//! The crate contains no `unsafe` code.
+//! The crate contains no `unsafe` code. Buffer reference counts are atomic
+//! (`Arc`), so packets are `Send + Sync` and may move between threads.
 //!
 //! ```
 //! use rclick_packet::{Packet, PacketBatch};

@@ -240,7 +240,7 @@ fn check_len(total: usize) -> Result<(), PacketError> {
 ///
 /// A `Packet` is one pointer wide; moving it is free. See the
 /// [module docs](self) for the layout, copy-on-write and error model, and
-/// [`pool`](crate::pool) for how headers and buffers are recycled.
+/// [`pool`] for how headers and buffers are recycled.
 pub struct Packet {
     /// Always `Some` except inside `Drop`.
     h: Option<Box<Header>>,
@@ -1128,6 +1128,21 @@ mod tests {
         p.uniqueify();
         assert!(!p.is_shared() && !s.is_shared());
         assert_eq!(p.data(), b"data");
+    }
+
+    #[test]
+    fn cow_copy_keeps_pulled_headers_in_headroom() {
+        let frame: Vec<u8> = (0..40u8).collect();
+        let mut p = Packet::from_slice(&frame);
+        p.set_mac_header_len(0, 14);
+        p.pull(14);
+        let mut q = p.clone();
+        q.data_mut()[0] = 0xff;
+        assert!(!q.is_shared());
+        assert_eq!(q.mac_header_offset(), Some(-14));
+        assert_eq!(&q.mac_header().unwrap()[..14], &frame[..14]);
+        assert_eq!(q.ip_header().unwrap()[0], 0xff);
+        assert_eq!(p.ip_header().unwrap()[0], 14);
     }
 
     #[test]
