@@ -277,6 +277,14 @@ pub trait Element: AsAny + Send {
         self.configure(conf, cx)
     }
 
+    /// Called right after a successful [`Element::live_reconfigure`] (a
+    /// reconfiguring handler or a `config` write), with the run-time
+    /// context, so the element can wake notifiers or schedule tasks the new
+    /// configuration affects (a Queue whose capacity grew wakes its pushers).
+    fn reconfigured(&mut self, cx: &mut Ctx) {
+        let _ = cx;
+    }
+
     /// Sets up tasks, timers and neighbour lookups after every element is
     /// configured.
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
@@ -356,6 +364,21 @@ pub trait Element: AsAny + Send {
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let _ = (id, value, cx);
         Err("handler not writable".into())
+    }
+
+    /// A call to handler `name`, which this element does not define, when
+    /// it offers a handler named `*` (Script TYPE PROXY answers every
+    /// handler name). `value` is `Some` for a write, `param` is a read's
+    /// parameter. `None` means "no such handler".
+    fn proxy_handler(
+        &mut self,
+        name: &str,
+        value: Option<&str>,
+        param: &str,
+        cx: &mut Ctx,
+    ) -> Option<Result<String, String>> {
+        let _ = (name, value, param, cx);
+        None
     }
 
     /// The notifier that says when this element has packets to pull

@@ -15,6 +15,9 @@ pub mod testing;
 
 pub use element::{phase, Element, HandlerDef, HandlerFlags, HandlerKind, TaskId, TimerId};
 pub use notifier::{Notifier, NotifierSignal};
+/// Click's configuration-string helpers (`cp_unquote`, `cp_quote`,
+/// `cp_spacevec`, `cp_uncomment`, `cp_argvec`).
+pub use rclick_lang::confparse;
 pub use rclick_packet::{Packet, PacketBatch, Timestamp};
 pub use registry::{ClassInfo, Registry};
 pub use router::{BuildError, BuildOptions, ConfigureCx, Ctx, ElementId, InitCx, Router};

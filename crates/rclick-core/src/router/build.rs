@@ -69,6 +69,8 @@ pub(crate) struct Builder {
     pub tickets: HashMap<ElementId, u32>,
     pub clock: Clock,
     pub errors: Vec<String>,
+    /// Run-count changes made while initializing (a driver Script).
+    pub runcount_delta: i32,
 }
 
 impl Builder {
@@ -117,6 +119,7 @@ impl Router {
                 Clock::real()
             },
             errors: Vec::new(),
+            runcount_delta: 0,
         };
 
         // 1. Instantiate.
@@ -462,7 +465,7 @@ impl Router {
             tasks: b.tasks,
             timers: b.timers,
             element_tasks: b.element_tasks,
-            runcount: AtomicI32::new(INITIAL_RUNCOUNT),
+            runcount: AtomicI32::new(INITIAL_RUNCOUNT.saturating_add(b.runcount_delta)),
             stop_handlers: b.stop_handlers,
             clock: b.clock,
             flat,
@@ -475,6 +478,11 @@ impl Router {
             quit: AtomicBool::new(false),
             log: if opts.capture_log {
                 Some(Mutex::new(Vec::new()))
+            } else {
+                None
+            },
+            out: if opts.capture_log {
+                Some(Mutex::new(String::new()))
             } else {
                 None
             },

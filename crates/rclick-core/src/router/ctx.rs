@@ -278,6 +278,13 @@ impl<'a> InitCx<'a> {
         self.schedule_timer_at(t, now + after);
     }
 
+    /// Changes the router's initial run count (Click's `adjust_runcount`
+    /// during initialization: a driver Script lowers it so that it is asked
+    /// to step as soon as the router starts).
+    pub fn adjust_runcount(&mut self, delta: i32) {
+        self.b.runcount_delta = self.b.runcount_delta.saturating_add(delta);
+    }
+
     /// Asks to be told when the router's run count reaches zero
     /// ([`Element::handle_stop`]).
     pub fn register_stop_handler(&mut self) {
@@ -691,6 +698,12 @@ impl<'a> Ctx<'a> {
     /// Ends the driver at once, whatever the run count.
     pub fn quit(&mut self) {
         self.rt.quit.store(true, Ordering::Release);
+    }
+
+    /// Writes `text` to standard output and flushes it (Script's `print`);
+    /// captured instead when the router was built with `capture_log`.
+    pub fn print_stdout(&self, text: &[u8]) {
+        self.rt.write_stdout(text);
     }
 
     /// Prints a line to the router's log (standard error), as Click's

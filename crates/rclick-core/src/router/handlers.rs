@@ -265,6 +265,14 @@ impl RouterInner {
                     _ => t.thread.load(Ordering::Relaxed).to_string(),
                 })
             }
+            _ if self.element_handler(e, "*").is_some() => {
+                let mut g = self.slots[e]
+                    .lock(sched.id)
+                    .map_err(|_| format!("'{full}' is busy (called from itself)"))?;
+                let mut cx = Ctx::new(self, sched, e);
+                g.proxy_handler(h, None, param, &mut cx)
+                    .unwrap_or_else(|| Err(format!("no '{full}' handler")))
+            }
             _ => Err(format!("no '{full}' handler")),
         }
     }
@@ -286,9 +294,14 @@ impl RouterInner {
             if !def.flags.write {
                 return Err(format!("'{full}' is a read handler"));
             }
-            let mut g = self.slots[e]
-                .lock(sched.id)
-                .map_err(|_| format!("'{full}' is busy (called from itself)"))?;
+            let Ok(mut g) = self.slots[e].lock(sched.id) else {
+                // The element is running on this thread (it is pushing to
+                // the caller): do the write as soon as it returns.
+                sched
+                    .deferred_writes
+                    .push((spec.to_string(), value.to_string(), from));
+                return Ok(());
+            };
             return match def.kind {
                 HandlerKind::Element(id) => {
                     let mut cx = Ctx::new(self, sched, e);
@@ -304,6 +317,9 @@ impl RouterInner {
                     g.live_reconfigure(&args, &mut ccx)
                         .map_err(|m| format!("{full}: {m}"))?;
                     *conf = new_conf;
+                    drop(conf);
+                    let mut cx = Ctx::new(self, sched, e);
+                    g.reconfigured(&mut cx);
                     Ok(())
                 }
             };
@@ -320,6 +336,8 @@ impl RouterInner {
                 let mut ccx = ConfigureCx::new_shared(e, &self.info, &self.names);
                 g.live_reconfigure(&args, &mut ccx)?;
                 *self.configs[e].lock().unwrap_or_else(|p| p.into_inner()) = value.to_string();
+                let mut cx = Ctx::new(self, sched, e);
+                g.reconfigured(&mut cx);
                 Ok(())
             }
             "tickets" if !self.element_tasks[e].is_empty() => {
@@ -336,6 +354,15 @@ impl RouterInner {
             }
             "name" | "class" | "ports" | "handlers" | "scheduled" | "home_thread" => {
                 Err(format!("'{full}' is a read handler"))
+            }
+            _ if self.element_handler(e, "*").is_some() => {
+                let mut g = self.slots[e]
+                    .lock(sched.id)
+                    .map_err(|_| format!("'{full}' is busy (called from itself)"))?;
+                let mut cx = Ctx::new(self, sched, e);
+                g.proxy_handler(h, Some(value), "", &mut cx)
+                    .unwrap_or_else(|| Err(format!("no '{full}' handler")))
+                    .map(|_| ())
             }
             _ => Err(format!("no '{full}' handler")),
         }
@@ -398,27 +425,22 @@ fn is_keyword_arg(a: &str) -> bool {
 /// Click's reconfigure-keyword rewrite: replaces `kw`'s argument (or the
 /// positional one at `pos`) with `KW value`, or appends it.
 fn set_keyword(conf: &str, kw: &str, pos: Option<usize>, value: &str) -> String {
+    // Click's configuration_handler: occurrences of the keyword are removed
+    // and `KW value` appended; failing that, a positional argument at `pos`
+    // is replaced by the bare value; failing that, `KW value` is appended.
     let mut args = rclick_lang::confparse::split_args(conf);
-    let new_arg = format!("{kw} {}", value.trim());
-    let mut replaced = false;
-    for a in args.iter_mut() {
-        if let Some(rest) = a.strip_prefix(kw) {
-            if rest.is_empty() || rest.starts_with(char::is_whitespace) {
-                *a = new_arg.clone();
-                replaced = true;
-            }
-        }
-    }
-    if !replaced {
-        if let Some(p) = pos {
-            if p < args.len() && !is_keyword_arg(&args[p]) {
-                args[p] = new_arg.clone();
-                replaced = true;
-            }
-        }
-    }
-    if !replaced {
-        args.push(new_arg);
+    let is_kw = |a: &str| {
+        a.strip_prefix(kw)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+    };
+    let value = value.trim();
+    if args.iter().any(|a| is_kw(a)) {
+        args.retain(|a| !is_kw(a));
+        args.push(format!("{kw} {value}"));
+    } else if let Some(p) = pos.filter(|&p| p < args.len() && !is_keyword_arg(&args[p])) {
+        args[p] = value.to_string();
+    } else {
+        args.push(format!("{kw} {value}"));
     }
     args.join(", ")
 }
@@ -541,13 +563,14 @@ mod tests {
     #[test]
     fn keyword_rewrite() {
         assert_eq!(set_keyword("", "CAPACITY", Some(0), "10"), "CAPACITY 10");
+        assert_eq!(set_keyword("1000", "CAPACITY", Some(0), "10"), "10");
         assert_eq!(
-            set_keyword("1000", "CAPACITY", Some(0), "10"),
-            "CAPACITY 10"
+            set_keyword("5, 50, 0.02", "MAX_THRESH", Some(1), "60"),
+            "5, 60, 0.02"
         );
         assert_eq!(
             set_keyword("CAPACITY 5, FOO 1", "CAPACITY", Some(0), "10"),
-            "CAPACITY 10, FOO 1"
+            "FOO 1, CAPACITY 10"
         );
         assert_eq!(
             set_keyword("FOO 1", "CAPACITY", None, "10"),

@@ -220,6 +220,9 @@ pub struct RouterInner {
     /// Messages elements print (Print, Message) go here in tests; `None`
     /// means standard error.
     pub(crate) log: Option<Mutex<Vec<String>>>,
+    /// Text elements print to standard output (Script's `print`) goes here
+    /// in tests; `None` means standard output.
+    pub(crate) out: Option<Mutex<String>>,
     /// Names elements defined while configuring (AddressInfo).
     pub(crate) names: ctx::NameTable,
 }
@@ -291,6 +294,15 @@ impl Router {
         }
     }
 
+    /// Text elements printed to standard output, when the router was built
+    /// with `capture_log` (tests); empty otherwise.
+    pub fn take_stdout(&self) -> String {
+        match &self.inner.out {
+            Some(o) => std::mem::take(&mut *o.lock().unwrap_or_else(|p| p.into_inner())),
+            None => String::new(),
+        }
+    }
+
     /// Runs `f` with exclusive access to element `e` (tests, tools).
     pub fn with_element<R>(
         &self,
@@ -320,6 +332,22 @@ impl RouterInner {
                     old + delta
                 })
             });
+    }
+
+    pub(crate) fn write_stdout(&self, text: &[u8]) {
+        match &self.out {
+            Some(o) => o
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push_str(&String::from_utf8_lossy(text)),
+            None => {
+                use std::io::Write;
+                let stdout = std::io::stdout();
+                let mut h = stdout.lock();
+                let _ = h.write_all(text);
+                let _ = h.flush();
+            }
+        }
     }
 
     pub(crate) fn log_line(&self, line: String) {

@@ -31,6 +31,9 @@ pub struct ThreadSched {
     timers: BinaryHeap<Reverse<(i64, u64, u32)>>,
     pass_floor: u64,
     pub(crate) current_task: Option<u32>,
+    /// Handler writes that found their element running on this thread
+    /// (spec, value, calling element); run when that element returns.
+    pub(crate) deferred_writes: Vec<(String, String, Option<usize>)>,
 }
 
 impl ThreadSched {
@@ -42,6 +45,7 @@ impl ThreadSched {
             timers: BinaryHeap::new(),
             pass_floor: 0,
             current_task: None,
+            deferred_writes: Vec::new(),
         }
     }
 
@@ -143,6 +147,7 @@ impl ThreadSched {
                 let mut cx = Ctx::new(rt, self, e);
                 g.run_timer(TimerId(t), &mut cx);
             }
+            self.run_deferred_writes(rt);
             ran = true;
             if rt.runcount.load(Ordering::Acquire) <= 0 {
                 break;
@@ -177,6 +182,23 @@ impl ThreadSched {
             g.run_task(TaskId(t), &mut cx);
             self.current_task = None;
         }
+        self.run_deferred_writes(rt);
+    }
+
+    /// Runs the handler writes deferred because their element was busy on
+    /// this thread (a downstream element, such as a Script or Counter,
+    /// writing to the element that pushed to it).
+    fn run_deferred_writes(&mut self, rt: &RouterInner) {
+        let mut rounds = 0;
+        while !self.deferred_writes.is_empty() && rounds < 16 {
+            rounds += 1;
+            for (spec, value, from) in std::mem::take(&mut self.deferred_writes) {
+                if let Err(e) = rt.call_write(self, &spec, &value, from) {
+                    rt.log_line(e);
+                }
+            }
+        }
+        self.deferred_writes.clear();
     }
 
     /// Puts the tasks scheduled at initialization on their run queues.
@@ -265,7 +287,9 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
             return;
         }
         sched.drain_inbox(rt);
-        sched.run_timers(rt);
+        // Tasks first, then timers, as Click's RouterThread::driver does:
+        // a task scheduled at initialization runs before a timer set for
+        // "now" (Script's first step sees the tasks' first results).
         let mut ran = 0;
         while ran < TASKS_PER_ITER {
             let Some((pass, t)) = sched.next_task(rt) else {
@@ -277,7 +301,8 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
                 break;
             }
         }
-        if ran > 0 || rt.runcount.load(Ordering::Acquire) <= 0 {
+        let timers_ran = rt.runcount.load(Ordering::Acquire) > 0 && sched.run_timers(rt);
+        if ran > 0 || timers_ran || rt.runcount.load(Ordering::Acquire) <= 0 {
             continue;
         }
         sched.drain_inbox(rt);

@@ -1,7 +1,20 @@
-//! (being written)
+//! Router control elements: Script and DriverManager.
 use rclick_core::Registry;
+
+pub mod drivermanager;
+pub mod script;
+mod script_ops;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
-    let _ = r;
+    r.add(
+        "Script",
+        || Box::<script::Script>::default(),
+        include_str!("script.rs"),
+    );
+    r.add(
+        "DriverManager",
+        drivermanager::new,
+        include_str!("drivermanager.rs"),
+    );
 }

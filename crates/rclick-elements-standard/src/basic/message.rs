@@ -1,0 +1,72 @@
+//! # Message
+//!
+//! `Message(MESSAGE [, TYPE])`
+//!
+//! **Category:** basic. Prints a message when configured.
+//!
+//! **Ports:** none.
+//!
+//! ## Description
+//!
+//! Prints MESSAGE when the router is configured. TYPE says how:
+//!
+//! * `MESSAGE` (the default): print MESSAGE as it is.
+//! * `WARNING`: print it as a warning (`warning: MESSAGE`).
+//! * `ERROR`: report it as an error, so configuration fails with MESSAGE.
+//!
+//! Keywords: `MESSAGE` (string, mandatory), `TYPE` (keyword, default
+//! `MESSAGE`).
+//!
+//! ## Examples
+//!
+//! ```text
+//! Message("this configuration is deprecated", WARNING);
+//! ```
+
+use rclick_core::args::{Args, Keyword};
+use rclick_core::Element;
+
+/// The Message element.
+#[derive(Default)]
+pub struct Message;
+
+impl Element for Message {
+    fn class_name(&self) -> &'static str {
+        "Message"
+    }
+    fn port_count(&self) -> &'static str {
+        "0/0"
+    }
+
+    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+        let mut message = String::new();
+        let mut kind = Keyword("MESSAGE".into());
+        Args::new(conf)
+            .read_mp("MESSAGE", &mut message)
+            .read_p("TYPE", &mut kind)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        match kind.0.as_str() {
+            "MESSAGE" => eprintln!("{message}"),
+            "WARNING" => eprintln!("warning: {message}"),
+            "ERROR" => return Err(message),
+            _ => return Err("unrecognized message type".into()),
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::basic::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn error_fails_configuration() {
+        let e = testing::build("Message(\"no way\", ERROR)", &registry(), true).err().unwrap();
+        assert!(e.contains("no way"), "{e}");
+        assert!(testing::build("Message(\"fine\", WARNING)", &registry(), true).is_ok());
+        let e = testing::build("Message(x, BOGUS)", &registry(), true).err().unwrap();
+        assert!(e.contains("unrecognized message type"), "{e}");
+    }
+}

@@ -1,0 +1,112 @@
+//! # Paint
+//!
+//! `Paint(COLOR [, ANNO])`
+//!
+//! **Category:** paint. Sets packets' paint annotation.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Sets each packet's paint annotation (or the one-byte annotation ANNO) to
+//! COLOR, an integer from 0 to 255.
+//!
+//! Keywords:
+//!
+//! * `COLOR` (byte, mandatory): the color.
+//! * `ANNO` (annotation): `PAINT` (the default) or a byte offset into the
+//!   user annotation area.
+//!
+//! ## Annotations
+//!
+//! Sets the paint annotation (or ANNO).
+//!
+//! ## Handlers
+//!
+//! * `color` (read/write): COLOR.
+//!
+//! ## See also
+//!
+//! PaintTee, CheckPaint, PaintSwitch
+
+use rclick_core::args::Args;
+use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+
+use super::{parse_int, AnnoSlot};
+
+/// The Paint element.
+#[derive(Default)]
+pub struct Paint {
+    color: u8,
+    anno: AnnoSlot,
+}
+
+/// Parses `COLOR [, ANNO]` (Paint, CheckPaint, PaintTee).
+pub(crate) fn parse_color(conf: &[String]) -> Result<(u8, AnnoSlot), String> {
+    let mut color: u8 = 0;
+    let mut anno = AnnoSlot::Paint;
+    Args::new(conf)
+        .read_mp("COLOR", &mut color)
+        .read_p("ANNO", &mut anno)
+        .complete()
+        .map_err(|e| e.to_string())?;
+    Ok((color, anno))
+}
+
+/// The `color` handler's read and write.
+pub(crate) fn write_color(value: &str) -> Result<u8, String> {
+    parse_int::<u8>(value).ok_or_else(|| "expected integer between 0 and 255".to_string())
+}
+
+impl Element for Paint {
+    fn class_name(&self) -> &'static str {
+        "Paint"
+    }
+    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+        (self.color, self.anno) = parse_color(conf)?;
+        Ok(())
+    }
+    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+        for p in batch.iter_mut() {
+            self.anno.set(p, self.color);
+        }
+        cx.push(0, batch);
+    }
+    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let mut batch = cx.pull(0, max);
+        for p in batch.iter_mut() {
+            self.anno.set(p, self.color);
+        }
+        batch
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read_write("color", 0)]
+    }
+    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(self.color.to_string())
+    }
+    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.color = write_color(value)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::basic::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn paints() {
+        let r = testing::run(
+            "InfiniteSource(LIMIT 2, STOP true) -> p :: Paint(3) -> ps :: PaintSwitch -> Discard; ps[1], ps[2] -> Discard; ps[3] -> c :: Counter -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "c.count"), "2");
+        assert_eq!(testing::read(&r, "p.color"), "3");
+        assert!(r.write_handler("p.color", "256").is_err());
+        let e = testing::build("Idle -> Paint -> Discard;", &registry(), true).err().unwrap();
+        assert!(e.contains("COLOR"), "{e}");
+    }
+}

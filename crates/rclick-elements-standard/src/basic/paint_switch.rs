@@ -1,0 +1,96 @@
+//! # PaintSwitch
+//!
+//! `PaintSwitch([ANNO])`
+//!
+//! **Category:** paint, classification. Sends packets out the output their
+//! paint names.
+//!
+//! **Ports:** one push input, any number of push outputs.
+//!
+//! ## Description
+//!
+//! Sends each packet out the output numbered by its paint annotation (or
+//! the one-byte annotation ANNO). Packets whose paint names no output are
+//! dropped.
+//!
+//! Keywords: `ANNO` (annotation): `PAINT` (the default) or a byte offset
+//! into the user annotation area.
+//!
+//! ## Annotations
+//!
+//! Reads the paint annotation (or ANNO).
+//!
+//! ## See also
+//!
+//! Paint, CheckPaint, Switch
+
+use rclick_core::args::Args;
+use rclick_core::{Ctx, Element, PacketBatch};
+
+use super::AnnoSlot;
+
+/// The PaintSwitch element.
+#[derive(Default)]
+pub struct PaintSwitch {
+    anno: AnnoSlot,
+}
+
+/// Pushes each packet of `batch` out the output `f` picks, keeping runs of
+/// packets for the same output together and the order across outputs.
+pub(crate) fn push_by(batch: PacketBatch, cx: &mut Ctx, mut f: impl FnMut(&rclick_core::Packet) -> usize) {
+    let n = cx.noutputs();
+    let mut run = PacketBatch::new();
+    let mut run_port = usize::MAX;
+    for p in batch {
+        let port = f(&p);
+        if port != run_port && !run.is_empty() {
+            let b = run.take();
+            if run_port < n {
+                cx.push(run_port, b);
+            }
+        }
+        run_port = port;
+        run.push(p);
+    }
+    if !run.is_empty() && run_port < n {
+        cx.push(run_port, run);
+    }
+}
+
+impl Element for PaintSwitch {
+    fn class_name(&self) -> &'static str {
+        "PaintSwitch"
+    }
+    fn port_count(&self) -> &'static str {
+        "1/-"
+    }
+    fn processing(&self) -> &'static str {
+        "h/h"
+    }
+    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+        let mut anno = AnnoSlot::Paint;
+        Args::new(conf).read_p("ANNO", &mut anno).complete().map_err(|e| e.to_string())?;
+        self.anno = anno;
+        Ok(())
+    }
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let anno = self.anno;
+        push_by(batch, cx, |p| usize::from(anno.get(p)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::basic::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn out_of_range_paint_is_dropped() {
+        let r = testing::run(
+            "InfiniteSource(LIMIT 2, STOP true) -> Paint(7) -> ps :: PaintSwitch -> c :: Counter -> Discard; ps[1] -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "c.count"), "0");
+    }
+}

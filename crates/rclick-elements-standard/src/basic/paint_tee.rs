@@ -1,0 +1,100 @@
+//! # PaintTee
+//!
+//! `PaintTee(COLOR [, ANNO])`
+//!
+//! **Category:** paint. Duplicates packets with a given paint.
+//!
+//! **Ports:** one input, agnostic; agnostic output 0 and push output 1.
+//!
+//! ## Description
+//!
+//! Every packet goes out output 0. A copy of each packet whose paint
+//! annotation (or one-byte annotation ANNO) equals COLOR also goes out
+//! output 1. Routers use it to send redirect notices for packets that leave
+//! by the interface they came in on.
+//!
+//! Keywords: `COLOR` (byte, mandatory); `ANNO` (annotation, default
+//! `PAINT`).
+//!
+//! ## Handlers
+//!
+//! * `color` (read/write): COLOR.
+//!
+//! ## See also
+//!
+//! Paint, CheckPaint, Tee
+
+use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+
+use super::paint::{parse_color, write_color};
+use super::AnnoSlot;
+
+/// The PaintTee element.
+#[derive(Default)]
+pub struct PaintTee {
+    color: u8,
+    anno: AnnoSlot,
+}
+
+impl PaintTee {
+    fn copies(&self, batch: &PacketBatch, cx: &mut Ctx) {
+        let copies: PacketBatch = batch.iter().filter(|p| self.anno.get(p) == self.color).cloned().collect();
+        if !copies.is_empty() {
+            cx.push(1, copies);
+        }
+    }
+}
+
+impl Element for PaintTee {
+    fn class_name(&self) -> &'static str {
+        "PaintTee"
+    }
+    fn port_count(&self) -> &'static str {
+        "1/2"
+    }
+    fn processing(&self) -> &'static str {
+        "a/ah"
+    }
+    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+        (self.color, self.anno) = parse_color(conf)?;
+        Ok(())
+    }
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        self.copies(&batch, cx);
+        cx.push(0, batch);
+    }
+    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let batch = cx.pull(0, max);
+        self.copies(&batch, cx);
+        batch
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read_write("color", 0)]
+    }
+    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(self.color.to_string())
+    }
+    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.color = write_color(value)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::basic::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn copies_matching() {
+        let r = testing::run(
+            "InfiniteSource(LIMIT 3, STOP true) -> Paint(5) -> t :: PaintTee(5) -> a :: Counter -> Discard; t[1] -> b :: Counter -> Discard;\
+             InfiniteSource(LIMIT 3) -> u :: PaintTee(5) -> Discard; u[1] -> c :: Counter -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "a.count"), "3");
+        assert_eq!(testing::read(&r, "b.count"), "3");
+        assert_eq!(testing::read(&r, "c.count"), "0");
+    }
+}

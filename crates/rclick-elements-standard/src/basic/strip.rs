@@ -1,0 +1,90 @@
+//! # Strip
+//!
+//! `Strip(LENGTH)`
+//!
+//! **Category:** basic. Removes bytes from the front of packets.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Deletes the first LENGTH bytes of each packet (all of a shorter one).
+//! The bytes stay in the packet's headroom, so Unstrip can bring them back.
+//!
+//! Keywords: `LENGTH` (unsigned, mandatory).
+//!
+//! ## Handlers
+//!
+//! * `length` (read/write): LENGTH.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> Strip(14) -> CheckIPHeader -> ...
+//! ```
+//!
+//! ## See also
+//!
+//! Unstrip, Truncate, StripToNetworkHeader
+
+use rclick_core::args::Args;
+use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+
+use super::parse_int;
+
+/// The Strip element.
+#[derive(Default)]
+pub struct Strip {
+    n: u32,
+}
+
+impl Element for Strip {
+    fn class_name(&self) -> &'static str {
+        "Strip"
+    }
+    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+        let mut n: u32 = 0;
+        Args::new(conf).read_mp("LENGTH", &mut n).complete().map_err(|e| e.to_string())?;
+        self.n = n;
+        Ok(())
+    }
+    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+        for p in batch.iter_mut() {
+            p.pull(self.n as usize);
+        }
+        cx.push(0, batch);
+    }
+    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let mut batch = cx.pull(0, max);
+        for p in batch.iter_mut() {
+            p.pull(self.n as usize);
+        }
+        batch
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read_write("length", 0)]
+    }
+    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(self.n.to_string())
+    }
+    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.n = parse_int::<u32>(value).ok_or("expected unsigned integer")?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::basic::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn strips_and_clamps() {
+        let r = testing::run(
+            "InfiniteSource(\\<0102030405>, LIMIT 1, STOP true) -> Strip(2) -> Print(a) -> Strip(9) -> Print(b) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(r.take_log(), vec!["a:    3 | 030405", "b:    0"]);
+    }
+}

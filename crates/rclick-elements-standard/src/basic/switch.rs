@@ -1,0 +1,107 @@
+//! # Switch
+//!
+//! `Switch([OUTPUT])`
+//!
+//! **Category:** classification. Sends all packets to one output, chosen
+//! at run time.
+//!
+//! **Ports:** one push input, any number of push outputs.
+//!
+//! ## Description
+//!
+//! Sends every packet out output OUTPUT. A negative OUTPUT, or one that is
+//! not an output, drops all packets. Write the `switch` handler to change
+//! the output while the router runs.
+//!
+//! Keywords: `OUTPUT` (integer): default 0.
+//!
+//! ## Handlers
+//!
+//! * `switch` (read/write): the current output; -1 means drop.
+//! * `config` (read/write): the configuration; writing it reconfigures.
+//!
+//! ## Examples
+//!
+//! ```text
+//! s :: Switch(1); ... -> s; s[0] -> Discard; s[1] -> Print -> Discard;
+//! ```
+//!
+//! ## See also
+//!
+//! StaticSwitch, PullSwitch, RoundRobinSwitch, PaintSwitch
+
+use rclick_core::args::Args;
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
+
+use super::parse_int;
+
+/// The Switch element.
+#[derive(Default)]
+pub struct Switch {
+    output: i64,
+}
+
+/// The output number a switch uses: `n` if it names an output, else -1.
+pub(crate) fn clamp_port(n: i64, nports: usize) -> i64 {
+    if n < 0 || n >= nports as i64 {
+        -1
+    } else {
+        n
+    }
+}
+
+impl Element for Switch {
+    fn class_name(&self) -> &'static str {
+        "Switch"
+    }
+    fn port_count(&self) -> &'static str {
+        "1/-"
+    }
+    fn processing(&self) -> &'static str {
+        "h/h"
+    }
+    fn can_live_reconfigure(&self) -> bool {
+        true
+    }
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut out: i64 = 0;
+        Args::new(conf).read_p("OUTPUT", &mut out).complete().map_err(|e| e.to_string())?;
+        self.output = clamp_port(out, cx.noutputs());
+        Ok(())
+    }
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        if self.output >= 0 {
+            cx.checked_push(self.output as usize, batch);
+        }
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read_write("switch", 0)]
+    }
+    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(self.output.to_string())
+    }
+    fn write_handler(&mut self, _id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
+        let n = parse_int::<i64>(value).ok_or("Switch output must be integer")?;
+        self.output = clamp_port(n, cx.noutputs());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::basic::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn switches() {
+        let conf = "InfiniteSource(LIMIT 4, STOP true) -> s :: Switch(1) -> a :: Counter -> Discard; s[1] -> b :: Counter -> Discard;";
+        let r = testing::run(conf, &registry()).unwrap();
+        assert_eq!(testing::read(&r, "a.count"), "0");
+        assert_eq!(testing::read(&r, "b.count"), "4");
+        assert_eq!(testing::read(&r, "s.switch"), "1");
+        r.write_handler("s.switch", "7").unwrap();
+        assert_eq!(testing::read(&r, "s.switch"), "-1");
+        assert!(r.write_handler("s.switch", "x").is_err());
+        assert_eq!(testing::read(&r, "s.switch"), "-1");
+    }
+}

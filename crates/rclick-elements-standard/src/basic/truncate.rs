@@ -1,0 +1,111 @@
+//! # Truncate
+//!
+//! `Truncate(LENGTH [, KEYWORDS])`
+//!
+//! **Category:** basic. Limits packet length.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Cuts packets longer than LENGTH bytes down to LENGTH bytes, removing
+//! bytes from the end.
+//!
+//! Keywords:
+//!
+//! * `LENGTH` (unsigned, mandatory).
+//! * `EXTRA_LENGTH` (boolean): add the number of bytes removed to the
+//!   extra length annotation. Default true.
+//!
+//! ## Annotations
+//!
+//! Updates the extra length annotation (unless EXTRA_LENGTH is false).
+//!
+//! ## Handlers
+//!
+//! * `length` (read/write): LENGTH.
+//!
+//! ## See also
+//!
+//! Pad, Strip
+
+use rclick_core::args::Args;
+use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+
+use super::parse_int;
+
+/// The Truncate element.
+#[derive(Default)]
+pub struct Truncate {
+    n: u32,
+    extra: bool,
+}
+
+impl Truncate {
+    fn apply(&self, batch: &mut PacketBatch) {
+        let n = self.n as usize;
+        for p in batch.iter_mut() {
+            let len = p.len();
+            if len > n {
+                p.take(len - n);
+                if self.extra {
+                    let e = p.extra_length_anno().saturating_add((len - n) as u32);
+                    p.set_extra_length_anno(e);
+                }
+            }
+        }
+    }
+}
+
+impl Element for Truncate {
+    fn class_name(&self) -> &'static str {
+        "Truncate"
+    }
+    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+        let mut n: u32 = 0;
+        let mut extra = true;
+        Args::new(conf)
+            .read_mp("LENGTH", &mut n)
+            .read("EXTRA_LENGTH", &mut extra)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        self.n = n;
+        self.extra = extra;
+        Ok(())
+    }
+    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+        self.apply(&mut batch);
+        cx.push(0, batch);
+    }
+    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let mut batch = cx.pull(0, max);
+        self.apply(&mut batch);
+        batch
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read_write("length", 0)]
+    }
+    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(self.n.to_string())
+    }
+    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.n = parse_int::<u32>(value).ok_or("expected unsigned integer")?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::basic::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn truncates_and_pads_back() {
+        let r = testing::run(
+            "InfiniteSource(\\<0102030405>, LIMIT 1, STOP true) -> Truncate(2) -> Print(a) -> Pad -> Print(b) -> Truncate(3, EXTRA_LENGTH false) -> Pad -> Print(c) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(r.take_log(), vec!["a:    2 | 0102", "b:    5 | 01020000 00", "c:    3 | 010200"]);
+    }
+}

@@ -1,0 +1,90 @@
+//! # Unstrip
+//!
+//! `Unstrip(LENGTH)`
+//!
+//! **Category:** basic. Puts bytes back at the front of packets.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Adds LENGTH bytes to the front of each packet, the reverse of Strip.
+//! The packet's headroom is used when there is enough; otherwise the packet
+//! is copied into a bigger buffer.
+//!
+//! Keywords: `LENGTH` (unsigned, mandatory).
+//!
+//! ## Handlers
+//!
+//! * `length` (read/write): LENGTH.
+//!
+//! ## See also
+//!
+//! Strip
+
+use rclick_core::args::Args;
+use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
+
+use super::parse_int;
+
+/// The Unstrip element.
+#[derive(Default)]
+pub struct Unstrip {
+    n: u32,
+}
+
+impl Unstrip {
+    fn apply(&self, mut batch: PacketBatch) -> PacketBatch {
+        let n = self.n as usize;
+        batch.retain_mut(|p: &mut Packet| p.push(n).is_ok());
+        batch
+    }
+}
+
+impl Element for Unstrip {
+    fn class_name(&self) -> &'static str {
+        "Unstrip"
+    }
+    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+        let mut n: u32 = 0;
+        Args::new(conf).read_mp("LENGTH", &mut n).complete().map_err(|e| e.to_string())?;
+        self.n = n;
+        Ok(())
+    }
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let b = self.apply(batch);
+        if !b.is_empty() {
+            cx.push(0, b);
+        }
+    }
+    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let b = cx.pull(0, max);
+        self.apply(b)
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read_write("length", 0)]
+    }
+    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(self.n.to_string())
+    }
+    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.n = parse_int::<u32>(value).ok_or("expected unsigned integer")?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::basic::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn grows() {
+        let r = testing::run(
+            "InfiniteSource(\\<0102030405>, LIMIT 1, STOP true) -> Strip(2) -> Unstrip(2) -> Unstrip(100) -> Print(a, 0) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(r.take_log(), vec!["a:  105"]);
+    }
+}

@@ -1,0 +1,131 @@
+//! # Queue
+//!
+//! `Queue([CAPACITY])`, also `FullNoteQueue([CAPACITY])`
+//!
+//! **Category:** storage. Stores packets in a FIFO queue.
+//!
+//! **Ports:** one push input; output 0 pull, optional output 1 push
+//! (dropped packets).
+//!
+//! ## Description
+//!
+//! Stores incoming packets in a first-in-first-out queue. Drops incoming
+//! packets if the queue already holds CAPACITY packets; dropped packets
+//! leave on output 1 when it exists.
+//!
+//! Queue notifies in both directions. Its "empty" notifier is active while
+//! it holds packets: pullers downstream sleep on it and are woken when a
+//! packet arrives in an empty queue (the notifier goes to sleep some pulls
+//! after the queue empties, as NotifierQueue's). Its "full" notifier is
+//! active while it has room: pushers upstream, such as InfiniteSource,
+//! sleep while the queue is full and are woken as soon as a pull (or a
+//! larger capacity, or `reset`) makes room. In every other respect Queue
+//! behaves like SimpleQueue. `FullNoteQueue` is the old name of the same
+//! class.
+//!
+//! Keywords:
+//!
+//! * `CAPACITY` (unsigned integer): the most packets held at once.
+//!   Default 1000.
+//!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Handlers
+//!
+//! * `length` (read): packets now queued.
+//! * `highwater_length` (read): the most packets ever queued at once.
+//! * `capacity` (read/write): CAPACITY. Writing a smaller capacity discards
+//!   the newest packets past it; a larger one wakes sleeping pushers.
+//! * `drops` (read): packets dropped so far.
+//! * `reset_counts` (write): resets `drops` and `highwater_length`.
+//! * `reset` (write): empties the queue.
+//!
+//! ## Examples
+//!
+//! ```text
+//! InfiniteSource -> Queue(10) -> RatedUnqueue(100) -> Discard;
+//! ```
+//!
+//! ## See also
+//!
+//! SimpleQueue, NotifierQueue, QuickNoteQueue, FrontDropQueue, MixedQueue,
+//! RED, Unqueue
+
+use rclick_core::Element;
+
+use super::storage::{QueueElement, QueueKind};
+
+/// Makes a Queue (FullNoteQueue).
+pub fn new() -> Box<dyn Element> {
+    Box::new(QueueElement::new(QueueKind::FullNote))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::queues::test_registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn full_queue_puts_source_to_sleep() {
+        let r = testing::run(
+            "i :: InfiniteSource(LIMIT 15) -> c :: Counter -> q :: Queue(5) -> Idle;",
+            &test_registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "c.count"), "5");
+        assert_eq!(testing::read(&r, "q.drops"), "0");
+        assert_eq!(testing::read(&r, "i.scheduled"), "false");
+    }
+
+    #[test]
+    fn capacity_changes_wake_and_drop() {
+        // Queue-notifiers-01
+        let r = testing::run(
+            "i :: InfiniteSource -> q :: Queue -> Idle;
+             At(0.02, read i.count, write q.capacity 10, read q.config, read q.length);
+             At(0.04, read i.count, write q.capacity 1000, read q.config);
+             At(0.06, read i.count);
+             StopAfter(0.1);",
+            &test_registry(),
+        )
+        .unwrap();
+        assert_eq!(
+            r.take_log(),
+            [
+                "i.count: 1000",
+                "q.config: CAPACITY 10",
+                "q.length: 10",
+                "i.count: 1000",
+                "q.config: CAPACITY 1000",
+                "i.count: 1990"
+            ]
+        );
+    }
+
+    #[test]
+    fn pulls_wake_the_pusher() {
+        let r = testing::run(
+            "InfiniteSource(LIMIT 50, STOP true) -> q :: FullNoteQueue(1) -> c :: Counter -> Unqueue -> Discard;",
+            &test_registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "q.drops"), "0");
+        assert_eq!(testing::read(&r, "q.class"), "FullNoteQueue");
+    }
+
+    #[test]
+    fn shared_length_follows_queue() {
+        let r = testing::run(
+            "InfiniteSource(LIMIT 4, STOP true) -> q :: Queue -> Idle;",
+            &test_registry(),
+        )
+        .unwrap();
+        let q = r.find("q").unwrap();
+        let len = r
+            .with_element(q, |e| crate::queues::storage::storage_length(e).unwrap())
+            .unwrap();
+        assert_eq!(len.load(std::sync::atomic::Ordering::Relaxed), 4);
+    }
+}
