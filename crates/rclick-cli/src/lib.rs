@@ -14,6 +14,9 @@ use rclick_lang::{Diagnostic, FlatConfig, Options};
 pub fn registry() -> Registry {
     let mut r = Registry::new();
     rclick_elements_standard::register(&mut r);
+    rclick_elements_ip::register(&mut r);
+    rclick_elements_ethernet::register(&mut r);
+    rclick_elements_analysis::register(&mut r);
     r
 }
 

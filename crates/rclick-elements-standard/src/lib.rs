@@ -4,6 +4,7 @@
 
 pub mod basic;
 pub mod control;
+pub mod misc;
 pub mod queues;
 
 use rclick_core::Registry;
@@ -13,4 +14,5 @@ pub fn register(r: &mut Registry) {
     basic::register(r);
     queues::register(r);
     control::register(r);
+    misc::register(r);
 }

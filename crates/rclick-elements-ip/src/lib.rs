@@ -1,0 +1,17 @@
+//! The IP element group (Click's `elements/ip`, `elements/icmp` and the IP
+//! parts of `elements/tcpudp`): header checks, address annotations, route
+//! lookups, TTL and options processing, fragmentation, encapsulation, ICMP,
+//! and the tcpdump-like IPClassifier and IPFilter.
+
+pub mod classifier;
+pub mod icmp;
+pub mod ip;
+
+use rclick_core::Registry;
+
+/// Registers every class of this group.
+pub fn register(r: &mut Registry) {
+    ip::register(r);
+    icmp::register(r);
+    classifier::register(r);
+}
