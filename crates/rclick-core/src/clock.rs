@@ -23,9 +23,17 @@ impl Clock {
         Clock::build(false)
     }
 
-    /// A simulated clock, starting at the current real time.
+    /// A simulated clock, starting where Click's `--simtime` starts:
+    /// 1,000,000,000 seconds after the epoch.
     pub fn simulated() -> Clock {
-        Clock::build(true)
+        Clock::simulated_from(Timestamp::from_sec(1_000_000_000))
+    }
+
+    /// A simulated clock starting at `start` (`--simtime=SEC`).
+    pub fn simulated_from(start: Timestamp) -> Clock {
+        let c = Clock::build(true);
+        c.sim_now.store(start.as_nsec(), Ordering::Release);
+        c
     }
 
     fn build(simulated: bool) -> Clock {

@@ -8,6 +8,7 @@ pub mod args;
 pub mod clock;
 pub mod element;
 pub mod notifier;
+pub mod random;
 pub mod registry;
 pub mod router;
 pub mod spec;

@@ -9,7 +9,7 @@
 //! tasks are rescheduled (`Ctx::wake_notifier`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::element::TaskId;
 
@@ -17,6 +17,9 @@ use crate::element::TaskId;
 struct Inner {
     active: AtomicBool,
     listeners: Mutex<Vec<TaskId>>,
+    /// Click's signal name: kind (`empty`, `full`) and allocation index
+    /// within that kind, given by the router after initialization.
+    label: OnceLock<(&'static str, u32)>,
 }
 
 /// A signal one element raises and others listen to. Cheap to clone.
@@ -29,7 +32,20 @@ impl Notifier {
         Notifier(Arc::new(Inner {
             active: AtomicBool::new(active),
             listeners: Mutex::new(Vec::new()),
+            label: OnceLock::new(),
         }))
+    }
+
+    /// Names the signal as Click's router does: the `index`th signal of
+    /// kind `kind` (`empty`, `full`), printed as `kind.WORD/MASK:VALUE`.
+    /// Only the first call has an effect; returns whether it did.
+    pub fn set_label(&self, kind: &'static str, index: u32) -> bool {
+        self.0.label.set((kind, index)).is_ok()
+    }
+
+    /// The signal's name, if the router gave it one.
+    pub fn label(&self) -> Option<(&'static str, u32)> {
+        self.0.label.get().copied()
     }
 
     /// Whether the signal is active.
@@ -117,16 +133,60 @@ impl NotifierSignal {
 }
 
 impl std::fmt::Display for NotifierSignal {
+    /// Click's `NotifierSignal::unparse`: `busy*`, `idle`, or one
+    /// `NAME.WORD/MASK:VALUE` term per 32-signal word (hex mask of the
+    /// signals included, hex value of those active, `*` when any is),
+    /// joined by `+`. Unnamed notifiers print as `@ADDR/1:VALUE`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             NotifierSignal::Idle => write!(f, "idle"),
             NotifierSignal::Busy => write!(f, "busy*"),
             NotifierSignal::Any(v) => {
-                let s: Vec<&str> = v
-                    .iter()
-                    .map(|n| if n.active() { "active" } else { "inactive" })
-                    .collect();
-                write!(f, "{}", s.join(" + "))
+                // (kind, word) -> (mask, value); unnamed ones kept apart
+                let mut words: Vec<(&'static str, u32, u32, u32)> = Vec::new();
+                let mut unnamed: Vec<&Notifier> = Vec::new();
+                for n in v {
+                    let Some((kind, idx)) = n.label() else {
+                        unnamed.push(n);
+                        continue;
+                    };
+                    let (word, bit) = (idx / 32, 1u32 << (idx % 32));
+                    let value = if n.active() { bit } else { 0 };
+                    match words.iter_mut().find(|w| w.0 == kind && w.1 == word) {
+                        Some(w) => {
+                            w.2 |= bit;
+                            w.3 |= value;
+                        }
+                        None => words.push((kind, word, bit, value)),
+                    }
+                }
+                words.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+                let mut first = true;
+                for (kind, word, mask, value) in words {
+                    if !first {
+                        write!(f, "+")?;
+                    }
+                    first = false;
+                    write!(f, "{kind}.{word}/{mask:x}:{value:x}")?;
+                    if value != 0 {
+                        write!(f, "*")?;
+                    }
+                }
+                for n in unnamed {
+                    if !first {
+                        write!(f, "+")?;
+                    }
+                    first = false;
+                    let a = n.active();
+                    write!(
+                        f,
+                        "@{:p}/1:{}{}",
+                        Arc::as_ptr(&n.0),
+                        u8::from(a),
+                        if a { "*" } else { "" }
+                    )?;
+                }
+                Ok(())
             }
         }
     }
@@ -160,6 +220,23 @@ mod tests {
             NotifierSignal::Any(v) => assert_eq!(v.len(), 2),
             _ => panic!("expected Any"),
         }
+    }
+
+    #[test]
+    fn unparse_like_click() {
+        let a = Notifier::new(false);
+        let b = Notifier::new(true);
+        let c = Notifier::new(false);
+        assert!(a.set_label("empty", 0));
+        assert!(!a.set_label("empty", 9));
+        b.set_label("empty", 33);
+        c.set_label("empty", 4);
+        let s = NotifierSignal::Any(vec![b.clone(), a.clone(), c.clone()]);
+        assert_eq!(s.to_string(), "empty.0/11:0+empty.1/2:2*");
+        a.set_active(true);
+        assert_eq!(s.to_string(), "empty.0/11:1*+empty.1/2:2*");
+        assert_eq!(NotifierSignal::Busy.to_string(), "busy*");
+        assert_eq!(NotifierSignal::Idle.to_string(), "idle");
     }
 
     #[test]

@@ -6,13 +6,16 @@
 //! sum, the value stored in a header. Bytes whose sum (checksum field
 //! included) is `0xffff` verify.
 //!
-//! [`sum`] reads the slice eight bytes at a time as native-endian `u32`
-//! pairs into a `u64` accumulator and byte-swaps the folded result once
-//! (RFC 1071's byte-order independence), so it needs no per-word shifts and
-//! the compiler vectorises the loop. Measured on the 2-core CI machine
-//! (`benches/checksum.rs`): 20 bytes in about 3 ns, 64 bytes about 5 ns,
-//! 1500 bytes about 70 ns; a 16-bit-at-a-time loop takes about 8x as long
-//! on 1500 bytes.
+//! [`sum`] reads the slice 32 bytes per iteration as native-endian `u32`
+//! lanes into four `u64` accumulators and byte-swaps the folded result once
+//! (RFC 1071's byte-order independence), so it needs no per-word shifts or
+//! carries and LLVM vectorises the loop. Measured with
+//! `benches/checksum.rs` on the 2-core machine while colleagues were
+//! compiling (criterion medians, then in parentheses the best of 300
+//! trials of 2000 calls, which load disturbs least): 20 bytes 5.5 ns
+//! (4.9), 64 bytes 6.5 ns (5.2), 1500 bytes 96 ns (41);
+//! the 16-bit-at-a-time loop of RFC 1071 takes 7.2, 12.5 and 177 ns.
+//! [`update_u16`] takes 2.7 ns, [`update_u32`] 4.3 ns.
 //!
 //! A slice is summed as if it started at an even offset of the message.
 //! Sums of consecutive even-length pieces may be added with [`combine`].
@@ -30,31 +33,51 @@ fn fold(mut acc: u64) -> u16 {
     acc as u16
 }
 
-/// Adds `data` as native-endian `u32` lanes into a `u64`. The result,
-/// folded and converted from big endian, is the one's-complement sum.
-/// Callers keep `data` under 2^34 bytes so the accumulator cannot overflow.
+/// Reads four bytes as a native-endian `u32`, widened.
+#[inline(always)]
+fn lane(b: &[u8]) -> u64 {
+    u32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as u64
+}
+
+/// Adds `data` as native-endian `u32` lanes into `u64` accumulators. The
+/// result, folded and converted from big endian, is the one's-complement
+/// sum. Callers keep `data` under 2^34 bytes so nothing overflows.
+///
+/// Measured against variants (u64 add-with-carry chains, 8- and 16-byte
+/// strides, a zero-padded tail): 32 bytes per iteration into four
+/// independent accumulators, which LLVM turns into SSE2 adds, was fastest
+/// on 1500 bytes (40 ns against 60 ns for add-with-carry) and no slower on
+/// 20 and 64 bytes. A padded tail (copy into a zeroed block) cost 13 ns on
+/// 20 bytes, so the tail is read 8, 4, 2 and 1 bytes at a time.
 #[inline(always)]
 fn sum_ne(data: &[u8]) -> u64 {
-    let mut a: u64 = 0;
-    let mut b: u64 = 0;
-    let mut chunks = data.chunks_exact(16);
+    let mut acc = [0u64; 4];
+    let mut chunks = data.chunks_exact(32);
     for c in &mut chunks {
-        a += u32::from_ne_bytes([c[0], c[1], c[2], c[3]]) as u64;
-        b += u32::from_ne_bytes([c[4], c[5], c[6], c[7]]) as u64;
-        a += u32::from_ne_bytes([c[8], c[9], c[10], c[11]]) as u64;
-        b += u32::from_ne_bytes([c[12], c[13], c[14], c[15]]) as u64;
+        acc[0] += lane(&c[0..]) + lane(&c[16..]);
+        acc[1] += lane(&c[4..]) + lane(&c[20..]);
+        acc[2] += lane(&c[8..]) + lane(&c[24..]);
+        acc[3] += lane(&c[12..]) + lane(&c[28..]);
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        // Zero padding to a whole chunk is neutral, and puts an odd last
-        // byte in the high half of its big-endian word, as RFC 1071 says.
-        let mut pad = [0u8; 16];
-        pad[..rest.len()].copy_from_slice(rest);
-        for w in pad.chunks_exact(4) {
-            a += u32::from_ne_bytes([w[0], w[1], w[2], w[3]]) as u64;
-        }
+    let mut total = acc[0] + acc[1] + acc[2] + acc[3];
+    let mut rest = chunks.remainder();
+    while rest.len() >= 8 {
+        total += lane(rest) + lane(&rest[4..]);
+        rest = &rest[8..];
     }
-    a + b
+    if rest.len() >= 4 {
+        total += lane(rest);
+        rest = &rest[4..];
+    }
+    if rest.len() >= 2 {
+        total += u16::from_ne_bytes([rest[0], rest[1]]) as u64;
+        rest = &rest[2..];
+    }
+    if let [last] = rest {
+        // An odd last byte is the high half of its big-endian word.
+        total += u16::from_ne_bytes([*last, 0]) as u64;
+    }
+    total
 }
 
 /// The one's-complement sum of `data` read as big-endian 16-bit words

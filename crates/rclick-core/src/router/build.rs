@@ -69,11 +69,29 @@ pub(crate) struct Builder {
     pub tickets: HashMap<ElementId, u32>,
     pub clock: Clock,
     pub errors: Vec<String>,
+    /// Keep log lines (tests) instead of printing them.
+    pub capture: bool,
+    /// Log lines kept while building, when `capture`.
+    pub log: Vec<String>,
     /// Run-count changes made while initializing (a driver Script).
     pub runcount_delta: i32,
 }
 
 impl Builder {
+    /// Prints (or keeps, when capturing) log lines produced while building.
+    pub(crate) fn emit(&mut self, lines: Vec<String>) {
+        if self.capture {
+            self.log.extend(lines);
+        } else {
+            use std::io::Write;
+            let stderr = std::io::stderr();
+            let mut h = stderr.lock();
+            for l in lines {
+                let _ = writeln!(h, "{l}");
+            }
+        }
+    }
+
     pub(crate) fn error_at(&mut self, e: ElementId, msg: impl fmt::Display) {
         let lm = &self.info[e].landmark;
         self.errors.push(format!("{lm}: {msg}"));
@@ -119,6 +137,8 @@ impl Router {
                 Clock::real()
             },
             errors: Vec::new(),
+            capture: opts.capture_log,
+            log: Vec::new(),
             runcount_delta: 0,
         };
 
@@ -375,8 +395,17 @@ impl Router {
             let mut el = b.elements[i].take().expect("present");
             let result = {
                 let mut cx = ConfigureCx::new(i, &b.info, &mut b.names);
-                el.configure(&args, &mut cx)
+                let r = el.configure(&args, &mut cx);
+                (r, std::mem::take(&mut cx.messages))
             };
+            let (result, messages) = result;
+            if !messages.is_empty() {
+                let lm = b.info[i].landmark.clone();
+                let decl = b.info[i].declaration();
+                let mut lines = vec![format!("{lm}: While configuring '{decl}':")];
+                lines.extend(messages.iter().flat_map(|m| m.lines().map(|l| format!("  {l}")).collect::<Vec<_>>()));
+                b.emit(lines);
+            }
             b.elements[i] = Some(el);
             if let Err(msg) = result {
                 let lm = b.info[i].landmark.clone();
@@ -390,12 +419,23 @@ impl Router {
         }
 
         // 6. Initialize, in phase order; stop at the first failure as Click does.
+        // Notifier signals are named in that order too (Click allocates
+        // them while initializing): `empty.N`, `full.N`.
+        let mut signal_counts: HashMap<&'static str, u32> = HashMap::new();
         for &i in &order {
             let mut el = b.elements[i].take().expect("present");
             let result = {
                 let mut cx = InitCx::new(i, &mut b);
                 el.initialize(&mut cx)
             };
+            for (kind, n) in [("empty", el.empty_notifier()), ("full", el.full_notifier())] {
+                if let Some(n) = n {
+                    let c = signal_counts.entry(kind).or_insert(0);
+                    if n.set_label(kind, *c) {
+                        *c += 1;
+                    }
+                }
+            }
             b.elements[i] = Some(el);
             if let Err(msg) = result {
                 let lm = b.info[i].landmark.clone();
@@ -477,7 +517,7 @@ impl Router {
             stats: Default::default(),
             quit: AtomicBool::new(false),
             log: if opts.capture_log {
-                Some(Mutex::new(Vec::new()))
+                Some(Mutex::new(b.log))
             } else {
                 None
             },

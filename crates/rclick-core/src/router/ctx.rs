@@ -35,24 +35,54 @@ impl NameTable {
     }
 }
 
+impl NameTable {
+    /// Click's `NAME:bcast`: the broadcast address of the prefix `base`.
+    fn bcast_of(&self, base: &str) -> Option<String> {
+        let p = crate::args::parse_ip_prefix(self.lookup("ipnet", base)?).ok()?;
+        let a = u32::from(p.addr) | !u32::from(p.mask);
+        Some(std::net::Ipv4Addr::from(a).to_string())
+    }
+
+    /// Click's `NAME:gw`: the first host address of the prefix `base`.
+    fn gw_of(&self, base: &str) -> Option<String> {
+        let p = crate::args::parse_ip_prefix(self.lookup("ipnet", base)?).ok()?;
+        let a = (u32::from(p.addr) & u32::from(p.mask)) | 1;
+        Some(std::net::Ipv4Addr::from(a).to_string())
+    }
+}
+
 impl ArgContext for NameTable {
-    /// AddressInfo defines kinds `ip`, `ipnet` and `eth`; a name may carry
-    /// a suffix that picks the kind (`eth0:ip`, `eth0:ipnet`, `eth0:eth`).
+    /// AddressInfo defines kinds `ip`, `ipnet`, `eth` and `bcast`. As in
+    /// Click, a suffix (case-insensitive) picks the kind whatever kind the
+    /// parser asks for: `:ip`/`:ip4` the address, `:ipnet`/`:ip4net`/`:net`
+    /// the prefix, `:eth`/`:ethernet` the Ethernet address, `:bcast` the
+    /// prefix's broadcast address and `:gw` a name defined as `NAME:gw`, else
+    /// the prefix's first host. Any other suffix resolves nothing.
     fn lookup_address(&self, name: &str, kind: crate::args::AddrKind) -> Option<String> {
         use crate::args::AddrKind;
-        let (base, forced) = match name.rsplit_once(':') {
-            Some((b, "ip")) => (b, Some("ip")),
-            Some((b, "ipnet" | "net")) => (b, Some("ipnet")),
-            Some((b, "eth")) => (b, Some("eth")),
-            Some((b, "bcast")) => (b, Some("bcast")),
-            _ => (name, None),
-        };
-        let k = forced.unwrap_or(match kind {
+        if let Some((base, suffix)) = name.rsplit_once(':') {
+            let suffix = suffix.to_ascii_lowercase();
+            return match suffix.as_str() {
+                "ip" | "ip4" => self.lookup("ip", base).map(str::to_string),
+                "ipnet" | "ip4net" | "net" => self.lookup("ipnet", base).map(str::to_string),
+                "eth" | "ethernet" => self.lookup("eth", base).map(str::to_string),
+                "bcast" => self
+                    .lookup("bcast", base)
+                    .map(str::to_string)
+                    .or_else(|| self.bcast_of(base)),
+                "gw" => self
+                    .lookup("ip", name)
+                    .map(str::to_string)
+                    .or_else(|| self.gw_of(base)),
+                _ => None,
+            };
+        }
+        let k = match kind {
             AddrKind::Ip => "ip",
             AddrKind::IpPrefix => "ipnet",
             AddrKind::Ether => "eth",
-        });
-        self.lookup(k, base).map(str::to_string)
+        };
+        self.lookup(k, name).map(str::to_string)
     }
 }
 
@@ -61,6 +91,8 @@ pub struct ConfigureCx<'a> {
     id: ElementId,
     info: &'a [ElementInfo],
     names: NamesRef<'a>,
+    /// Lines to print once configure returns (warnings, messages).
+    pub(crate) messages: Vec<String>,
 }
 
 enum NamesRef<'a> {
@@ -78,6 +110,7 @@ impl<'a> ConfigureCx<'a> {
             id,
             info,
             names: NamesRef::Mut(names),
+            messages: Vec::new(),
         }
     }
 
@@ -90,6 +123,7 @@ impl<'a> ConfigureCx<'a> {
             id,
             info,
             names: NamesRef::Shared(names),
+            messages: Vec::new(),
         }
     }
 
@@ -139,6 +173,18 @@ impl<'a> ConfigureCx<'a> {
             NamesRef::Shared(n) => n.lookup(kind, name),
         }
     }
+    /// Reports a warning; it is printed with the element's context
+    /// (`file:line: While configuring 'x :: C':` / `  warning: ...`).
+    pub fn warning(&mut self, msg: impl std::fmt::Display) {
+        self.messages.push(format!("warning: {msg}"));
+    }
+
+    /// Prints a message with the element's context (Click's
+    /// `errh->message`).
+    pub fn message(&mut self, msg: impl std::fmt::Display) {
+        self.messages.push(msg.to_string());
+    }
+
     /// The context for argument parsers (address names).
     pub fn arg_context(&self) -> &dyn ArgContext {
         match &self.names {
@@ -283,6 +329,21 @@ impl<'a> InitCx<'a> {
     /// to step as soon as the router starts).
     pub fn adjust_runcount(&mut self, delta: i32) {
         self.b.runcount_delta = self.b.runcount_delta.saturating_add(delta);
+    }
+
+    /// Reports a warning with the element's context
+    /// (`file:line: While initializing 'x :: C':` / `  warning: ...`).
+    pub fn warning(&mut self, msg: impl std::fmt::Display) {
+        let lm = self.b.info[self.id].landmark.clone();
+        let decl = self.b.info[self.id].declaration();
+        let lines = vec![format!("{lm}: While initializing '{decl}':"), format!("  warning: {msg}")];
+        self.b.emit(lines);
+    }
+
+    /// Prints a line to the router's log (standard error) while
+    /// initializing, as Click's `click_chatter`.
+    pub fn log(&mut self, line: impl Into<String>) {
+        self.b.emit(vec![line.into()]);
     }
 
     /// Asks to be told when the router's run count reaches zero
@@ -483,6 +544,10 @@ impl<'a> InitCx<'a> {
     }
 }
 
+/// Re-entrant pushes kept waiting at most (beyond that they are dropped
+/// and counted).
+const MAX_DEFERRED_PUSHES: usize = 4096;
+
 /// What an element sees while it runs: its way to its neighbours, the
 /// clock, its tasks and timers, and the router's handlers.
 pub struct Ctx<'a> {
@@ -516,12 +581,79 @@ impl<'a> Ctx<'a> {
             Ok(mut g) => {
                 let saved = std::mem::replace(&mut self.current, to as usize);
                 g.push(to_port as usize, batch, self);
+                self.deliver_deferred_pushes(&mut **g);
                 self.current = saved;
+            }
+            Err(super::SlotBusy::Reentrant)
+                if self.sched.deferred_pushes.len() < MAX_DEFERRED_PUSHES =>
+            {
+                // The target is running further up this thread's stack:
+                // hand the batch over when it is done (or when it asks).
+                self.sched
+                    .deferred_pushes
+                    .push((to as usize, to_port as usize, batch));
             }
             Err(_) => {
                 rt.stats.reentrant_drops.fetch_add(1, Ordering::Relaxed);
                 self.count_lost(batch.len());
             }
+        }
+    }
+
+    /// Takes the batches other elements pushed to this element while it was
+    /// running on this thread (a push loop back into it), as `(input port,
+    /// batch)` in arrival order. An element that wants Click's nested
+    /// semantics (ARPQuerier handling the reply to the query it just sent)
+    /// calls this right after its push; whatever it leaves is delivered
+    /// through [`Element::push`] when its current call returns.
+    pub fn take_reentrant_pushes(&mut self) -> Vec<(usize, PacketBatch)> {
+        let me = self.current;
+        if !self.sched.deferred_pushes.iter().any(|d| d.0 == me) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.sched.deferred_pushes.len() {
+            if self.sched.deferred_pushes[i].0 == me {
+                let (_, port, b) = self.sched.deferred_pushes.remove(i);
+                out.push((port, b));
+            } else {
+                i += 1;
+            }
+        }
+        out
+    }
+
+    /// Delivers the deferred pushes addressed to the current element `el`
+    /// (whose lock the caller holds).
+    #[inline]
+    pub(crate) fn deliver_deferred_pushes(&mut self, el: &mut dyn Element) {
+        if !self.sched.deferred_pushes.is_empty() {
+            self.deliver_deferred_pushes_slow(el);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn deliver_deferred_pushes_slow(&mut self, el: &mut dyn Element) {
+        for _ in 0..64 {
+            let pending = self.take_reentrant_pushes();
+            if pending.is_empty() {
+                return;
+            }
+            for (port, b) in pending {
+                el.push(port, b, self);
+            }
+        }
+        let me = self.current;
+        let before = self.sched.deferred_pushes.len();
+        self.sched.deferred_pushes.retain(|d| d.0 != me);
+        let lost = before - self.sched.deferred_pushes.len();
+        if lost > 0 {
+            self.rt
+                .stats
+                .reentrant_drops
+                .fetch_add(lost as u64, Ordering::Relaxed);
         }
     }
 
@@ -715,6 +847,18 @@ impl<'a> Ctx<'a> {
     /// Finds an element by name, relative to this element's compound.
     pub fn find(&self, name: &str) -> Option<ElementId> {
         find_relative(&self.rt.info, self.current, name)
+    }
+
+    /// The context for argument parsers at run time (AddressInfo names),
+    /// for handlers that parse addresses (ARPResponder's `add`).
+    pub fn arg_context(&self) -> &dyn ArgContext {
+        &self.rt.names
+    }
+
+    /// Looks up a name defined by an element while configuring
+    /// (AddressInfo, PortInfo).
+    pub fn lookup_name(&self, kind: &str, name: &str) -> Option<&str> {
+        self.rt.names.lookup(kind, name)
     }
 
     /// Static facts about element `e`.

@@ -62,6 +62,16 @@ fn flags_text(f: HandlerFlags) -> &'static str {
 }
 
 impl RouterInner {
+    /// Logs the messages a live reconfiguration produced, indented as
+    /// Click prints them under an element's context.
+    fn log_messages(&self, messages: Vec<String>) {
+        for m in messages {
+            for l in m.lines() {
+                self.log_line(format!("  {l}"));
+            }
+        }
+    }
+
     fn resolve<'a>(&self, spec: &'a str, from: Option<ElementId>) -> Result<Target<'a>, String> {
         match spec.split_once('.') {
             None => Ok(Target::Global(spec)),
@@ -314,8 +324,9 @@ impl RouterInner {
                     let new_conf = set_keyword(&conf, keyword, position, value);
                     let args = rclick_lang::confparse::split_args(&new_conf);
                     let mut ccx = ConfigureCx::new_shared(e, &self.info, &self.names);
-                    g.live_reconfigure(&args, &mut ccx)
-                        .map_err(|m| format!("{full}: {m}"))?;
+                    let r = g.live_reconfigure(&args, &mut ccx);
+                    self.log_messages(std::mem::take(&mut ccx.messages));
+                    r.map_err(|m| format!("{full}: {m}"))?;
                     *conf = new_conf;
                     drop(conf);
                     let mut cx = Ctx::new(self, sched, e);
@@ -334,7 +345,9 @@ impl RouterInner {
                 }
                 let args = rclick_lang::confparse::split_args(value);
                 let mut ccx = ConfigureCx::new_shared(e, &self.info, &self.names);
-                g.live_reconfigure(&args, &mut ccx)?;
+                let r = g.live_reconfigure(&args, &mut ccx);
+                self.log_messages(std::mem::take(&mut ccx.messages));
+                r?;
                 *self.configs[e].lock().unwrap_or_else(|p| p.into_inner()) = value.to_string();
                 let mut cx = Ctx::new(self, sched, e);
                 g.reconfigured(&mut cx);

@@ -19,11 +19,12 @@ pub mod build;
 pub mod ctx;
 pub mod handlers;
 pub mod sched;
+mod slot;
 
 use std::sync::atomic::{
     AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering,
 };
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::sync::{Arc, Mutex};
 
 use rclick_lang::{FlatConfig, Landmark};
 
@@ -31,6 +32,8 @@ use crate::clock::Clock;
 use crate::element::{Element, HandlerDef};
 use crate::registry::Registry;
 use crate::spec::Processing;
+pub(crate) use slot::Slot;
+pub use slot::SlotBusy;
 
 pub use build::{BuildError, BuildOptions};
 pub use ctx::{ConfigureCx, Ctx, InitCx};
@@ -82,74 +85,6 @@ pub struct Connection {
     pub to: ElementId,
     /// Its input port.
     pub to_port: usize,
-}
-
-/// An element and the lock that gives one thread at a time access to it.
-pub(crate) struct Slot {
-    element: Mutex<Box<dyn Element>>,
-    /// 1 + index of the thread holding the lock, 0 when free.
-    owner: AtomicUsize,
-}
-
-/// Why a call into an element could not be made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SlotBusy {
-    /// The element is already running on this thread (a push loop back
-    /// into an element that is still pushing).
-    Reentrant,
-}
-
-pub(crate) struct SlotGuard<'a> {
-    guard: MutexGuard<'a, Box<dyn Element>>,
-    owner: &'a AtomicUsize,
-}
-
-impl std::ops::Deref for SlotGuard<'_> {
-    type Target = Box<dyn Element>;
-    fn deref(&self) -> &Self::Target {
-        &self.guard
-    }
-}
-
-impl std::ops::DerefMut for SlotGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.guard
-    }
-}
-
-impl Drop for SlotGuard<'_> {
-    fn drop(&mut self) {
-        self.owner.store(0, Ordering::Release);
-    }
-}
-
-impl Slot {
-    pub(crate) fn new(e: Box<dyn Element>) -> Slot {
-        Slot {
-            element: Mutex::new(e),
-            owner: AtomicUsize::new(0),
-        }
-    }
-
-    /// Locks the element for thread `thread`.
-    #[inline]
-    pub(crate) fn lock(&self, thread: usize) -> Result<SlotGuard<'_>, SlotBusy> {
-        let guard = match self.element.try_lock() {
-            Ok(g) => g,
-            Err(TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(TryLockError::WouldBlock) => {
-                if self.owner.load(Ordering::Acquire) == thread + 1 {
-                    return Err(SlotBusy::Reentrant);
-                }
-                self.element.lock().unwrap_or_else(|p| p.into_inner())
-            }
-        };
-        self.owner.store(thread + 1, Ordering::Release);
-        Ok(SlotGuard {
-            guard,
-            owner: &self.owner,
-        })
-    }
 }
 
 /// A task's shared scheduling state.

@@ -31,9 +31,17 @@ pub struct ThreadSched {
     timers: BinaryHeap<Reverse<(i64, u64, u32)>>,
     pass_floor: u64,
     pub(crate) current_task: Option<u32>,
+    /// The running task asked to run again (fast path: no heap traffic when
+    /// it stays the next task to run).
+    resched_current: bool,
     /// Handler writes that found their element running on this thread
     /// (spec, value, calling element); run when that element returns.
     pub(crate) deferred_writes: Vec<(String, String, Option<usize>)>,
+    /// Batches pushed to an element already running on this thread
+    /// (element, input port, batch): a loop such as ARPQuerier -> ARPResponder
+    /// -> ARPQuerier. Delivered when that element's outer call returns, or
+    /// earlier if it asks ([`Ctx::take_reentrant_pushes`]).
+    pub(crate) deferred_pushes: Vec<(usize, usize, rclick_packet::PacketBatch)>,
 }
 
 impl ThreadSched {
@@ -45,7 +53,9 @@ impl ThreadSched {
             timers: BinaryHeap::new(),
             pass_floor: 0,
             current_task: None,
+            resched_current: false,
             deferred_writes: Vec::new(),
+            deferred_pushes: Vec::new(),
         }
     }
 
@@ -57,6 +67,11 @@ impl ThreadSched {
             rt.send_remote(home, Remote::Task(t));
             return;
         }
+        if self.current_task == Some(t) {
+            ti.scheduled.store(true, Ordering::Release);
+            self.resched_current = true;
+            return;
+        }
         if ti.scheduled.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -66,7 +81,9 @@ impl ThreadSched {
     fn enqueue(&mut self, rt: &RouterInner, t: u32) {
         let ti = &rt.tasks[t as usize];
         ti.scheduled.store(true, Ordering::Release);
-        let gen = ti.generation.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
+        // Only the home thread enqueues, so a load and a store suffice.
+        let gen = ti.generation.load(Ordering::Relaxed).wrapping_add(1);
+        ti.generation.store(gen, Ordering::Release);
         let pass = ti.pass.load(Ordering::Relaxed).max(self.pass_floor);
         ti.pass.store(pass, Ordering::Relaxed);
         self.runq.push(Reverse((pass, gen, t)));
@@ -146,6 +163,7 @@ impl ThreadSched {
             if let Ok(mut g) = rt.slots[e].lock(self.id) {
                 let mut cx = Ctx::new(rt, self, e);
                 g.run_timer(TimerId(t), &mut cx);
+                cx.deliver_deferred_pushes(&mut **g);
             }
             self.run_deferred_writes(rt);
             ran = true;
@@ -168,21 +186,40 @@ impl ThreadSched {
         None
     }
 
-    fn run_one_task(&mut self, rt: &RouterInner, pass: u64, t: u32) {
+    /// Runs task `t`. Returns `Some((pass, t))` when the task rescheduled
+    /// itself and is still the next to run: the caller runs it again
+    /// directly, without touching the run queue.
+    fn run_one_task(&mut self, rt: &RouterInner, pass: u64, t: u32) -> Option<(u64, u32)> {
         let ti = &rt.tasks[t as usize];
         ti.scheduled.store(false, Ordering::Release);
         self.pass_floor = pass;
         let stride = STRIDE1 / u64::from(ti.tickets.load(Ordering::Relaxed).clamp(1, MAX_TICKETS));
-        ti.pass.store(pass + stride, Ordering::Relaxed);
-        ti.runs.fetch_add(1, Ordering::Relaxed);
+        let next_pass = pass + stride;
+        ti.pass.store(next_pass, Ordering::Relaxed);
+        ti.runs.store(ti.runs.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
         let e = ti.element;
         if let Ok(mut g) = rt.slots[e].lock(self.id) {
             self.current_task = Some(t);
+            self.resched_current = false;
             let mut cx = Ctx::new(rt, self, e);
             g.run_task(TaskId(t), &mut cx);
+            cx.deliver_deferred_pushes(&mut **g);
             self.current_task = None;
         }
-        self.run_deferred_writes(rt);
+        if !self.deferred_writes.is_empty() {
+            self.run_deferred_writes(rt);
+        }
+        if std::mem::take(&mut self.resched_current) && ti.scheduled.load(Ordering::Acquire) {
+            let first = match self.runq.peek() {
+                None => true,
+                Some(Reverse((p, _, _))) => next_pass <= *p,
+            };
+            if first {
+                return Some((next_pass, t));
+            }
+            self.enqueue(rt, t);
+        }
+        None
     }
 
     /// Runs the handler writes deferred because their element was busy on
@@ -291,15 +328,19 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
         // a task scheduled at initialization runs before a timer set for
         // "now" (Script's first step sees the tasks' first results).
         let mut ran = 0;
+        let mut direct = None;
         while ran < TASKS_PER_ITER {
-            let Some((pass, t)) = sched.next_task(rt) else {
+            let Some((pass, t)) = direct.take().or_else(|| sched.next_task(rt)) else {
                 break;
             };
-            sched.run_one_task(rt, pass, t);
+            direct = sched.run_one_task(rt, pass, t);
             ran += 1;
             if rt.runcount.load(Ordering::Acquire) <= 0 {
                 break;
             }
+        }
+        if let Some((_, t)) = direct {
+            sched.enqueue(rt, t);
         }
         let timers_ran = rt.runcount.load(Ordering::Acquire) > 0 && sched.run_timers(rt);
         if ran > 0 || timers_ran || rt.runcount.load(Ordering::Acquire) <= 0 {

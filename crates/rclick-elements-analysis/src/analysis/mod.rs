@@ -1,7 +1,209 @@
-//! (being written)
-use rclick_core::Registry;
+//! Click's analysis elements: IP summary dumps (the text format of Click's
+//! test suite), aggregates, and timestamp manipulation.
+use rclick_core::{Registry, Timestamp};
+
+pub mod ipsumdump_fields;
+
+mod adjust_timestamp;
+mod aggregate_counter;
+mod aggregate_ip_flows;
+mod from_ip_summary_dump;
+mod random_sample;
+mod set_timestamp;
+mod set_timestamp_delta;
+mod time_filter;
+mod time_sorted_sched;
+mod to_ip_summary_dump;
+
+pub use adjust_timestamp::AdjustTimestamp;
+pub use aggregate_counter::AggregateCounter;
+pub use aggregate_ip_flows::AggregateIPFlows;
+pub use from_ip_summary_dump::FromIPSummaryDump;
+pub use random_sample::RandomSample;
+pub use set_timestamp::SetTimestamp;
+pub use set_timestamp_delta::SetTimestampDelta;
+pub use time_filter::TimeFilter;
+pub use time_sorted_sched::TimeSortedSched;
+pub use to_ip_summary_dump::ToIPSummaryDump;
+
+/// Parses a (possibly negative or `+`-signed) time argument in seconds,
+/// with an optional unit suffix `s`, `ms`, `us` or `ns`.
+pub(crate) fn parse_time_arg(s: &str) -> Result<Timestamp, String> {
+    let s = s.trim();
+    let (num, scale) = if let Some(x) = s.strip_suffix("ms") {
+        (x, 1_000_000i64)
+    } else if let Some(x) = s.strip_suffix("us") {
+        (x, 1_000)
+    } else if let Some(x) = s.strip_suffix("ns") {
+        (x, 1)
+    } else if let Some(x) = s.strip_suffix("sec") {
+        (x, 1_000_000_000)
+    } else if let Some(x) = s.strip_suffix('s') {
+        (x, 1_000_000_000)
+    } else {
+        (s, 1_000_000_000)
+    };
+    let t: Timestamp = num
+        .trim()
+        .parse()
+        .map_err(|_| "expected timestamp".to_string())?;
+    if scale == 1_000_000_000 {
+        Ok(t)
+    } else {
+        // t was parsed as seconds; rescale
+        Ok(Timestamp::from_nsec(
+            (t.as_nsec() as i128 * scale as i128 / 1_000_000_000) as i64,
+        ))
+    }
+}
+
+/// Unparses a time like Click's `Timestamp::unparse`.
+pub(crate) fn unparse_time(t: Timestamp) -> String {
+    let mut s = String::new();
+    ipsumdump_fields::write_timestamp(&mut s, t);
+    s
+}
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
-    let _ = r;
+    r.add(
+        "FromIPSummaryDump",
+        || Box::new(FromIPSummaryDump::default()),
+        include_str!("from_ip_summary_dump.rs"),
+    );
+    r.add(
+        "ToIPSummaryDump",
+        || Box::new(ToIPSummaryDump::default()),
+        include_str!("to_ip_summary_dump.rs"),
+    );
+    r.add(
+        "AdjustTimestamp",
+        || Box::new(AdjustTimestamp::default()),
+        include_str!("adjust_timestamp.rs"),
+    );
+    r.add(
+        "SetTimestamp",
+        || Box::new(SetTimestamp::default()),
+        include_str!("set_timestamp.rs"),
+    );
+    r.add(
+        "SetTimestampDelta",
+        || Box::new(SetTimestampDelta::default()),
+        include_str!("set_timestamp_delta.rs"),
+    );
+    r.add(
+        "RandomSample",
+        || Box::new(RandomSample::default()),
+        include_str!("random_sample.rs"),
+    );
+    r.add(
+        "TimeFilter",
+        || Box::new(TimeFilter::default()),
+        include_str!("time_filter.rs"),
+    );
+    r.add(
+        "TimeSortedSched",
+        || Box::new(TimeSortedSched::default()),
+        include_str!("time_sorted_sched.rs"),
+    );
+    r.add(
+        "AggregateCounter",
+        || Box::new(AggregateCounter::default()),
+        include_str!("aggregate_counter.rs"),
+    );
+    r.add(
+        "AggregateIPFlows",
+        || Box::new(AggregateIPFlows::default()),
+        include_str!("aggregate_ip_flows.rs"),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use rclick_core::testing;
+
+    fn registry() -> rclick_core::Registry {
+        let mut r = rclick_core::Registry::new();
+        crate::register(&mut r);
+        rclick_elements_standard::register(&mut r);
+        r
+    }
+
+    fn dir(name: &str) -> std::path::PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("rclick-analysis-mod-{}-{name}", std::process::id()));
+        let _ = std::fs::create_dir_all(&d);
+        d
+    }
+
+    fn data_lines(path: &std::path::Path) -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('!'))
+            .map(String::from)
+            .collect()
+    }
+
+    #[test]
+    fn adjust_and_sorted_merge() {
+        let d = dir("sorted");
+        std::fs::write(d.join("a"), "!data timestamp\n0.1\n1.0\n5.5\n").unwrap();
+        std::fs::write(d.join("b"), "!data timestamp\n0.3\n0.8\n").unwrap();
+        let out = d.join("out");
+        let conf = format!(
+            "a::FromIPSummaryDump({a}); b::FromIPSummaryDump({b});
+             a -> t::TimeSortedSched(STOP true) -> AdjustTimestamp(+1) -> ToIPSummaryDump({o}, FIELDS timestamp);
+             b -> [1]t;",
+            a = d.join("a").display(),
+            b = d.join("b").display(),
+            o = out.display()
+        );
+        let r = testing::run(&conf, &registry()).unwrap();
+        assert_eq!(
+            data_lines(&out),
+            ["1.100000", "1.300000", "1.800000", "2.000000", "6.500000"]
+        );
+        assert_eq!(testing::read(&r, "t.well_ordered"), "true");
+    }
+
+    #[test]
+    fn aggregate_flows_and_counter() {
+        let d = dir("agg");
+        std::fs::write(
+            d.join("in"),
+            "!data src sport dst dport proto\n1.0.0.1 1 2.0.0.2 2 T\n2.0.0.2 2 1.0.0.1 1 T\n1.0.0.1 5 2.0.0.2 2 U\n",
+        )
+        .unwrap();
+        let out = d.join("out");
+        let conf = format!(
+            "FromIPSummaryDump({i}, STOP true) -> SetTimestamp(1) -> AggregateIPFlows
+               -> c::AggregateCounter -> ToIPSummaryDump({o}, FIELDS aggregate link);",
+            i = d.join("in").display(),
+            o = out.display()
+        );
+        let r = testing::run(&conf, &registry()).unwrap();
+        assert_eq!(data_lines(&out), ["1 0", "1 1", "2 0"]);
+        assert_eq!(testing::read(&r, "c.nagg"), "2");
+        assert_eq!(testing::read(&r, "c.count"), "3");
+    }
+
+    #[test]
+    fn time_filter_and_sample() {
+        let d = dir("tf");
+        std::fs::write(d.join("in"), "!data timestamp\n0.5\n1.5\n2.5\n3.5\n").unwrap();
+        let conf = format!(
+            "FromIPSummaryDump({i}, STOP true) -> TimeFilter(1, 3) -> RandomSample(1) -> c::Counter -> Discard;",
+            i = d.join("in").display()
+        );
+        let r = testing::run(&conf, &registry()).unwrap();
+        assert_eq!(testing::read(&r, "c.count"), "2");
+        assert!(testing::build(
+            "TimeFilter(1, END_AFTER 2, END 3) -> Discard;",
+            &registry(),
+            true
+        )
+        .is_err());
+        assert!(testing::build("Idle -> RandomSample(2) -> Discard;", &registry(), true).is_err());
+    }
 }

@@ -1,7 +1,205 @@
-//! (being written)
-use rclick_core::Registry;
+//! IP elements: header checks, address annotations, route tables, TTL,
+//! encapsulation, DSCP/ECN marking, checksums, and the AddressInfo and
+//! PortInfo name databases.
+//!
+//! One element class per file; shared pieces live here (drop accounting
+//! with Click's `drops`/`drop_details` handlers, scoped name lookup), in
+//! [`iproute`] (Click's IPRouteTable: route syntax and handlers) and in
+//! [`dir248`] (the DIR-24-8 lookup structure).
+
+use std::borrow::Cow;
+
+use rclick_core::element::{HandlerFlags, HandlerKind};
+use rclick_core::{Ctx, HandlerDef, Registry};
+
+pub mod address_info;
+pub mod check_icmp_header;
+pub mod check_ip_header;
+pub mod check_ip_header2;
+pub mod check_tcp_header;
+pub mod check_udp_header;
+pub mod dec_ip_ttl;
+pub mod dir248;
+pub mod direct_ip_lookup;
+pub mod drop_broadcasts;
+pub mod fix_ip_src;
+pub mod get_ip_address;
+pub mod ip_encap;
+pub mod iproute;
+pub mod linear_ip_lookup;
+pub mod mark_ip_ce;
+pub mod mark_ip_header;
+pub mod port_info;
+pub mod radix_ip_lookup;
+pub mod range_ip_lookup;
+pub mod set_ip_address;
+pub mod set_ip_checksum;
+pub mod set_ip_dscp;
+pub mod set_rand_ip_address;
+pub mod set_tcp_checksum;
+pub mod set_udp_checksum;
+pub mod static_ip_lookup;
+pub mod store_ip_address;
+pub mod strip_ip_header;
+pub mod strip_to_network_header;
+mod transport;
+pub mod udp_ip_encap;
+pub mod unstrip_ip_header;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
-    let _ = r;
+    use iproute::{IpRouteTable, Linear};
+    r.add("AddressInfo", || Box::<address_info::AddressInfo>::default(), include_str!("address_info.rs"));
+    r.add("PortInfo", || Box::<port_info::PortInfo>::default(), include_str!("port_info.rs"));
+    r.add("CheckIPHeader", || Box::new(check_ip_header::CheckIPHeader::new(false)), include_str!("check_ip_header.rs"));
+    r.add("CheckIPHeader2", || Box::new(check_ip_header::CheckIPHeader::new(true)), include_str!("check_ip_header2.rs"));
+    r.add("CheckICMPHeader", check_icmp_header::make, include_str!("check_icmp_header.rs"));
+    r.add("CheckUDPHeader", check_udp_header::make, include_str!("check_udp_header.rs"));
+    r.add("CheckTCPHeader", check_tcp_header::make, include_str!("check_tcp_header.rs"));
+    r.add("MarkIPHeader", || Box::<mark_ip_header::MarkIPHeader>::default(), include_str!("mark_ip_header.rs"));
+    r.add("GetIPAddress", || Box::<get_ip_address::GetIPAddress>::default(), include_str!("get_ip_address.rs"));
+    r.add("SetIPAddress", || Box::<set_ip_address::SetIPAddress>::default(), include_str!("set_ip_address.rs"));
+    r.add("StoreIPAddress", || Box::<store_ip_address::StoreIPAddress>::default(), include_str!("store_ip_address.rs"));
+    r.add("SetRandIPAddress", || Box::<set_rand_ip_address::SetRandIPAddress>::default(), include_str!("set_rand_ip_address.rs"));
+    r.add("LinearIPLookup", || Box::new(IpRouteTable::<Linear>::new("LinearIPLookup", true)), include_str!("linear_ip_lookup.rs"));
+    r.add("StaticIPLookup", || Box::new(IpRouteTable::<Linear>::new("StaticIPLookup", false)), include_str!("static_ip_lookup.rs"));
+    r.alias("LookupIPRoute", "StaticIPLookup");
+    r.add("RadixIPLookup", radix_ip_lookup::make, include_str!("radix_ip_lookup.rs"));
+    r.add("DirectIPLookup", direct_ip_lookup::make, include_str!("direct_ip_lookup.rs"));
+    r.add("RangeIPLookup", range_ip_lookup::make, include_str!("range_ip_lookup.rs"));
+    r.add("DropBroadcasts", || Box::<drop_broadcasts::DropBroadcasts>::default(), include_str!("drop_broadcasts.rs"));
+    r.add("FixIPSrc", || Box::<fix_ip_src::FixIPSrc>::default(), include_str!("fix_ip_src.rs"));
+    r.add("DecIPTTL", || Box::<dec_ip_ttl::DecIPTTL>::default(), include_str!("dec_ip_ttl.rs"));
+    r.add("IPEncap", || Box::<ip_encap::IPEncap>::default(), include_str!("ip_encap.rs"));
+    r.add("UDPIPEncap", || Box::<udp_ip_encap::UDPIPEncap>::default(), include_str!("udp_ip_encap.rs"));
+    r.add("StripIPHeader", || Box::<strip_ip_header::StripIPHeader>::default(), include_str!("strip_ip_header.rs"));
+    r.add("UnstripIPHeader", || Box::<unstrip_ip_header::UnstripIPHeader>::default(), include_str!("unstrip_ip_header.rs"));
+    r.add("StripToNetworkHeader", || Box::<strip_to_network_header::StripToNetworkHeader>::default(), include_str!("strip_to_network_header.rs"));
+    r.add("SetIPDSCP", || Box::<set_ip_dscp::SetIPDSCP>::default(), include_str!("set_ip_dscp.rs"));
+    r.add("MarkIPCE", || Box::<mark_ip_ce::MarkIPCE>::default(), include_str!("mark_ip_ce.rs"));
+    r.add("SetIPChecksum", || Box::<set_ip_checksum::SetIPChecksum>::default(), include_str!("set_ip_checksum.rs"));
+    r.add("SetTCPChecksum", || Box::<set_tcp_checksum::SetTCPChecksum>::default(), include_str!("set_tcp_checksum.rs"));
+    r.add("SetUDPChecksum", || Box::<set_udp_checksum::SetUDPChecksum>::default(), include_str!("set_udp_checksum.rs"));
+}
+
+/// A handler that reads and writes configuration keyword `keyword` (Click's
+/// `add_read_handler`/`add_write_handler` with `read_keyword_handler` and
+/// `reconfigure_keyword_handler`).
+pub(crate) fn keyword_handler(name: &'static str, keyword: &'static str, position: Option<usize>) -> HandlerDef {
+    HandlerDef {
+        name: Cow::Borrowed(name),
+        flags: HandlerFlags::READ_WRITE,
+        kind: HandlerKind::Reconfigure {
+            keyword,
+            position,
+            read_id: None,
+        },
+    }
+}
+
+/// Drop accounting shared by the header checkers: a total (`drops`), and
+/// per-reason counts (`drop_details`) when DETAILS is on. The first drop,
+/// or every drop when VERBOSE, is logged as `NAME: WHAT check failed: REASON`.
+pub(crate) struct Drops {
+    pub total: u64,
+    pub reasons: &'static [&'static str],
+    pub per_reason: Vec<u64>,
+    pub verbose: bool,
+    pub details: bool,
+    what: &'static str,
+}
+
+/// Handler id of `drops` for elements using [`Drops`].
+pub(crate) const H_DROPS: u32 = 100;
+/// Handler id of `drop_details`.
+pub(crate) const H_DROP_DETAILS: u32 = 101;
+
+impl Drops {
+    pub fn new(what: &'static str, reasons: &'static [&'static str]) -> Drops {
+        Drops {
+            total: 0,
+            reasons,
+            per_reason: vec![0; reasons.len()],
+            verbose: false,
+            details: false,
+            what,
+        }
+    }
+
+    /// Counts a drop for `reason` (an index into the reason texts).
+    pub fn count(&mut self, reason: usize, cx: &Ctx) {
+        if self.total == 0 || self.verbose {
+            cx.log(format!(
+                "{}: {} check failed: {}",
+                cx.name(),
+                self.what,
+                self.reasons.get(reason).copied().unwrap_or("?")
+            ));
+        }
+        self.total += 1;
+        if let Some(c) = self.per_reason.get_mut(reason) {
+            *c += 1;
+        }
+    }
+
+    pub fn handlers(&self, out: &mut Vec<HandlerDef>) {
+        out.push(HandlerDef::read("drops", H_DROPS));
+        if self.details {
+            out.push(HandlerDef::read("drop_details", H_DROP_DETAILS));
+        }
+    }
+
+    pub fn read(&self, id: u32) -> Option<String> {
+        match id {
+            H_DROPS => Some(self.total.to_string()),
+            H_DROP_DETAILS => {
+                let mut s = String::new();
+                for (n, r) in self.per_reason.iter().zip(self.reasons) {
+                    s.push_str(&format!("{n}\t{r}\n"));
+                }
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Looks a name up the way Click's NameInfo does for elements inside
+/// compounds: first in this element's compound scopes, innermost first,
+/// then globally. Names are stored as `scope/name` by the defining element.
+pub(crate) fn scoped_lookup<'a>(
+    lookup: impl Fn(&str, &str) -> Option<&'a str>,
+    kind: &str,
+    element_name: &str,
+    name: &str,
+) -> Option<&'a str> {
+    let mut prefix = element_name;
+    while let Some(pos) = prefix.rfind('/') {
+        prefix = &prefix[..pos];
+        if let Some(v) = lookup(kind, &format!("{prefix}/{name}")) {
+            return Some(v);
+        }
+    }
+    lookup(kind, name)
+}
+
+/// The compound scope prefix (`a/b/`) of an element name, or "".
+pub(crate) fn scope_of(element_name: &str) -> &str {
+    match element_name.rfind('/') {
+        Some(i) => &element_name[..=i],
+        None => "",
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use rclick_core::Registry;
+
+    /// A registry with this crate's classes and the standard ones.
+    pub fn registry() -> Registry {
+        let mut r = Registry::new();
+        rclick_elements_standard::register(&mut r);
+        crate::register(&mut r);
+        r
+    }
 }

@@ -24,6 +24,17 @@
 //! * `byte_rate` (read), `bit_rate` (read): average bytes and bits a second.
 //! * `reset` (write): starts over.
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> ac :: AverageCounter(IGNORE 1) -> ...
+//! // later: read ac.rate
+//! ```
+//!
 //! ## See also
 //!
 //! Counter
@@ -74,9 +85,16 @@ impl Element for AverageCounter {
         "AverageCounter"
     }
 
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut ignore = 0.0f64;
-        Args::new(conf).read_p("IGNORE", &mut ignore).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_p("IGNORE", &mut ignore)
+            .complete()
+            .map_err(|e| e.to_string())?;
         if !(0.0..1e9).contains(&ignore) {
             return Err("IGNORE: out of range".into());
         }

@@ -18,6 +18,17 @@
 //!
 //! * `length` (read/write): LENGTH.
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> cl :: CheckLength(1500) -> ToDevice(eth0);
+//! cl[1] -> Print(too_long) -> Discard;
+//! ```
+//!
 //! ## See also
 //!
 //! Truncate, Strip
@@ -43,9 +54,16 @@ impl Element for CheckLength {
     fn processing(&self) -> &'static str {
         "a/ah"
     }
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut max: u32 = 0;
-        Args::new(conf).read_mp("LENGTH", &mut max).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_mp("LENGTH", &mut max)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.max = max;
         Ok(())
     }

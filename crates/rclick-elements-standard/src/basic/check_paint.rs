@@ -20,6 +20,16 @@
 //!
 //! * `color` (read/write): COLOR.
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> CheckPaint(1) -> ...  // only packets painted 1 pass
+//! ```
+//!
 //! ## See also
 //!
 //! Paint, PaintTee
@@ -46,7 +56,11 @@ impl Element for CheckPaint {
     fn processing(&self) -> &'static str {
         "a/ah"
     }
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         (self.color, self.anno) = parse_color(conf)?;
         Ok(())
     }

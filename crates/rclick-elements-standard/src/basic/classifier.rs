@@ -39,6 +39,10 @@
 //!            -);               // everything else
 //! ```
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
 //! ## See also
 //!
 //! IPClassifier, IPFilter, PaintSwitch
@@ -71,7 +75,13 @@ pub struct Insn {
 
 impl Insn {
     fn new(offset: u32) -> Insn {
-        Insn { offset, mask: [0; 4], value: [0; 4], j: [J_FAILURE, J_SUCCESS], short_output: false }
+        Insn {
+            offset,
+            mask: [0; 4],
+            value: [0; 4],
+            j: [J_FAILURE, J_SUCCESS],
+            short_output: false,
+        }
     }
     fn mask_u(&self) -> u32 {
         u32::from_be_bytes(self.mask)
@@ -97,13 +107,13 @@ impl Insn {
             None => 0,
         }
     }
-    fn compatible(&self, x: &Insn, consider_short: bool) -> bool {
+    /// Whether the two compares can both succeed (same word, agreeing
+    /// values where their masks overlap).
+    fn compatible(&self, x: &Insn) -> bool {
         if self.mask_u() == 0 || x.mask_u() == 0 {
             return true;
         }
-        if x.offset != self.offset
-            || (consider_short && x.short_output != self.short_output && self.required_length() < x.required_length())
-        {
+        if x.offset != self.offset {
             return false;
         }
         let both = self.mask_u() & x.mask_u();
@@ -138,6 +148,27 @@ impl Insn {
     }
 }
 
+/// Where short packets must go when compare `a` and the compare `b` on its
+/// "yes" branch (same "no" branch, same word) become one compare; `None`
+/// when no single choice gives the same answers as the two compares.
+fn merged_short_output(a: &Insn, b: &Insn) -> Option<bool> {
+    if a.mask_u() == 0 {
+        // A compare that tests nothing becomes the next one entirely.
+        return Some(b.short_output);
+    }
+    if b.mask_u() == 0 {
+        return Some(a.short_output);
+    }
+    let (ra, rb) = (a.required_length(), b.required_length());
+    match (a.short_output, b.short_output) {
+        (false, false) => Some(false),
+        (true, true) if ra == rb => Some(true),
+        (true, false) if rb >= ra => Some(false),
+        (false, true) if rb <= ra => Some(false),
+        _ => None,
+    }
+}
+
 fn jump_text(s: &mut String, j: i32) {
     if j <= J_SUCCESS {
         let c = ['X', '-', '+'][(j - J_NEVER) as usize];
@@ -166,7 +197,9 @@ impl Program {
     #[inline]
     pub fn classify(&self, data: &[u8], noutputs: usize) -> Option<usize> {
         if self.fast.is_empty() {
-            return usize::try_from(self.output_everything).ok().filter(|&o| o < noutputs);
+            return usize::try_from(self.output_everything)
+                .ok()
+                .filter(|&o| o < noutputs);
         }
         let len = data.len();
         let mut pos = 0usize;
@@ -222,7 +255,13 @@ impl Program {
     pub fn unparse(&self) -> String {
         let mut s = String::new();
         for (i, insn) in self.insns.iter().enumerate() {
-            let _ = write!(s, "{}{} {:3}/", if i < 10 { " " } else { "" }, i, insn.offset);
+            let _ = write!(
+                s,
+                "{}{} {:3}/",
+                if i < 10 { " " } else { "" },
+                i,
+                insn.offset
+            );
             for b in insn.value {
                 let _ = write!(s, "{b:02x}");
             }
@@ -247,6 +286,80 @@ impl Program {
         s
     }
 
+    /// Whether knowing that compare `a` went `a_yes` decides compare `b`;
+    /// returns its outcome. Only used while every short packet goes "no".
+    fn decides(a: &Insn, a_yes: bool, b: &Insn) -> Option<bool> {
+        if b.mask_u() == 0 {
+            return Some(true);
+        }
+        if a.offset != b.offset || a.mask_u() == 0 {
+            return None;
+        }
+        let (am, bm) = (a.mask_u(), b.mask_u());
+        let both = am & bm;
+        if a_yes {
+            // A matched, so the packet holds A's bytes, which cover B's.
+            if both == bm {
+                return Some(a.value_u() & bm == b.value_u());
+            }
+            None
+        } else if both == am && b.value_u() & am == a.value_u() {
+            // B tests everything A tested the same way: B fails too (also
+            // when A failed for lack of bytes, since B needs at least as many).
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Click's dominator optimization, simplified: a branch that leads to a
+    /// compare whose outcome every path to it already decides is redirected
+    /// past that compare. Facts known at a compare are the branch outcomes
+    /// common to all paths reaching it (jumps only go forward).
+    fn shift_implied_branches(&mut self) {
+        let n = self.insns.len();
+        if n == 0 || n > 4096 || self.insns.iter().any(|i| i.short_output) {
+            return;
+        }
+        let mut facts: Vec<Option<Vec<(usize, bool)>>> = vec![None; n];
+        facts[0] = Some(Vec::new());
+        for s in 0..n {
+            let Some(known) = facts[s].take() else {
+                continue;
+            };
+            for k in 0..2 {
+                let mut t = self.insns[s].j[k];
+                let mut path = known.clone();
+                path.push((s, k == 1));
+                let mut guard = 0;
+                while t > 0 && (t as usize) < n && guard < n {
+                    guard += 1;
+                    let target = self.insns[t as usize];
+                    let decided = path
+                        .iter()
+                        .find_map(|&(a, yes)| Self::decides(&self.insns[a], yes, &target));
+                    match decided {
+                        Some(out) => t = target.j[usize::from(out)],
+                        None => break,
+                    }
+                }
+                self.insns[s].j[k] = t;
+                if t > 0 && (t as usize) < n {
+                    let ti = t as usize;
+                    path.sort_unstable();
+                    facts[ti] = Some(match facts[ti].take() {
+                        None => path,
+                        Some(prev) => prev
+                            .into_iter()
+                            .filter(|f| path.binary_search(f).is_ok())
+                            .collect(),
+                    });
+                }
+            }
+            facts[s] = Some(known);
+        }
+    }
+
     fn combine_compatible_states(&mut self) {
         let mut i = self.insns.len() as isize - 1;
         let mut guard = 0usize;
@@ -259,7 +372,7 @@ impl Program {
             let mut cur = self.insns[iu];
             if cur.no() > 0 {
                 let no_in = self.insns[cur.no() as usize];
-                if no_in.compatible(&cur, false) && cur.flippable() {
+                if no_in.compatible(&cur) && cur.flippable() {
                     cur.flip();
                     self.insns[iu] = cur;
                 } else if cur.generalizable_or_pair(&no_in) {
@@ -280,12 +393,16 @@ impl Program {
                 self.insns[yi].flip();
             }
             let yes_in = self.insns[yi];
-            if cur.no() == yes_in.no() && yes_in.compatible(&cur, true) {
+            let merged_short = merged_short_output(&cur, &yes_in);
+            if cur.no() == yes_in.no() && yes_in.compatible(&cur) && merged_short.is_some() {
                 cur.j[1] = yes_in.yes();
                 if cur.mask_u() == 0 {
                     cur.offset = yes_in.offset;
                 }
-                cur.set_value_u((cur.value_u() & cur.mask_u()) | (yes_in.value_u() & yes_in.mask_u()));
+                cur.short_output = merged_short.unwrap_or(false);
+                cur.set_value_u(
+                    (cur.value_u() & cur.mask_u()) | (yes_in.value_u() & yes_in.mask_u()),
+                );
                 cur.set_mask_u(cur.mask_u() | yes_in.mask_u());
                 self.insns[iu] = cur;
                 continue;
@@ -322,7 +439,9 @@ impl Program {
             self.insns[0] = self.insns[dest[0] as usize];
         } else if dest[0] < 0 {
             self.output_everything = -(dest[0] as i64);
-        } else if self.insns[0].yes() == 0 && (self.insns[0].no() == 0 || self.insns[0].mask_u() == 0) {
+        } else if self.insns[0].yes() == 0
+            && (self.insns[0].no() == 0 || self.insns[0].mask_u() == 0)
+        {
             self.output_everything = 0;
         }
         // Drop unreachable compares and renumber.
@@ -359,14 +478,21 @@ impl Program {
     }
 
     fn finish(&mut self) {
+        self.shift_implied_branches();
         self.combine_compatible_states();
+
         self.remove_unused_states();
         if self.insns.is_empty() && self.output_everything < 0 {
             self.output_everything = -(J_NEVER as i64);
         } else if self.output_everything >= 0 {
             self.insns.clear();
         }
-        self.safe_length = self.insns.iter().map(Insn::required_length).max().unwrap_or(0);
+        self.safe_length = self
+            .insns
+            .iter()
+            .map(Insn::required_length)
+            .max()
+            .unwrap_or(0);
         self.fast = self
             .insns
             .iter()
@@ -463,7 +589,9 @@ pub fn compile(patterns: &[String]) -> Result<Program, String> {
                 }
             }
             if (vend - vpos) % 2 != 0 {
-                errors.push(format!("pattern {slot}: value has odd number of hex digits"));
+                errors.push(format!(
+                    "pattern {slot}: value has odd number of hex digits"
+                ));
                 vend -= 1;
                 if mpos.is_some() {
                     mend = mend.saturating_sub(1);
@@ -473,7 +601,10 @@ pub fn compile(patterns: &[String]) -> Result<Program, String> {
                 let (ml, vl) = (mend.saturating_sub(mp), vend - vpos);
                 if ml != vl {
                     let too_many = ml > vl;
-                    errors.push(format!("pattern {slot}: mask has too {} hex digits", if too_many { "many" } else { "few" }));
+                    errors.push(format!(
+                        "pattern {slot}: mask has too {} hex digits",
+                        if too_many { "many" } else { "few" }
+                    ));
                     if !too_many {
                         vend = vpos + ml;
                     }
@@ -485,14 +616,13 @@ pub fn compile(patterns: &[String]) -> Result<Program, String> {
             }
             // One compare per 32-bit word the bytes touch.
             let first = insns.len();
-            let mut off = offset as u32;
             let (mut vp, mut mp) = (vpos, mpos);
             let mut fresh = true;
             let mut nbytes = (vend - vpos) / 2;
             if let Some(m) = mpos {
                 nbytes = nbytes.min(mend.saturating_sub(m) / 2);
             }
-            for _ in 0..nbytes {
+            for off in (offset as u32..).take(nbytes) {
                 let (v1, m1) = nibble(s[vp]);
                 let (v0, m0) = nibble(s[vp + 1]);
                 let mut v = (v1 << 4) | v0;
@@ -505,14 +635,13 @@ pub fn compile(patterns: &[String]) -> Result<Program, String> {
                     mp = Some(p + 2);
                 }
                 v &= m;
-                if fresh || off % 4 == 0 {
+                if fresh || off & 3 == 0 {
                     insns.push(Insn::new(off / 4 * 4));
                     fresh = false;
                 }
                 let last = insns.last_mut().expect("just pushed");
-                last.mask[(off % 4) as usize] = m;
-                last.value[(off % 4) as usize] = v;
-                off += 1;
+                last.mask[(off & 3) as usize] = m;
+                last.value[(off & 3) as usize] = v;
             }
             if insns.len() > first {
                 terms.push((first, insns.len(), negated));
@@ -526,11 +655,11 @@ pub fn compile(patterns: &[String]) -> Result<Program, String> {
         }
         // Each term: its compares ANDed; negation swaps success and failure.
         for &(a, b, neg) in &terms {
-            for k in a..b {
+            for (k, insn) in insns.iter_mut().enumerate().take(b).skip(a) {
                 let yes = if k + 1 < b { (k + 1) as i32 } else { J_SUCCESS };
-                insns[k].j = [J_FAILURE, yes];
+                insn.j = [J_FAILURE, yes];
                 if neg {
-                    for j in insns[k].j.iter_mut() {
+                    for j in insn.j.iter_mut() {
                         *j = match *j {
                             J_SUCCESS => J_FAILURE,
                             J_FAILURE => J_SUCCESS,
@@ -574,7 +703,12 @@ pub fn compile(patterns: &[String]) -> Result<Program, String> {
             }
         }
     }
-    let mut prog = Program { insns, output_everything: -1, safe_length: 0, fast: Vec::new() };
+    let mut prog = Program {
+        insns,
+        output_everything: -1,
+        safe_length: 0,
+        fast: Vec::new(),
+    };
     if prog.insns.is_empty() {
         prog.output_everything = -(J_NEVER as i64);
     }
@@ -600,7 +734,10 @@ impl Element for Classifier {
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         if conf.len() != cx.noutputs() {
-            return Err(format!("need {} arguments, one per output port", cx.noutputs()));
+            return Err(format!(
+                "need {} arguments, one per output port",
+                cx.noutputs()
+            ));
         }
         self.prog = compile(conf)?;
         Ok(())
@@ -608,7 +745,9 @@ impl Element for Classifier {
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let n = cx.noutputs();
         let prog = &self.prog;
-        push_by(batch, cx, |p| prog.classify(p.data(), n).unwrap_or(usize::MAX));
+        push_by(batch, cx, |p| {
+            prog.classify(p.data(), n).unwrap_or(usize::MAX)
+        });
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![HandlerDef::read("program", 0)]
@@ -631,9 +770,31 @@ mod tests {
     #[test]
     fn click_program_text() {
         let p = prog(&["1/01", "-"]);
-        assert_eq!(p.unparse(), " 0   0/00010000%00ff0000  yes->[0]  no->[1]\nsafe length 2\nalignment offset 0");
+        assert_eq!(
+            p.unparse(),
+            " 0   0/00010000%00ff0000  yes->[0]  no->[1]\nsafe length 2\nalignment offset 0"
+        );
         let p = prog(&["-"]);
         assert_eq!(p.unparse(), "all->[0]\nsafe length 0\nalignment offset 0");
+    }
+
+    #[test]
+    fn implied_branches_are_skipped() {
+        let p = prog(&["12/0806 20/0001", "12/0806 20/0002", "12/0800", "-"]);
+        assert_eq!(
+            p.unparse(),
+            " 0  12/08060000%ffff0000  yes->step 1  no->step 3\n 1  20/00010000%ffff0000  yes->[0]  no->step 2\n \
+             2  20/00020000%ffff0000  yes->[1]  no->[3]\n 3  12/08000000%ffff0000  yes->[2]  no->[3]\n\
+             safe length 22\nalignment offset 0"
+        );
+        let mut arp = vec![0u8; 42];
+        arp[12] = 8;
+        arp[13] = 6;
+        arp[21] = 2;
+        assert_eq!(p.classify(&arp, 4), Some(1));
+        assert_eq!(p.classify(&arp[..14], 4), Some(3));
+        arp[13] = 0;
+        assert_eq!(p.classify(&arp, 4), Some(2));
     }
 
     #[test]
@@ -682,12 +843,24 @@ mod tests {
 
     #[test]
     fn errors() {
-        let e = compile(&["x/01".to_string(), "1/0".to_string(), "1/01%f".to_string(), "4".to_string()]).unwrap_err();
+        let e = compile(&[
+            "x/01".to_string(),
+            "1/0".to_string(),
+            "1/01%f".to_string(),
+            "4".to_string(),
+        ])
+        .unwrap_err();
         assert_eq!(
             e,
             "pattern 0: expected a digit\npattern 1: value has less than 2 hex digits\npattern 2: mask has too few hex digits\npattern 3: expected '/'"
         );
-        let e = testing::build("Idle -> c :: Classifier(1/01) -> Discard; c[1] -> Discard;", &registry(), true).err().unwrap();
+        let e = testing::build(
+            "Idle -> c :: Classifier(1/01) -> Discard; c[1] -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
         assert!(e.contains("need 2 arguments, one per output port"), "{e}");
     }
 
@@ -709,7 +882,104 @@ mod tests {
         assert_eq!(testing::read(&r, "a.count"), "0");
         assert_eq!(testing::read(&r, "b.count"), "3");
         assert_eq!(testing::read(&r, "x.count"), "0");
-        let r = testing::run("InfiniteSource(LIMIT 1, STOP true) -> Classifier(-) -> Print(A) -> Discard;", &registry()).unwrap();
+        let r = testing::run(
+            "InfiniteSource(LIMIT 1, STOP true) -> Classifier(-) -> Print(A) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
         assert_eq!(r.take_log().len(), 1);
+    }
+
+    /// Straightforward reading of the pattern language, for comparison.
+    fn naive(patterns: &[String], data: &[u8]) -> Option<usize> {
+        'pat: for (i, p) in patterns.iter().enumerate() {
+            for clause in p.split_whitespace().filter(|c| *c != "-") {
+                let (neg, c) = match clause.strip_prefix('!') {
+                    Some(c) => (true, c),
+                    None => (false, clause),
+                };
+                let (off, rest) = c.split_once('/').unwrap();
+                let off: usize = off.parse().unwrap();
+                let (val, mask) = rest.split_once('%').unwrap_or((rest, ""));
+                let vb = val.as_bytes();
+                let mb = mask.as_bytes();
+                let mut ok = true;
+                for k in 0..vb.len() / 2 {
+                    let nib = |c: u8| super::nibble(c);
+                    let (v1, m1) = nib(vb[2 * k]);
+                    let (v0, m0) = nib(vb[2 * k + 1]);
+                    let mut m = (m1 << 4) | m0;
+                    if !mb.is_empty() {
+                        let (a1, b1) = nib(mb[2 * k]);
+                        let (a0, b0) = nib(mb[2 * k + 1]);
+                        m &= ((a1 << 4) | a0) & ((b1 << 4) | b0);
+                    }
+                    let v = ((v1 << 4) | v0) & m;
+                    if m != 0 {
+                        match data.get(off + k) {
+                            Some(&d) if d & m == v => {}
+                            _ => ok = false,
+                        }
+                    }
+                }
+                if ok == neg {
+                    continue 'pat;
+                }
+            }
+            return Some(i);
+        }
+        None
+    }
+
+    #[test]
+    fn compiled_programs_agree_with_the_pattern_language() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rnd = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let bytes = ["00", "01", "ff", "0?", "?1", "??", "f0"];
+        for _ in 0..400 {
+            let npat = 1 + rnd(4) as usize;
+            let mut pats = Vec::new();
+            for _ in 0..npat {
+                if rnd(6) == 0 {
+                    pats.push("-".to_string());
+                    continue;
+                }
+                let mut clauses = Vec::new();
+                for _ in 0..1 + rnd(3) {
+                    let off = rnd(10);
+                    let len = 1 + rnd(5) as usize;
+                    let val: String = (0..len).map(|_| bytes[rnd(7) as usize]).collect();
+                    let mask = if rnd(3) == 0 {
+                        format!(
+                            "%{}",
+                            (0..len).map(|_| bytes[rnd(7) as usize]).collect::<String>()
+                        )
+                    } else {
+                        String::new()
+                    };
+                    let neg = if rnd(4) == 0 { "!" } else { "" };
+                    clauses.push(format!("{neg}{off}/{val}{mask}"));
+                }
+                pats.push(clauses.join(" "));
+            }
+            let p = compile(&pats).unwrap();
+            for _ in 0..40 {
+                let len = rnd(18) as usize;
+                let data: Vec<u8> = (0..len)
+                    .map(|_| [0u8, 1, 0xff, 0x10][rnd(4) as usize])
+                    .collect();
+                assert_eq!(
+                    p.classify(&data, npat),
+                    naive(&pats, &data),
+                    "{pats:?} on {data:02x?}\n{}",
+                    p.unparse()
+                );
+            }
+        }
     }
 }

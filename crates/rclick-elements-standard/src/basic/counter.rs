@@ -36,6 +36,10 @@
 //! ... -> c :: Counter(COUNT_CALL 100 stop) -> ...
 //! ```
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
 //! ## See also
 //!
 //! AverageCounter
@@ -58,12 +62,14 @@ fn parse_trigger(text: &str, what: &str) -> Result<Trigger, String> {
     let text = text.trim();
     let (n, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
     let at: u64 = super::parse_int(n).ok_or_else(|| format!("{what} type mismatch"))?;
-    let rest = rest.trim();
-    if rest.is_empty() {
-        return Err(format!("{what}: missing handler"));
-    }
-    let (handler, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    Ok(Trigger { at, handler: handler.to_string(), value: value.trim().to_string(), fired: false })
+    let (handler, value) =
+        super::parse_handler_call(rest).ok_or_else(|| format!("{what}: missing handler"))?;
+    Ok(Trigger {
+        at,
+        handler,
+        value,
+        fired: false,
+    })
 }
 
 /// The Counter element.
@@ -92,7 +98,10 @@ impl Counter {
         self.byte_count = 0;
         self.rate.reset();
         self.byte_rate.reset();
-        for t in [&mut self.count_call, &mut self.byte_call].into_iter().flatten() {
+        for t in [&mut self.count_call, &mut self.byte_call]
+            .into_iter()
+            .flatten()
+        {
             t.fired = false;
         }
     }
@@ -108,7 +117,9 @@ impl Counter {
         self.rate.update(b.len() as u64, now);
         self.byte_rate.update(bytes, now);
         match &self.count_call {
-            Some(t) if !t.fired && t.at > before && t.at <= self.count => Some((t.at - before) as usize),
+            Some(t) if !t.fired && t.at > before && t.at <= self.count => {
+                Some((t.at - before) as usize)
+            }
             _ => None,
         }
     }
@@ -144,7 +155,11 @@ impl Element for Counter {
         "Counter"
     }
 
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut cc = AnyArg::default();
         let mut bc = AnyArg::default();
         Args::new(conf)
@@ -152,8 +167,16 @@ impl Element for Counter {
             .read("BYTE_COUNT_CALL", &mut bc)
             .complete()
             .map_err(|e| e.to_string())?;
-        let count_call = if cc.0.is_empty() { None } else { Some(parse_trigger(&cc.0, "COUNT_CALL")?) };
-        let byte_call = if bc.0.is_empty() { None } else { Some(parse_trigger(&bc.0, "BYTE_COUNT_CALL")?) };
+        let count_call = if cc.0.is_empty() {
+            None
+        } else {
+            Some(parse_trigger(&cc.0, "COUNT_CALL")?)
+        };
+        let byte_call = if bc.0.is_empty() {
+            None
+        } else {
+            Some(parse_trigger(&bc.0, "BYTE_COUNT_CALL")?)
+        };
         self.count_call = count_call;
         self.byte_call = byte_call;
         self.reset();
@@ -232,7 +255,10 @@ impl Element for Counter {
                 self.byte_rate.update(0, now);
                 unparse_real2(self.byte_rate.scaled_rate().saturating_mul(8), EWMA_SCALE)
             }
-            H_COUNT_CALL => self.count_call.as_ref().map_or(String::new(), |t| t.at.to_string()),
+            H_COUNT_CALL => self
+                .count_call
+                .as_ref()
+                .map_or(String::new(), |t| t.at.to_string()),
             _ => return Err("no such handler".into()),
         })
     }
@@ -241,13 +267,15 @@ impl Element for Counter {
         match id {
             H_RESET => self.reset(),
             H_COUNT_CALL => {
-                let t = parse_trigger(value, "count_call")
-                    .map_err(|_| "'count_call' first word should be unsigned (count)".to_string())?;
+                let t = parse_trigger(value, "count_call").map_err(|_| {
+                    "'count_call' first word should be unsigned (count)".to_string()
+                })?;
                 self.count_call = Some(t);
             }
             H_BYTE_COUNT_CALL => {
-                let t = parse_trigger(value, "byte_count_call")
-                    .map_err(|_| "'byte_count_call' first word should be unsigned (count)".to_string())?;
+                let t = parse_trigger(value, "byte_count_call").map_err(|_| {
+                    "'byte_count_call' first word should be unsigned (count)".to_string()
+                })?;
                 self.byte_call = Some(t);
             }
             _ => return Err("no such handler".into()),
@@ -288,13 +316,23 @@ mod tests {
 
     #[test]
     fn bad_call() {
-        let e = testing::build("Idle -> Counter(COUNT_CALL x y) -> Discard;", &registry(), true).err().unwrap();
+        let e = testing::build(
+            "Idle -> Counter(COUNT_CALL x y) -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
         assert!(e.contains("COUNT_CALL type mismatch"), "{e}");
     }
 
     #[test]
     fn rate_is_positive_while_busy() {
-        let r = testing::run("RatedSource(RATE 1000, LIMIT 2000, STOP true) -> c :: Counter -> Discard;", &registry()).unwrap();
+        let r = testing::run(
+            "RatedSource(RATE 1000, LIMIT 2000, STOP true) -> c :: Counter -> Discard;",
+            &registry(),
+        )
+        .unwrap();
         let rate: f64 = testing::read(&r, "c.rate").parse().unwrap();
         assert!(rate > 500.0 && rate < 1500.0, "{rate}");
     }

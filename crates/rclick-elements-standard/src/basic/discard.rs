@@ -32,12 +32,18 @@
 //! ... -> Discard;
 //! ```
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
 //! ## See also
 //!
 //! Idle
 
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, PacketBatch, TaskId};
+use rclick_core::{
+    ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, PacketBatch, TaskId,
+};
 
 use super::parse_bool;
 
@@ -53,7 +59,14 @@ pub struct Discard {
 
 impl Default for Discard {
     fn default() -> Self {
-        Discard { count: 0, burst: 1, active: true, pull_mode: false, task: None, signal: NotifierSignal::Busy }
+        Discard {
+            count: 0,
+            burst: 1,
+            active: true,
+            pull_mode: false,
+            task: None,
+            signal: NotifierSignal::Busy,
+        }
     }
 }
 
@@ -72,12 +85,20 @@ impl Element for Discard {
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         let mut active = true;
         let mut burst: u32 = 1;
-        Args::new(conf).read("ACTIVE", &mut active).read("BURST", &mut burst).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read("ACTIVE", &mut active)
+            .read("BURST", &mut burst)
+            .complete()
+            .map_err(|e| e.to_string())?;
         if !active && cx.input_is_push(0) {
             return Err("ACTIVE is meaningless in push context".into());
         }
         self.active = active;
-        self.burst = if burst == 0 { usize::MAX } else { burst as usize };
+        self.burst = if burst == 0 {
+            usize::MAX
+        } else {
+            burst as usize
+        };
         self.pull_mode = !cx.input_is_push(0);
         Ok(())
     }
@@ -97,6 +118,11 @@ impl Element for Discard {
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
+        // An inactive Discard stays asleep even when upstream notifiers
+        // wake its task (Click keeps such a task strongly unscheduled).
+        if !self.active {
+            return false;
+        }
         let want = self.burst.min(1 << 16);
         let mut sent = 0usize;
         while sent < want {
@@ -117,7 +143,10 @@ impl Element for Discard {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut v = vec![HandlerDef::read("count", H_COUNT), HandlerDef::write("reset_counts", H_RESET)];
+        let mut v = vec![
+            HandlerDef::read("count", H_COUNT),
+            HandlerDef::write("reset_counts", H_RESET),
+        ];
         if self.pull_mode {
             v.push(HandlerDef::read_write("active", H_ACTIVE));
         }
@@ -158,7 +187,11 @@ mod tests {
 
     #[test]
     fn push_counts() {
-        let r = testing::run("InfiniteSource(LIMIT 9, BURST 4, STOP true) -> d :: Discard;", &registry()).unwrap();
+        let r = testing::run(
+            "InfiniteSource(LIMIT 9, BURST 4, STOP true) -> d :: Discard;",
+            &registry(),
+        )
+        .unwrap();
         assert_eq!(testing::read(&r, "d.count"), "9");
         r.write_handler("d.reset_counts", "").unwrap();
         assert_eq!(testing::read(&r, "d.count"), "0");
@@ -167,13 +200,34 @@ mod tests {
 
     #[test]
     fn active_false_in_push_is_an_error() {
-        let e = testing::build("InfiniteSource -> Discard(ACTIVE false);", &registry(), true).err().unwrap();
+        let e = testing::build(
+            "InfiniteSource -> Discard(ACTIVE false);",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
         assert!(e.contains("ACTIVE is meaningless in push context"), "{e}");
     }
 
     #[test]
+    fn inactive_pull_leaves_packets_queued() {
+        let r = testing::run(
+            "InfiniteSource(LIMIT 5) -> PullNull -> d :: Discard(ACTIVE false);",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "d.count"), "0");
+        assert_eq!(testing::read(&r, "d.scheduled"), "false");
+    }
+
+    #[test]
     fn pull_burst() {
-        let r = testing::run("InfiniteSource(LIMIT 10, STOP true) -> PullNull -> d :: Discard(BURST 0);", &registry()).unwrap();
+        let r = testing::run(
+            "InfiniteSource(LIMIT 10, STOP true) -> PullNull -> d :: Discard(BURST 0);",
+            &registry(),
+        )
+        .unwrap();
         assert_eq!(testing::read(&r, "d.count"), "10");
         assert_eq!(testing::read(&r, "d.active"), "true");
     }

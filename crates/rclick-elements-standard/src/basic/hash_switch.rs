@@ -23,6 +23,14 @@
 //! HashSwitch(26, 8)  // IP source and destination addresses after Ethernet
 //! ```
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
 //! ## See also
 //!
 //! RoundRobinSwitch, Switch
@@ -49,7 +57,11 @@ impl Element for HashSwitch {
     fn processing(&self) -> &'static str {
         "h/h"
     }
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut offset: u32 = 0;
         let mut length: u32 = 0;
         Args::new(conf)

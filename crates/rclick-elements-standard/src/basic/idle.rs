@@ -21,6 +21,14 @@
 //! Idle -> [1]rr :: RoundRobinSched;
 //! ```
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
 //! ## See also
 //!
 //! Discard
@@ -34,7 +42,9 @@ pub struct Idle {
 
 impl Default for Idle {
     fn default() -> Self {
-        Idle { notifier: Notifier::new(false) }
+        Idle {
+            notifier: Notifier::new(false),
+        }
     }
 }
 
@@ -66,7 +76,12 @@ mod tests {
 
     #[test]
     fn inline_ports() {
-        let r = testing::build("i, j :: Idle; i[0] -> [0]j; i[1] -> [1]j; i[2] -> [2]j;", &registry(), true).unwrap();
+        let r = testing::build(
+            "i, j :: Idle; i[0] -> [0]j; i[1] -> [1]j; i[2] -> [2]j;",
+            &registry(),
+            true,
+        )
+        .unwrap();
         assert_eq!(r.nelements(), 2);
     }
 

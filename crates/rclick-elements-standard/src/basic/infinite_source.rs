@@ -26,6 +26,8 @@
 //! * `BURST` (integer ≥ 1): packets sent each time the task runs. Default 1.
 //! * `ACTIVE` (boolean): whether to send packets at all. Default true.
 //! * `STOP` (boolean): stop the driver when LIMIT is reached. Default false.
+//! * `END_CALL` (handler call, `HANDLER [VALUE]`): write VALUE to HANDLER
+//!   when LIMIT is reached. May not be given together with STOP.
 //! * `TIMESTAMP` (boolean): set each packet's timestamp annotation to the
 //!   current time. Default true.
 //!
@@ -53,8 +55,10 @@
 //!
 //! RatedSource, TimedSource, Discard
 
-use rclick_core::args::{Args, Data};
-use rclick_core::{Ctx, Element, HandlerDef, InitCx, Notifier, NotifierSignal, PacketBatch, TaskId};
+use rclick_core::args::{AnyArg, Args, Data};
+use rclick_core::{
+    Ctx, Element, HandlerDef, InitCx, Notifier, NotifierSignal, PacketBatch, TaskId,
+};
 use rclick_packet::Packet;
 
 use super::{parse_bool, parse_int, sized_data, template_packet, DEFAULT_DATA};
@@ -67,6 +71,7 @@ pub struct InfiniteSource {
     burst: u32,
     active: bool,
     stop: bool,
+    end_call: Option<(String, String)>,
     timestamp: bool,
     count: u64,
     packet: Packet,
@@ -84,6 +89,7 @@ impl Default for InfiniteSource {
             burst: 1,
             active: true,
             stop: false,
+            end_call: None,
             timestamp: true,
             count: 0,
             packet: Packet::from_slice(DEFAULT_DATA),
@@ -104,7 +110,10 @@ const H_LENGTH: u32 = 6;
 
 impl InfiniteSource {
     fn setup_packet(&mut self) {
-        self.packet = template_packet(rclick_packet::DEFAULT_HEADROOM, &sized_data(&self.data, self.length));
+        self.packet = template_packet(
+            rclick_packet::DEFAULT_HEADROOM,
+            &sized_data(&self.data, self.length),
+        );
     }
 
     fn below_limit(&self) -> bool {
@@ -117,6 +126,17 @@ impl InfiniteSource {
             p.set_timestamp_anno(cx.now());
         }
         p
+    }
+
+    /// The limit was reached: stop the driver or call END_CALL.
+    fn at_end(&mut self, cx: &mut Ctx) {
+        if self.stop {
+            cx.request_stop();
+        } else if let Some((h, v)) = self.end_call.clone() {
+            if let Err(e) = cx.call_write(&h, &v) {
+                cx.log(format!("{}: {e}", cx.name()));
+            }
+        }
     }
 
     /// Resumes after a handler changed something (Click's change_param tail).
@@ -140,7 +160,11 @@ impl Element for InfiniteSource {
         "0/1"
     }
 
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut data = Data(DEFAULT_DATA.to_vec());
         let mut limit: i64 = -1;
         let mut burst: i64 = 1;
@@ -149,6 +173,7 @@ impl Element for InfiniteSource {
         let mut length: i64 = -1;
         let mut datasize: i64 = i64::MIN;
         let mut stop = false;
+        let mut end_call = AnyArg::default();
         Args::new(conf)
             .read_p("DATA", &mut data)
             .read_p("LIMIT", &mut limit)
@@ -158,13 +183,19 @@ impl Element for InfiniteSource {
             .read("LENGTH", &mut length)
             .read("DATASIZE", &mut datasize)
             .read("STOP", &mut stop)
+            .read("END_CALL", &mut end_call)
             .complete()
             .map_err(|e| e.to_string())?;
         if datasize != i64::MIN {
             length = datasize;
         }
+        let length = super::check_length(length)?;
         if burst < 1 {
             return Err("burst size must be >= 1".into());
+        }
+        let end_call = super::parse_handler_call(&end_call.0);
+        if stop && end_call.is_some() {
+            return Err("END_CALL and STOP are mutually exclusive".into());
         }
         self.data = data.0;
         self.limit = limit;
@@ -173,6 +204,7 @@ impl Element for InfiniteSource {
         self.timestamp = timestamp;
         self.length = length;
         self.stop = stop;
+        self.end_call = end_call;
         self.count = 0;
         self.setup_packet();
         Ok(())
@@ -205,8 +237,8 @@ impl Element for InfiniteSource {
             cx.reschedule();
             true
         } else {
-            if self.stop && !self.below_limit() {
-                cx.request_stop();
+            if !self.below_limit() {
+                self.at_end(cx);
             }
             false
         }
@@ -222,9 +254,7 @@ impl Element for InfiniteSource {
             n = n.min((self.limit as u64).saturating_sub(self.count));
         }
         if n == 0 {
-            if self.stop {
-                cx.request_stop();
-            }
+            self.at_end(cx);
             self.notifier.set_active(false);
             return PacketBatch::new();
         }
@@ -272,15 +302,20 @@ impl Element for InfiniteSource {
                 self.data = value.as_bytes().to_vec();
                 self.setup_packet();
             }
-            H_LIMIT => self.limit = parse_int::<i64>(value).ok_or("limit parameter must be integer")?,
+            H_LIMIT => {
+                self.limit = parse_int::<i64>(value).ok_or("limit parameter must be integer")?
+            }
             H_BURST => {
                 let b = parse_int::<u32>(value).filter(|&b| b >= 1);
                 self.burst = b.ok_or("burstsize parameter must be integer >= 1")?;
             }
-            H_ACTIVE => self.active = parse_bool(value).ok_or("active parameter must be boolean")?,
+            H_ACTIVE => {
+                self.active = parse_bool(value).ok_or("active parameter must be boolean")?
+            }
             H_RESET => self.count = 0,
             H_LENGTH => {
-                self.length = parse_int::<i64>(value).ok_or("length must be integer")?;
+                let l = parse_int::<i64>(value).ok_or("length must be integer")?;
+                self.length = super::check_length(l)?;
                 self.setup_packet();
             }
             _ => return Err("no such handler".into()),
@@ -297,7 +332,11 @@ mod tests {
 
     #[test]
     fn limit_and_stop() {
-        let r = testing::run("s :: InfiniteSource(LIMIT 5, STOP true) -> c :: Counter -> Discard;", &registry()).unwrap();
+        let r = testing::run(
+            "s :: InfiniteSource(LIMIT 5, STOP true) -> c :: Counter -> Discard;",
+            &registry(),
+        )
+        .unwrap();
         assert_eq!(testing::read(&r, "c.count"), "5");
         assert_eq!(testing::read(&r, "s.count"), "5");
         assert_eq!(testing::read(&r, "c.byte_count"), "345");
@@ -318,7 +357,9 @@ mod tests {
 
     #[test]
     fn bad_burst() {
-        let e = testing::build("InfiniteSource(BURST 0) -> Discard;", &registry(), true).err().unwrap();
+        let e = testing::build("InfiniteSource(BURST 0) -> Discard;", &registry(), true)
+            .err()
+            .unwrap();
         assert!(e.contains("burst size must be >= 1"), "{e}");
     }
 
@@ -330,5 +371,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!(testing::read(&r, "c.count"), "3");
+    }
+
+    #[test]
+    fn end_call() {
+        let r = testing::run(
+            "s :: InfiniteSource(LIMIT 3, END_CALL c.reset) -> c :: Counter -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "s.count"), "3");
+        assert_eq!(testing::read(&r, "c.count"), "0");
+        let e = testing::build(
+            "InfiniteSource(STOP true, END_CALL stop) -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.contains("END_CALL and STOP are mutually exclusive"),
+            "{e}"
+        );
     }
 }

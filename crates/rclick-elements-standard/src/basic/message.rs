@@ -8,7 +8,9 @@
 //!
 //! ## Description
 //!
-//! Prints MESSAGE when the router is configured. TYPE says how:
+//! Prints MESSAGE to standard error when the router is configured, under a
+//! `FILE:LINE: While configuring 'NAME :: Message':` line, as Click reports
+//! messages about configuration. TYPE says how:
 //!
 //! * `MESSAGE` (the default): print MESSAGE as it is.
 //! * `WARNING`: print it as a warning (`warning: MESSAGE`).
@@ -22,6 +24,18 @@
 //! ```text
 //! Message("this configuration is deprecated", WARNING);
 //! ```
+//!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
+//! ## See also
+//!
+//! Script
 
 use rclick_core::args::{Args, Keyword};
 use rclick_core::Element;
@@ -38,7 +52,11 @@ impl Element for Message {
         "0/0"
     }
 
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut message = String::new();
         let mut kind = Keyword("MESSAGE".into());
         Args::new(conf)
@@ -46,12 +64,25 @@ impl Element for Message {
             .read_p("TYPE", &mut kind)
             .complete()
             .map_err(|e| e.to_string())?;
-        match kind.0.as_str() {
-            "MESSAGE" => eprintln!("{message}"),
-            "WARNING" => eprintln!("warning: {message}"),
+        let text = match kind.0.as_str() {
+            "MESSAGE" => message,
+            "WARNING" => format!("warning: {message}"),
             "ERROR" => return Err(message),
             _ => return Err("unrecognized message type".into()),
+        };
+        // Printed with the configuration context, as Click's error handler
+        // does for every message reported while configuring.
+        let info = cx.element_info(cx.id());
+        let mut out = format!(
+            "{}: While configuring '{}':",
+            info.landmark,
+            info.declaration()
+        );
+        for line in text.lines() {
+            out.push_str("\n  ");
+            out.push_str(line);
         }
+        eprintln!("{out}");
         Ok(())
     }
 }
@@ -63,10 +94,14 @@ mod tests {
 
     #[test]
     fn error_fails_configuration() {
-        let e = testing::build("Message(\"no way\", ERROR)", &registry(), true).err().unwrap();
+        let e = testing::build("Message(\"no way\", ERROR)", &registry(), true)
+            .err()
+            .unwrap();
         assert!(e.contains("no way"), "{e}");
         assert!(testing::build("Message(\"fine\", WARNING)", &registry(), true).is_ok());
-        let e = testing::build("Message(x, BOGUS)", &registry(), true).err().unwrap();
+        let e = testing::build("Message(x, BOGUS)", &registry(), true)
+            .err()
+            .unwrap();
         assert!(e.contains("unrecognized message type"), "{e}");
     }
 }

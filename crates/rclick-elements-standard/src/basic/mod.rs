@@ -44,42 +44,171 @@ pub mod unstrip;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
-    r.add("AverageCounter", || Box::<average_counter::AverageCounter>::default(), include_str!("average_counter.rs"));
-    r.add("CheckLength", || Box::<check_length::CheckLength>::default(), include_str!("check_length.rs"));
-    r.add("CheckPaint", || Box::<check_paint::CheckPaint>::default(), include_str!("check_paint.rs"));
-    r.add("Classifier", || Box::<classifier::Classifier>::default(), include_str!("classifier.rs"));
-    r.add("Counter", || Box::<counter::Counter>::default(), include_str!("counter.rs"));
-    r.add("Discard", || Box::<discard::Discard>::default(), include_str!("discard.rs"));
-    r.add("HashSwitch", || Box::<hash_switch::HashSwitch>::default(), include_str!("hash_switch.rs"));
-    r.add("Idle", || Box::<idle::Idle>::default(), include_str!("idle.rs"));
-    r.add("InfiniteSource", || Box::<infinite_source::InfiniteSource>::default(), include_str!("infinite_source.rs"));
-    r.add("Message", || Box::<message::Message>::default(), include_str!("message.rs"));
-    r.add("Null", || Box::<null::Null>::default(), include_str!("null.rs"));
+    r.add(
+        "AverageCounter",
+        || Box::<average_counter::AverageCounter>::default(),
+        include_str!("average_counter.rs"),
+    );
+    r.add(
+        "CheckLength",
+        || Box::<check_length::CheckLength>::default(),
+        include_str!("check_length.rs"),
+    );
+    r.add(
+        "CheckPaint",
+        || Box::<check_paint::CheckPaint>::default(),
+        include_str!("check_paint.rs"),
+    );
+    r.add(
+        "Classifier",
+        || Box::<classifier::Classifier>::default(),
+        include_str!("classifier.rs"),
+    );
+    r.add(
+        "Counter",
+        || Box::<counter::Counter>::default(),
+        include_str!("counter.rs"),
+    );
+    r.add(
+        "Discard",
+        || Box::<discard::Discard>::default(),
+        include_str!("discard.rs"),
+    );
+    r.add(
+        "HashSwitch",
+        || Box::<hash_switch::HashSwitch>::default(),
+        include_str!("hash_switch.rs"),
+    );
+    r.add(
+        "Idle",
+        || Box::<idle::Idle>::default(),
+        include_str!("idle.rs"),
+    );
+    r.add(
+        "InfiniteSource",
+        || Box::<infinite_source::InfiniteSource>::default(),
+        include_str!("infinite_source.rs"),
+    );
+    r.add(
+        "Message",
+        || Box::<message::Message>::default(),
+        include_str!("message.rs"),
+    );
+    r.add(
+        "Null",
+        || Box::<null::Null>::default(),
+        include_str!("null.rs"),
+    );
     r.add("Pad", || Box::<pad::Pad>::default(), include_str!("pad.rs"));
-    r.add("Paint", || Box::<paint::Paint>::default(), include_str!("paint.rs"));
-    r.add("PaintSwitch", || Box::<paint_switch::PaintSwitch>::default(), include_str!("paint_switch.rs"));
-    r.add("PaintTee", || Box::<paint_tee::PaintTee>::default(), include_str!("paint_tee.rs"));
-    r.add("Print", || Box::<print::Print>::default(), include_str!("print.rs"));
-    r.add("PullNull", || Box::<pull_null::PullNull>::default(), include_str!("pull_null.rs"));
-    r.add("PullSwitch", || Box::<pull_switch::PullSwitch>::default(), include_str!("pull_switch.rs"));
-    r.add("PullTee", || Box::<pull_tee::PullTee>::default(), include_str!("pull_tee.rs"));
-    r.add("PushNull", || Box::<push_null::PushNull>::default(), include_str!("push_null.rs"));
-    r.add("RatedSource", || Box::<rated_source::RatedSource>::default(), include_str!("rated_source.rs"));
-    r.add("RoundRobinSwitch", || Box::<round_robin_switch::RoundRobinSwitch>::default(), include_str!("round_robin_switch.rs"));
-    r.add("SetPacketType", || Box::<set_packet_type::SetPacketType>::default(), include_str!("set_packet_type.rs"));
-    r.add("SimplePullSwitch", || Box::<simple_pull_switch::SimplePullSwitch>::default(), include_str!("simple_pull_switch.rs"));
-    r.add("StaticSwitch", || Box::<static_switch::StaticSwitch>::default(), include_str!("static_switch.rs"));
-    r.add("Strip", || Box::<strip::Strip>::default(), include_str!("strip.rs"));
-    r.add("Switch", || Box::<switch::Switch>::default(), include_str!("switch.rs"));
+    r.add(
+        "Paint",
+        || Box::<paint::Paint>::default(),
+        include_str!("paint.rs"),
+    );
+    r.add(
+        "PaintSwitch",
+        || Box::<paint_switch::PaintSwitch>::default(),
+        include_str!("paint_switch.rs"),
+    );
+    r.add(
+        "PaintTee",
+        || Box::<paint_tee::PaintTee>::default(),
+        include_str!("paint_tee.rs"),
+    );
+    r.add(
+        "Print",
+        || Box::<print::Print>::default(),
+        include_str!("print.rs"),
+    );
+    r.add(
+        "PullNull",
+        || Box::<pull_null::PullNull>::default(),
+        include_str!("pull_null.rs"),
+    );
+    r.add(
+        "PullSwitch",
+        || Box::<pull_switch::PullSwitch>::default(),
+        include_str!("pull_switch.rs"),
+    );
+    r.add(
+        "PullTee",
+        || Box::<pull_tee::PullTee>::default(),
+        include_str!("pull_tee.rs"),
+    );
+    r.add(
+        "PushNull",
+        || Box::<push_null::PushNull>::default(),
+        include_str!("push_null.rs"),
+    );
+    r.add(
+        "RatedSource",
+        || Box::<rated_source::RatedSource>::default(),
+        include_str!("rated_source.rs"),
+    );
+    r.add(
+        "RoundRobinSwitch",
+        || Box::<round_robin_switch::RoundRobinSwitch>::default(),
+        include_str!("round_robin_switch.rs"),
+    );
+    r.add(
+        "SetPacketType",
+        || Box::<set_packet_type::SetPacketType>::default(),
+        include_str!("set_packet_type.rs"),
+    );
+    r.add(
+        "SimplePullSwitch",
+        || Box::<simple_pull_switch::SimplePullSwitch>::default(),
+        include_str!("simple_pull_switch.rs"),
+    );
+    r.add(
+        "StaticSwitch",
+        || Box::<static_switch::StaticSwitch>::default(),
+        include_str!("static_switch.rs"),
+    );
+    r.add(
+        "Strip",
+        || Box::<strip::Strip>::default(),
+        include_str!("strip.rs"),
+    );
+    r.add(
+        "Switch",
+        || Box::<switch::Switch>::default(),
+        include_str!("switch.rs"),
+    );
     r.add("Tee", || Box::<tee::Tee>::default(), include_str!("tee.rs"));
-    r.add("TimedSource", || Box::<timed_source::TimedSource>::default(), include_str!("timed_source.rs"));
-    r.add("Truncate", || Box::<truncate::Truncate>::default(), include_str!("truncate.rs"));
-    r.add("Unstrip", || Box::<unstrip::Unstrip>::default(), include_str!("unstrip.rs"));
+    r.add(
+        "TimedSource",
+        || Box::<timed_source::TimedSource>::default(),
+        include_str!("timed_source.rs"),
+    );
+    r.add(
+        "Truncate",
+        || Box::<truncate::Truncate>::default(),
+        include_str!("truncate.rs"),
+    );
+    r.add(
+        "Unstrip",
+        || Box::<unstrip::Unstrip>::default(),
+        include_str!("unstrip.rs"),
+    );
     r.alias("RRSwitch", "RoundRobinSwitch");
 }
 
 /// The packet data sources send when given none (Click's default).
-pub(crate) const DEFAULT_DATA: &[u8] = b"Random bullshit in a packet, at least 64 bytes long. Well, now it is.";
+pub(crate) const DEFAULT_DATA: &[u8] =
+    b"Random bullshit in a packet, at least 64 bytes long. Well, now it is.";
+
+/// The longest packet a source makes (LENGTH is checked against it).
+pub(crate) const MAX_SOURCE_LENGTH: i64 = 1 << 24;
+
+/// Checks a source's LENGTH.
+pub(crate) fn check_length(length: i64) -> Result<i64, String> {
+    if length > MAX_SOURCE_LENGTH {
+        Err(format!("LENGTH: out of range, bound {MAX_SOURCE_LENGTH}"))
+    } else {
+        Ok(length)
+    }
+}
 
 /// The bytes of a source's template packet: `data` cut or repeated to
 /// `length` bytes when `length` is not negative (Click's LENGTH keyword).
@@ -87,7 +216,9 @@ pub(crate) fn sized_data(data: &[u8], length: i64) -> Vec<u8> {
     if length < 0 {
         return data.to_vec();
     }
-    let len = usize::try_from(length).unwrap_or(usize::MAX).min(rclick_packet::MAX_BUFFER_LEN / 2);
+    let len = usize::try_from(length)
+        .unwrap_or(usize::MAX)
+        .min(MAX_SOURCE_LENGTH as usize);
     if data.is_empty() {
         return vec![0; len];
     }
@@ -161,7 +292,12 @@ const UNIT: u128 = 1_000_000_000;
 impl TokenBucket {
     /// A bucket filling at `rate` a second, holding up to `capacity`.
     pub(crate) fn new(rate: u64, capacity: u64) -> TokenBucket {
-        TokenBucket { rate, capacity: capacity.max(1), credit: 0, last: 0 }
+        TokenBucket {
+            rate,
+            capacity: capacity.max(1),
+            credit: 0,
+            last: 0,
+        }
     }
 
     /// The rate.
@@ -302,7 +438,7 @@ pub(crate) fn unparse_real2(value: u64, frac_bits: u32) -> String {
         let low = r < m;
         let high = r > two_one - m;
         if low || high {
-            if (high && !low) || (low && high && 2 * r >= two_one) {
+            if high && (!low || 2 * r >= two_one) {
                 d += 1;
             }
             digits.push(d);
@@ -342,7 +478,13 @@ pub(crate) fn unparse_real2(value: u64, frac_bits: u32) -> String {
 /// Click's `String(double)`: `%.12g`-like, without trailing zeros.
 pub(crate) fn unparse_double(v: f64) -> String {
     if !v.is_finite() {
-        return if v.is_nan() { "nan".into() } else if v > 0.0 { "inf".into() } else { "-inf".into() };
+        return if v.is_nan() {
+            "nan".into()
+        } else if v > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
     if v == 0.0 {
         return "0".into();
@@ -351,7 +493,11 @@ pub(crate) fn unparse_double(v: f64) -> String {
     if !(-5..12).contains(&exp) {
         let s = format!("{:.11e}", v);
         let (mant, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let mant = if mant.contains('.') { mant.trim_end_matches('0').trim_end_matches('.') } else { mant };
+        let mant = if mant.contains('.') {
+            mant.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            mant
+        };
         let e: i32 = e.parse().unwrap_or(0);
         return format!("{mant}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
     }
@@ -362,6 +508,17 @@ pub(crate) fn unparse_double(v: f64) -> String {
     } else {
         s
     }
+}
+
+/// Splits a handler call `HANDLER [VALUE]` (Click's `HandlerCall` text);
+/// `None` when empty.
+pub(crate) fn parse_handler_call(text: &str) -> Option<(String, String)> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let (h, v) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+    Some((h.to_string(), v.trim().to_string()))
 }
 
 /// Parses a boolean handler value (Click's `BoolArg`), ignoring surrounding

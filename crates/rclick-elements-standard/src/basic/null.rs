@@ -12,6 +12,20 @@
 //! and to each pull request by pulling a packet from its input and
 //! returning it unchanged.
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> Null -> ...
+//! ```
+//!
 //! ## See also
 //!
 //! PushNull, PullNull
@@ -41,7 +55,11 @@ mod tests {
 
     #[test]
     fn passes() {
-        let r = testing::run("InfiniteSource(LIMIT 3, STOP true) -> Null -> Null -> c :: Counter -> Discard;", &registry()).unwrap();
+        let r = testing::run(
+            "InfiniteSource(LIMIT 3, STOP true) -> Null -> Null -> c :: Counter -> Discard;",
+            &registry(),
+        )
+        .unwrap();
         assert_eq!(testing::read(&r, "c.count"), "3");
     }
 }

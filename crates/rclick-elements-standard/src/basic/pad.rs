@@ -23,6 +23,17 @@
 //!
 //! Reads and clears the extra length annotation.
 //!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> Truncate(60) -> ... -> Pad -> ...  // restores the truncated length
+//! ... -> Pad(60) -> ToDevice(eth0);  // minimum Ethernet frame
+//! ```
+//!
 //! ## See also
 //!
 //! Truncate
@@ -40,7 +51,11 @@ impl Pad {
     fn apply(&self, mut batch: PacketBatch) -> PacketBatch {
         let n = self.n as usize;
         batch.retain_mut(|p: &mut Packet| {
-            let add = if n > 0 { n.saturating_sub(p.len()) } else { p.extra_length_anno() as usize };
+            let add = if n > 0 {
+                n.saturating_sub(p.len())
+            } else {
+                p.extra_length_anno() as usize
+            };
             if add > 0 && p.put(add).is_err() {
                 return false;
             }
@@ -55,10 +70,18 @@ impl Element for Pad {
     fn class_name(&self) -> &'static str {
         "Pad"
     }
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut n: u32 = 0;
         let mut zero = true;
-        Args::new(conf).read_p("LENGTH", &mut n).read("ZERO", &mut zero).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_p("LENGTH", &mut n)
+            .read("ZERO", &mut zero)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.n = n;
         Ok(())
     }
@@ -86,6 +109,9 @@ mod tests {
             &registry(),
         )
         .unwrap();
-        assert_eq!(r.take_log(), vec!["a:    4 | 01020000", "b:    4 | 01020000"]);
+        assert_eq!(
+            r.take_log(),
+            vec!["a:    4 | 01020000", "b:    4 | 01020000"]
+        );
     }
 }

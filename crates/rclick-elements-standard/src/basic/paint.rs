@@ -25,6 +25,13 @@
 //!
 //! * `color` (read/write): COLOR.
 //!
+//! ## Examples
+//!
+//! ```text
+//! FromDevice(eth0) -> Paint(0) -> ...;
+//! FromDevice(eth1) -> Paint(1) -> ...;
+//! ```
+//!
 //! ## See also
 //!
 //! PaintTee, CheckPaint, PaintSwitch
@@ -62,7 +69,11 @@ impl Element for Paint {
     fn class_name(&self) -> &'static str {
         "Paint"
     }
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         (self.color, self.anno) = parse_color(conf)?;
         Ok(())
     }
@@ -106,7 +117,9 @@ mod tests {
         assert_eq!(testing::read(&r, "c.count"), "2");
         assert_eq!(testing::read(&r, "p.color"), "3");
         assert!(r.write_handler("p.color", "256").is_err());
-        let e = testing::build("Idle -> Paint -> Discard;", &registry(), true).err().unwrap();
+        let e = testing::build("Idle -> Paint -> Discard;", &registry(), true)
+            .err()
+            .unwrap();
         assert!(e.contains("COLOR"), "{e}");
     }
 }

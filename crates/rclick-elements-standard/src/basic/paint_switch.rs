@@ -20,6 +20,17 @@
 //!
 //! Reads the paint annotation (or ANNO).
 //!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> Paint(1) -> ps :: PaintSwitch;
+//! ps[0] -> a; ps[1] -> b;
+//! ```
+//!
 //! ## See also
 //!
 //! Paint, CheckPaint, Switch
@@ -37,7 +48,11 @@ pub struct PaintSwitch {
 
 /// Pushes each packet of `batch` out the output `f` picks, keeping runs of
 /// packets for the same output together and the order across outputs.
-pub(crate) fn push_by(batch: PacketBatch, cx: &mut Ctx, mut f: impl FnMut(&rclick_core::Packet) -> usize) {
+pub(crate) fn push_by(
+    batch: PacketBatch,
+    cx: &mut Ctx,
+    mut f: impl FnMut(&rclick_core::Packet) -> usize,
+) {
     let n = cx.noutputs();
     let mut run = PacketBatch::new();
     let mut run_port = usize::MAX;
@@ -67,9 +82,16 @@ impl Element for PaintSwitch {
     fn processing(&self) -> &'static str {
         "h/h"
     }
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut anno = AnnoSlot::Paint;
-        Args::new(conf).read_p("ANNO", &mut anno).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_p("ANNO", &mut anno)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.anno = anno;
         Ok(())
     }

@@ -20,6 +20,17 @@
 //!
 //! * `color` (read/write): COLOR.
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> pt :: PaintTee(1) -> ToDevice(eth1);
+//! pt[1] -> ICMPError(1.0.0.1, redirect, host) -> ...;
+//! ```
+//!
 //! ## See also
 //!
 //! Paint, CheckPaint, Tee
@@ -38,7 +49,11 @@ pub struct PaintTee {
 
 impl PaintTee {
     fn copies(&self, batch: &PacketBatch, cx: &mut Ctx) {
-        let copies: PacketBatch = batch.iter().filter(|p| self.anno.get(p) == self.color).cloned().collect();
+        let copies: PacketBatch = batch
+            .iter()
+            .filter(|p| self.anno.get(p) == self.color)
+            .cloned()
+            .collect();
         if !copies.is_empty() {
             cx.push(1, copies);
         }
@@ -55,7 +70,11 @@ impl Element for PaintTee {
     fn processing(&self) -> &'static str {
         "a/ah"
     }
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         (self.color, self.anno) = parse_color(conf)?;
         Ok(())
     }

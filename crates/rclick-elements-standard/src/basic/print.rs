@@ -38,6 +38,11 @@
 //! // prints "x:   14 | 49206c6f 7665206d 7973656c 660a"
 //! ```
 //!
+//! ## Annotations
+//!
+//! Reads the timestamp annotation when TIMESTAMP is true and prints the
+//! user annotation area when PRINTANNO is true.
+//!
 //! ## See also
 //!
 //! IPPrint
@@ -87,7 +92,11 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 
 impl Print {
     fn line(&self, p: &Packet) -> String {
-        let bytes = if self.contents == Contents::None { 0 } else { self.max.min(p.len()) };
+        let bytes = if self.contents == Contents::None {
+            0
+        } else {
+            self.max.min(p.len())
+        };
         let mut s = String::with_capacity(self.label.len() + 48 + 3 * bytes);
         let mut sep = "";
         if !self.label.is_empty() {
@@ -127,7 +136,11 @@ impl Print {
                         if i % 8 == 0 {
                             s.push(' ');
                         }
-                        s.push(if (32..=126).contains(&b) { b as char } else { '.' });
+                        s.push(if (32..=126).contains(&b) {
+                            b as char
+                        } else {
+                            '.'
+                        });
                     }
                 }
                 Contents::None => {}
@@ -142,7 +155,11 @@ impl Element for Print {
         "Print"
     }
 
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut label = String::new();
         let mut max: u64 = 24;
         let (mut max_dep, mut max_nb) = (u64::MAX, u64::MAX);
@@ -175,7 +192,11 @@ impl Element for Print {
                 "NONE" => Contents::None,
                 "HEX" => Contents::Hex,
                 "ASCII" => Contents::Ascii,
-                other => return Err(format!("bad contents value '{other}'; should be 'NONE', 'HEX', or 'ASCII'")),
+                other => {
+                    return Err(format!(
+                        "bad contents value '{other}'; should be 'NONE', 'HEX', or 'ASCII'"
+                    ))
+                }
             },
         };
         self.label = label;
@@ -249,7 +270,13 @@ mod tests {
     #[test]
     fn hex_format() {
         let l = lines("InfiniteSource(DATA \"I love myself\\n\", LIMIT 1, STOP true) -> Print -> Print(label) -> Discard;");
-        assert_eq!(l, vec!["  14 | 49206c6f 7665206d 7973656c 660a", "label:   14 | 49206c6f 7665206d 7973656c 660a"]);
+        assert_eq!(
+            l,
+            vec![
+                "  14 | 49206c6f 7665206d 7973656c 660a",
+                "label:   14 | 49206c6f 7665206d 7973656c 660a"
+            ]
+        );
     }
 
     #[test]
@@ -258,20 +285,39 @@ mod tests {
             "InfiniteSource(DATA \"I love myself\\n\", LIMIT 1, STOP true) -> Print(a, CONTENTS ASCII) \
              -> Print(b, CONTENTS NONE) -> Print(c, 3) -> Print(CONTENTS false) -> Discard;",
         );
-        assert_eq!(l, vec!["a:   14 |  I love m yself.", "b:   14", "c:   14 | 49206c", "  14"]);
+        assert_eq!(
+            l,
+            vec![
+                "a:   14 |  I love m yself.",
+                "b:   14",
+                "c:   14 | 49206c",
+                "  14"
+            ]
+        );
     }
 
     #[test]
     fn empty_packet_and_bad_contents() {
         let l = lines("InfiniteSource(DATA \"\", LIMIT 1, STOP true) -> Print(e) -> Discard;");
         assert_eq!(l, vec!["e:    0"]);
-        let e = testing::build("Idle -> Print(CONTENTS octal) -> Discard;", &registry(), true).err().unwrap();
+        let e = testing::build(
+            "Idle -> Print(CONTENTS octal) -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
         assert!(e.contains("bad contents value 'OCTAL'"), "{e}");
     }
 
     #[test]
     fn inactive() {
-        let r = testing::build("InfiniteSource(LIMIT 2, STOP true) -> p :: Print(ACTIVE false) -> Discard;", &registry(), true).unwrap();
+        let r = testing::build(
+            "InfiniteSource(LIMIT 2, STOP true) -> p :: Print(ACTIVE false) -> Discard;",
+            &registry(),
+            true,
+        )
+        .unwrap();
         r.run();
         assert!(r.take_log().is_empty());
         assert_eq!(testing::read(&r, "p.active"), "false");

@@ -12,6 +12,20 @@
 //! it got, unchanged. It keeps no packets, so notifier searches pass
 //! through it.
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
+//! ## Examples
+//!
+//! ```text
+//! Queue -> PullNull -> ToDevice(eth0);
+//! ```
+//!
 //! ## See also
 //!
 //! Null, PushNull
@@ -41,7 +55,11 @@ mod tests {
 
     #[test]
     fn pull_only() {
-        let r = testing::run("InfiniteSource(LIMIT 4, STOP true) -> PullNull -> c :: Counter -> Discard;", &registry()).unwrap();
+        let r = testing::run(
+            "InfiniteSource(LIMIT 4, STOP true) -> PullNull -> c :: Counter -> Discard;",
+            &registry(),
+        )
+        .unwrap();
         assert_eq!(testing::read(&r, "c.count"), "4");
     }
 }

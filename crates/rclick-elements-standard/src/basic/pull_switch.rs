@@ -31,12 +31,18 @@
 //! q1 :: Queue -> [0]ps :: PullSwitch; q2 :: Queue -> [1]ps; ps -> ToDevice(eth0);
 //! ```
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
 //! ## See also
 //!
 //! SimplePullSwitch, Switch, PrioSched
 
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier, NotifierSignal, PacketBatch, TaskId};
+use rclick_core::{
+    ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier, NotifierSignal, PacketBatch, TaskId,
+};
 
 use super::parse_int;
 use super::switch::clamp_port;
@@ -52,13 +58,18 @@ pub struct PullSwitch {
 
 impl Default for PullSwitch {
     fn default() -> Self {
-        PullSwitch { input: 0, notifier: Notifier::new(false), signals: Vec::new(), task: None }
+        PullSwitch {
+            input: 0,
+            notifier: Notifier::new(false),
+            signals: Vec::new(),
+            task: None,
+        }
     }
 }
 
 impl PullSwitch {
     fn input_signal_active(&self) -> bool {
-        self.input >= 0 && self.signals.get(self.input as usize).map_or(true, NotifierSignal::active)
+        self.input >= 0 && !matches!(self.signals.get(self.input as usize), Some(s) if !s.active())
     }
 
     fn set_input(&mut self, n: i64, nports: usize, cx: &mut Ctx) {
@@ -87,7 +98,10 @@ impl Element for PullSwitch {
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         let mut input: i64 = 0;
-        Args::new(conf).read_p("INPUT", &mut input).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_p("INPUT", &mut input)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.input = clamp_port(input, cx.ninputs());
         Ok(())
     }
@@ -103,7 +117,9 @@ impl Element for PullSwitch {
         self.notifier.set_active(self.input >= 0);
         let t = cx.new_task(false);
         self.task = Some(t);
-        self.signals = (0..cx.ninputs()).map(|i| cx.upstream_empty_signal(i, Some(t))).collect();
+        self.signals = (0..cx.ninputs())
+            .map(|i| cx.upstream_empty_signal(i, Some(t)))
+            .collect();
         Ok(())
     }
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {

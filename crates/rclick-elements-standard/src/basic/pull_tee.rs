@@ -14,6 +14,21 @@
 //! Keywords: `N` (unsigned): the number of outputs; if given it must equal
 //! the number of outputs used.
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
+//! ## Examples
+//!
+//! ```text
+//! Queue -> t :: PullTee -> ToDevice(eth0);
+//! t[1] -> Print(sent) -> Discard;
+//! ```
+//!
 //! ## See also
 //!
 //! Tee

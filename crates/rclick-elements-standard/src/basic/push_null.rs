@@ -10,6 +10,20 @@
 //!
 //! Pushes each packet it receives out its output, unchanged.
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
+//! ## Examples
+//!
+//! ```text
+//! FromDevice(eth0) -> PushNull -> Queue -> ...
+//! ```
+//!
 //! ## See also
 //!
 //! Null, PullNull
@@ -39,9 +53,19 @@ mod tests {
 
     #[test]
     fn push_only() {
-        let r = testing::run("InfiniteSource(LIMIT 3, STOP true) -> PushNull -> c :: Counter -> Discard;", &registry()).unwrap();
+        let r = testing::run(
+            "InfiniteSource(LIMIT 3, STOP true) -> PushNull -> c :: Counter -> Discard;",
+            &registry(),
+        )
+        .unwrap();
         assert_eq!(testing::read(&r, "c.count"), "3");
-        let e = testing::build("Idle -> PushNull -> PullNull -> Discard;", &registry(), true).err().unwrap();
+        let e = testing::build(
+            "Idle -> PushNull -> PullNull -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
         assert!(e.contains("push output 0 connected to"), "{e}");
     }
 }

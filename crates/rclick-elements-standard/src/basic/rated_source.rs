@@ -51,7 +51,7 @@
 //! InfiniteSource, TimedSource, RatedUnqueue
 
 use rclick_core::args::{Args, Bandwidth, Data};
-use rclick_core::{Ctx, Element, HandlerDef, InitCx, PacketBatch, TaskId, Timestamp, TimerId};
+use rclick_core::{Ctx, Element, HandlerDef, InitCx, PacketBatch, TaskId, TimerId, Timestamp};
 use rclick_packet::Packet;
 
 use super::{parse_bool, parse_int, sized_data, template_packet, TokenBucket, DEFAULT_DATA};
@@ -130,7 +130,11 @@ impl Element for RatedSource {
         "0/1"
     }
 
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut data = Data(DEFAULT_DATA.to_vec());
         let mut rate: u32 = 10;
         let mut limit: i64 = -1;
@@ -153,9 +157,14 @@ impl Element for RatedSource {
         if datasize != i64::MIN {
             length = datasize;
         }
+        let length = super::check_length(length)?;
         let mut rate = u64::from(rate);
         let bw = bandwidth.bytes_per_sec();
-        let plen = if length < 0 { data.0.len() as f64 } else { length as f64 };
+        let plen = if length < 0 {
+            data.0.len() as f64
+        } else {
+            length as f64
+        };
         if bw > 0.0 && plen > 0.0 {
             rate = (bw / plen) as u64;
         }
@@ -294,7 +303,8 @@ impl Element for RatedSource {
                 restart(self, cx);
             }
             H_LENGTH => {
-                self.length = parse_int::<i64>(value).ok_or("syntax error")?;
+                let l = parse_int::<i64>(value).ok_or("syntax error")?;
+                self.length = super::check_length(l)?;
                 self.setup_packet();
             }
             _ => return Err("no such handler".into()),
@@ -331,7 +341,10 @@ mod tests {
             &registry(),
         )
         .unwrap();
-        assert_eq!(r.take_log(), vec!["  14 | 49206c6f 7665206d 7973656c 660a"; 3]);
+        assert_eq!(
+            r.take_log(),
+            vec!["  14 | 49206c6f 7665206d 7973656c 660a"; 3]
+        );
     }
 
     #[test]

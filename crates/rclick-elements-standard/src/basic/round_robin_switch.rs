@@ -12,6 +12,22 @@
 //! wrapping around after the last output. `RRSwitch` is another name for
 //! it.
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> s :: RoundRobinSwitch;
+//! s[0] -> Queue -> ToDevice(eth0);
+//! s[1] -> Queue -> ToDevice(eth1);
+//! ```
+//!
 //! ## See also
 //!
 //! Switch, HashSwitch, RoundRobinSched

@@ -22,6 +22,12 @@
 //!
 //! * `type` (read/write): TYPE.
 //!
+//! ## Examples
+//!
+//! ```text
+//! ... -> SetPacketType(OTHERHOST) -> ...
+//! ```
+//!
 //! ## See also
 //!
 //! CheckPacketType
@@ -37,16 +43,24 @@ pub struct SetPacketType {
 }
 
 fn parse_type(s: &str) -> Result<PacketType, String> {
-    PacketType::from_name(s.trim()).ok_or_else(|| format!("unrecognized packet type '{}'", s.trim()))
+    PacketType::from_name(s.trim())
+        .ok_or_else(|| format!("unrecognized packet type '{}'", s.trim()))
 }
 
 impl Element for SetPacketType {
     fn class_name(&self) -> &'static str {
         "SetPacketType"
     }
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut w = Word::default();
-        Args::new(conf).read_mp("TYPE", &mut w).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_mp("TYPE", &mut w)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.ptype = parse_type(&w.0)?;
         Ok(())
     }
@@ -82,9 +96,20 @@ mod tests {
 
     #[test]
     fn types() {
-        let r = testing::build("Idle -> s :: SetPacketType(otherhost) -> Discard;", &registry(), true).unwrap();
+        let r = testing::build(
+            "Idle -> s :: SetPacketType(otherhost) -> Discard;",
+            &registry(),
+            true,
+        )
+        .unwrap();
         assert_eq!(testing::read(&r, "s.type"), "OTHERHOST");
-        let e = testing::build("Idle -> SetPacketType(NOWHERE) -> Discard;", &registry(), true).err().unwrap();
+        let e = testing::build(
+            "Idle -> SetPacketType(NOWHERE) -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
         assert!(e.contains("unrecognized packet type 'NOWHERE'"), "{e}");
     }
 }

@@ -20,6 +20,18 @@
 //! * `switch` (read/write): the current input; -1 means none.
 //! * `config` (read/write): the configuration; writing it reconfigures.
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Examples
+//!
+//! ```text
+//! q0 :: Queue -> [0]s :: SimplePullSwitch(1);
+//! q1 :: Queue -> [1]s;
+//! s -> ToDevice(eth0);
+//! ```
+//!
 //! ## See also
 //!
 //! PullSwitch, Switch
@@ -51,7 +63,10 @@ impl Element for SimplePullSwitch {
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         let mut input: i64 = 0;
-        Args::new(conf).read_p("INPUT", &mut input).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_p("INPUT", &mut input)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.input = clamp_port(input, cx.ninputs());
         Ok(())
     }

@@ -15,6 +15,21 @@
 //!
 //! Keywords: `OUTPUT` (integer, mandatory).
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> s :: StaticSwitch(1);
+//! s[0] -> Discard; s[1] -> Queue -> ...
+//! ```
+//!
 //! ## See also
 //!
 //! Switch
@@ -39,7 +54,10 @@ impl Element for StaticSwitch {
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         let mut out: i64 = 0;
-        Args::new(conf).read_mp("OUTPUT", &mut out).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_mp("OUTPUT", &mut out)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.output = clamp_port(out, cx.noutputs());
         Ok(())
     }

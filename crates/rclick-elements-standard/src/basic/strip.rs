@@ -23,6 +23,10 @@
 //! ... -> Strip(14) -> CheckIPHeader -> ...
 //! ```
 //!
+//! ## Annotations
+//!
+//! None used or set (header annotations keep pointing at the same bytes).
+//!
 //! ## See also
 //!
 //! Unstrip, Truncate, StripToNetworkHeader
@@ -42,9 +46,16 @@ impl Element for Strip {
     fn class_name(&self) -> &'static str {
         "Strip"
     }
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut n: u32 = 0;
-        Args::new(conf).read_mp("LENGTH", &mut n).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_mp("LENGTH", &mut n)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.n = n;
         Ok(())
     }

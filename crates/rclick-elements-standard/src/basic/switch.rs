@@ -9,15 +9,16 @@
 //!
 //! ## Description
 //!
-//! Sends every packet out output OUTPUT. A negative OUTPUT, or one that is
-//! not an output, drops all packets. Write the `switch` handler to change
-//! the output while the router runs.
+//! Sends every packet out output OUTPUT; a negative OUTPUT drops all
+//! packets. It is an error to configure an OUTPUT that is not an output.
+//! Write the `switch` handler to change the output while the router runs;
+//! writing a number that is not an output sets -1.
 //!
 //! Keywords: `OUTPUT` (integer): default 0.
 //!
 //! ## Handlers
 //!
-//! * `switch` (read/write): the current output; -1 means drop.
+//! * `switch` (read/write): the current output; negative means drop.
 //! * `config` (read/write): the configuration; writing it reconfigures.
 //!
 //! ## Examples
@@ -25,6 +26,10 @@
 //! ```text
 //! s :: Switch(1); ... -> s; s[0] -> Discard; s[1] -> Print -> Discard;
 //! ```
+//!
+//! ## Annotations
+//!
+//! None used or set.
 //!
 //! ## See also
 //!
@@ -65,8 +70,14 @@ impl Element for Switch {
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         let mut out: i64 = 0;
-        Args::new(conf).read_p("OUTPUT", &mut out).complete().map_err(|e| e.to_string())?;
-        self.output = clamp_port(out, cx.noutputs());
+        Args::new(conf)
+            .read_p("OUTPUT", &mut out)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        if out >= cx.noutputs() as i64 {
+            return Err(format!("output must be < {}", cx.noutputs()));
+        }
+        self.output = out;
         Ok(())
     }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
@@ -82,7 +93,7 @@ impl Element for Switch {
     }
     fn write_handler(&mut self, _id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let n = parse_int::<i64>(value).ok_or("Switch output must be integer")?;
-        self.output = clamp_port(n, cx.noutputs());
+        self.output = if n >= cx.noutputs() as i64 { -1 } else { n };
         Ok(())
     }
 }
@@ -103,5 +114,9 @@ mod tests {
         assert_eq!(testing::read(&r, "s.switch"), "-1");
         assert!(r.write_handler("s.switch", "x").is_err());
         assert_eq!(testing::read(&r, "s.switch"), "-1");
+        let e = testing::build("Idle -> Switch(1) -> Discard;", &registry(), true)
+            .err()
+            .unwrap();
+        assert!(e.contains("output must be < 1"), "{e}");
     }
 }

@@ -20,6 +20,14 @@
 //! ... -> t :: Tee -> Discard; t[1] -> Print -> Discard;
 //! ```
 //!
+//! ## Annotations
+//!
+//! None used or set.
+//!
+//! ## Handlers
+//!
+//! Only the standard ones.
+//!
 //! ## See also
 //!
 //! PullTee, PaintTee
@@ -34,7 +42,10 @@ pub struct Tee;
 /// Checks a tee's optional N argument against its output count.
 pub(crate) fn configure_arms(conf: &[String], noutputs: usize) -> Result<(), String> {
     let mut n = noutputs as u64;
-    Args::new(conf).read_p("N", &mut n).complete().map_err(|e| e.to_string())?;
+    Args::new(conf)
+        .read_p("N", &mut n)
+        .complete()
+        .map_err(|e| e.to_string())?;
     if n != noutputs as u64 {
         return Err(format!("{noutputs} outputs implies {noutputs} arms"));
     }
@@ -85,9 +96,13 @@ mod tests {
 
     #[test]
     fn arms_must_match() {
-        let e = testing::build("Idle -> Tee(3) -> Discard; Idle -> t :: Tee(2) -> Discard; t[1] -> Discard;", &registry(), true)
-            .err()
-            .unwrap();
+        let e = testing::build(
+            "Idle -> Tee(3) -> Discard; Idle -> t :: Tee(2) -> Discard; t[1] -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
         assert!(e.contains("1 outputs implies 1 arms"), "{e}");
     }
 }

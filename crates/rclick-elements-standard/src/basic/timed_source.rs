@@ -45,7 +45,7 @@
 //! InfiniteSource, RatedSource
 
 use rclick_core::args::{parse_interval, Args, Data, Interval};
-use rclick_core::{Ctx, Element, HandlerDef, InitCx, Timestamp, TimerId};
+use rclick_core::{Ctx, Element, HandlerDef, InitCx, TimerId, Timestamp};
 use rclick_packet::Packet;
 
 use super::{parse_bool, parse_int, template_packet, DEFAULT_DATA};
@@ -108,7 +108,11 @@ impl Element for TimedSource {
         "h/h"
     }
 
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut interval = self.interval;
         let mut data = Data(self.data.clone());
         let mut limit = self.limit;
@@ -189,12 +193,16 @@ impl Element for TimedSource {
                 self.packet = template_packet(self.headroom, &self.data);
             }
             H_HEADROOM => {
-                self.headroom = parse_int::<usize>(value).ok_or("bad headroom")?.min(1 << 16);
+                self.headroom = parse_int::<usize>(value)
+                    .ok_or("bad headroom")?
+                    .min(1 << 16);
                 self.packet = template_packet(self.headroom, &self.data);
             }
             H_LIMIT => self.limit = parse_int::<i64>(value).ok_or("expected integer")?,
             H_INTERVAL => {
-                let i = parse_interval(value.trim()).ok().filter(|i| i.as_nanos() > 0);
+                let i = parse_interval(value.trim())
+                    .ok()
+                    .filter(|i| i.as_nanos() > 0);
                 self.interval = i.ok_or("bad interval")?;
             }
             H_ACTIVE => {

@@ -25,6 +25,12 @@
 //!
 //! * `length` (read/write): LENGTH.
 //!
+//! ## Examples
+//!
+//! ```text
+//! ... -> Truncate(64) -> ToDump(capture.pcap);
+//! ```
+//!
 //! ## See also
 //!
 //! Pad, Strip
@@ -61,7 +67,11 @@ impl Element for Truncate {
     fn class_name(&self) -> &'static str {
         "Truncate"
     }
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut n: u32 = 0;
         let mut extra = true;
         Args::new(conf)
@@ -106,6 +116,13 @@ mod tests {
             &registry(),
         )
         .unwrap();
-        assert_eq!(r.take_log(), vec!["a:    2 | 0102", "b:    5 | 01020000 00", "c:    3 | 010200"]);
+        assert_eq!(
+            r.take_log(),
+            vec![
+                "a:    2 | 0102",
+                "b:    5 | 01020000 00",
+                "c:    3 | 010200"
+            ]
+        );
     }
 }

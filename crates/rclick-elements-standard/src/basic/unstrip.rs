@@ -10,13 +10,25 @@
 //!
 //! Adds LENGTH bytes to the front of each packet, the reverse of Strip.
 //! The packet's headroom is used when there is enough; otherwise the packet
-//! is copied into a bigger buffer.
+//! is copied into a bigger buffer. Unlike Click, the added bytes currently
+//! read as zeros rather than as the bytes Strip removed (the packet
+//! library zero-fills space added at the front).
 //!
 //! Keywords: `LENGTH` (unsigned, mandatory).
 //!
 //! ## Handlers
 //!
 //! * `length` (read/write): LENGTH.
+//!
+//! ## Annotations
+//!
+//! None used or set (header annotations keep pointing at the same bytes).
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> Strip(14) -> CheckIPHeader -> ... -> Unstrip(14) -> ...
+//! ```
 //!
 //! ## See also
 //!
@@ -45,9 +57,16 @@ impl Element for Unstrip {
     fn class_name(&self) -> &'static str {
         "Unstrip"
     }
-    fn configure(&mut self, conf: &[String], _cx: &mut rclick_core::ConfigureCx) -> Result<(), String> {
+    fn configure(
+        &mut self,
+        conf: &[String],
+        _cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
         let mut n: u32 = 0;
-        Args::new(conf).read_mp("LENGTH", &mut n).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_mp("LENGTH", &mut n)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.n = n;
         Ok(())
     }

@@ -1,7 +1,146 @@
-//! (being written)
+//! Miscellaneous standard elements: path switches (Bypass, InputSwitch,
+//! Hub), rate splitters, link and delay emulation (LinkUnqueue,
+//! DelayShaper), packet editing (Clipboard, Resize, Align), information
+//! elements (AlignmentInfo, PortInfo, RandomSeed), TimedSink and
+//! NotifierDebug.
+
 use rclick_core::Registry;
+
+pub mod align;
+pub mod alignment_info;
+pub mod bandwidth_rated_splitter;
+pub mod bypass;
+pub mod clipboard;
+pub mod delay_shaper;
+pub mod hub;
+pub mod input_switch;
+pub mod link_unqueue;
+pub mod notifier_debug;
+pub mod port_info;
+pub mod random_seed;
+pub mod rated_splitter;
+pub mod resize;
+pub mod timed_sink;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
-    let _ = r;
+    r.add(
+        "Bypass",
+        || Box::<bypass::Bypass>::default(),
+        include_str!("bypass.rs"),
+    );
+    r.add(
+        "Clipboard",
+        || Box::<clipboard::Clipboard>::default(),
+        include_str!("clipboard.rs"),
+    );
+    r.add("Hub", || Box::<hub::Hub>::default(), include_str!("hub.rs"));
+    r.add(
+        "InputSwitch",
+        || Box::<input_switch::InputSwitch>::default(),
+        include_str!("input_switch.rs"),
+    );
+    r.add(
+        "RatedSplitter",
+        || Box::<rated_splitter::RatedSplitter>::default(),
+        include_str!("rated_splitter.rs"),
+    );
+    r.add(
+        "BandwidthRatedSplitter",
+        bandwidth_rated_splitter::new,
+        include_str!("bandwidth_rated_splitter.rs"),
+    );
+    r.add(
+        "Resize",
+        || Box::<resize::Resize>::default(),
+        include_str!("resize.rs"),
+    );
+    r.add(
+        "Align",
+        || Box::<align::Align>::default(),
+        include_str!("align.rs"),
+    );
+    r.add(
+        "AlignmentInfo",
+        || Box::<alignment_info::AlignmentInfo>::default(),
+        include_str!("alignment_info.rs"),
+    );
+    r.add(
+        "TimedSink",
+        || Box::<timed_sink::TimedSink>::default(),
+        include_str!("timed_sink.rs"),
+    );
+    r.add(
+        "NotifierDebug",
+        || Box::<notifier_debug::NotifierDebug>::default(),
+        include_str!("notifier_debug.rs"),
+    );
+    r.add(
+        "DelayShaper",
+        || Box::<delay_shaper::DelayShaper>::default(),
+        include_str!("delay_shaper.rs"),
+    );
+    r.add(
+        "LinkUnqueue",
+        || Box::<link_unqueue::LinkUnqueue>::default(),
+        include_str!("link_unqueue.rs"),
+    );
+    r.add(
+        "PortInfo",
+        || Box::<port_info::PortInfo>::default(),
+        include_str!("port_info.rs"),
+    );
+    r.add(
+        "RandomSeed",
+        || Box::<random_seed::RandomSeed>::default(),
+        include_str!("random_seed.rs"),
+    );
+}
+
+/// Every class of this crate, plus `NameProbe(KIND NAME)`, whose `value`
+/// handler returns what the name table holds for NAME of KIND.
+#[cfg(test)]
+pub(crate) fn test_registry() -> Registry {
+    let mut r = Registry::new();
+    crate::register(&mut r);
+    r.add("NameProbe", || Box::<NameProbe>::default(), "");
+    r
+}
+
+#[cfg(test)]
+#[derive(Default)]
+struct NameProbe {
+    value: String,
+}
+
+#[cfg(test)]
+impl rclick_core::Element for NameProbe {
+    fn class_name(&self) -> &'static str {
+        "NameProbe"
+    }
+    fn port_count(&self) -> &'static str {
+        "0/0"
+    }
+    fn configure(
+        &mut self,
+        conf: &[String],
+        cx: &mut rclick_core::ConfigureCx,
+    ) -> Result<(), String> {
+        let words: Vec<&str> = conf.first().map(|s| s.split_whitespace().collect()).unwrap_or_default();
+        if let [kind, name] = words[..] {
+            self.value = cx.lookup_name(kind, name).unwrap_or("").to_string();
+        }
+        Ok(())
+    }
+    fn handlers(&self) -> Vec<rclick_core::HandlerDef> {
+        vec![rclick_core::HandlerDef::read("value", 0)]
+    }
+    fn read_handler(
+        &mut self,
+        _id: u32,
+        _param: &str,
+        _cx: &mut rclick_core::Ctx,
+    ) -> Result<String, String> {
+        Ok(self.value.clone())
+    }
 }

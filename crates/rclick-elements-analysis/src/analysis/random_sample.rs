@@ -1,0 +1,166 @@
+//! # RandomSample
+//!
+//! ## Synopsis
+//!
+//! `RandomSample([P, keywords PROBABILITY, DROP, ACTIVE])`
+//!
+//! ## Category
+//!
+//! analysis — samples packets with some probability.
+//!
+//! ## Ports and processing
+//!
+//! One input, one or two outputs, agnostic.
+//!
+//! ## Description
+//!
+//! Passes each packet to output 0 with probability P; other packets go to
+//! output 1 if it exists and are dropped otherwise. When inactive, every
+//! packet passes.
+//!
+//! * `P` / `PROBABILITY` (real in 0..1, default 1 when DROP is given).
+//! * `DROP` (real in 0..1): the drop probability, `1 - P`.
+//! * `ACTIVE` (boolean, default true): whether to sample.
+//!
+//! ## Handlers
+//!
+//! * `sampling_prob` / `probability` (read/write): P.
+//! * `drop_prob` (read/write): 1 - P.
+//! * `active` (read/write).
+//! * `drops` (read): packets not sampled.
+//!
+//! ## Example
+//!
+//! `RandomSample(0.5)`
+//!
+//! ## See also
+//!
+//! RandomBitErrors
+
+use rclick_core::args::Args;
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+
+/// The RandomSample element.
+pub struct RandomSample {
+    prob: f64,
+    active: bool,
+    drops: u64,
+    rng: u64,
+}
+
+impl Default for RandomSample {
+    fn default() -> Self {
+        RandomSample {
+            prob: 1.0,
+            active: true,
+            drops: 0,
+            rng: 0x2545_f491_4f6c_dd1d,
+        }
+    }
+}
+
+const H_PROB: u32 = 0;
+const H_DROP: u32 = 1;
+const H_ACTIVE: u32 = 2;
+const H_DROPS: u32 = 3;
+
+fn parse_prob(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| "expected real number".to_string())?;
+    if !(0.0..=1.0).contains(&v) {
+        return Err("must be between 0 and 1".into());
+    }
+    Ok(v)
+}
+
+impl RandomSample {
+    fn coin(&mut self) -> f64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (self.rng >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+impl Element for RandomSample {
+    fn class_name(&self) -> &'static str {
+        "RandomSample"
+    }
+    fn port_count(&self) -> &'static str {
+        "1/1-2"
+    }
+
+    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut p = -1.0f64;
+        let mut p2 = -1.0f64;
+        let mut d = -1.0f64;
+        let mut active = true;
+        Args::new(conf)
+            .read_p_with("P", &mut p, parse_prob)
+            .read_with("PROBABILITY", &mut p2, parse_prob)
+            .read_with("DROP", &mut d, parse_prob)
+            .read("ACTIVE", &mut active)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        if p2 >= 0.0 {
+            p = p2;
+        }
+        let prob = match (p >= 0.0, d >= 0.0) {
+            (true, true) => return Err("P and DROP are mutually exclusive".into()),
+            (true, false) => p,
+            (false, true) => 1.0 - d,
+            (false, false) => return Err("P: required argument missing".into()),
+        };
+        self.prob = prob;
+        self.active = active;
+        Ok(())
+    }
+
+    fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        if !self.active || self.coin() < self.prob {
+            Some(p)
+        } else {
+            self.drops += 1;
+            cx.checked_push(1, rclick_core::PacketBatch::from(p));
+            None
+        }
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![
+            HandlerDef::read_write("sampling_prob", H_PROB),
+            HandlerDef::read_write("probability", H_PROB),
+            HandlerDef::read_write("drop_prob", H_DROP),
+            HandlerDef::read_write("active", H_ACTIVE),
+            HandlerDef::read("drops", H_DROPS),
+        ]
+    }
+
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(match id {
+            H_PROB => format!("{}", self.prob),
+            H_DROP => format!("{}", 1.0 - self.prob),
+            H_ACTIVE => self.active.to_string(),
+            H_DROPS => self.drops.to_string(),
+            _ => return Err("no such handler".into()),
+        })
+    }
+
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        match id {
+            H_PROB => self.prob = parse_prob(value)?,
+            H_DROP => self.prob = 1.0 - parse_prob(value)?,
+            H_ACTIVE => {
+                self.active = match value.trim() {
+                    "true" | "1" | "yes" | "on" => true,
+                    "false" | "0" | "no" | "off" => false,
+                    _ => return Err("expected boolean".into()),
+                }
+            }
+            _ => return Err("no such handler".into()),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,117 @@
+//! # SetTimestampDelta
+//!
+//! ## Synopsis
+//!
+//! `SetTimestampDelta([keyword TYPE])`
+//!
+//! ## Category
+//!
+//! analysis — replaces packet timestamps with deltas.
+//!
+//! ## Ports and processing
+//!
+//! One input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! With `TYPE RANGE` (the default), replaces each nonzero timestamp with
+//! its difference from the first nonzero timestamp seen. With `TYPE NOW`,
+//! uses the difference between the current time and the timestamp. With
+//! `TYPE FIRST`, uses the difference from the packet's first-timestamp
+//! annotation.
+//!
+//! * `TYPE` (keyword, default RANGE): RANGE, NOW or FIRST.
+//!
+//! ## Annotations
+//!
+//! Changes the timestamp annotation.
+//!
+//! ## Handlers
+//!
+//! * `first` (read): the first timestamp seen (RANGE).
+//! * `reset` (write): forgets the first timestamp.
+//!
+//! ## Example
+//!
+//! `SetTimestampDelta`
+//!
+//! ## See also
+//!
+//! SetTimestamp, AdjustTimestamp
+
+use rclick_core::args::{Args, Word};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, Timestamp};
+
+use super::ipsumdump_fields::write_timestamp;
+
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    #[default]
+    Range,
+    Now,
+    First,
+}
+
+/// The SetTimestampDelta element.
+#[derive(Default)]
+pub struct SetTimestampDelta {
+    kind: Kind,
+    first: Timestamp,
+}
+
+impl Element for SetTimestampDelta {
+    fn class_name(&self) -> &'static str {
+        "SetTimestampDelta"
+    }
+
+    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut ty = Word("RANGE".into());
+        Args::new(conf)
+            .read("TYPE", &mut ty)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        self.kind = match ty.0.to_ascii_uppercase().as_str() {
+            "RANGE" => Kind::Range,
+            "NOW" => Kind::Now,
+            "FIRST" => Kind::First,
+            _ => return Err("bad TYPE; expected 'RANGE', 'NOW', or 'FIRST'".into()),
+        };
+        self.first = Timestamp::ZERO;
+        Ok(())
+    }
+
+    fn simple_action(&mut self, mut p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        let t = p.timestamp_anno();
+        match self.kind {
+            Kind::Range => {
+                if !t.is_zero() {
+                    if self.first.is_zero() {
+                        self.first = t;
+                    }
+                    p.set_timestamp_anno(t - self.first);
+                }
+            }
+            Kind::Now => p.set_timestamp_anno(cx.now() - t),
+            Kind::First => {
+                let f = p.first_timestamp_anno();
+                p.set_timestamp_anno(t - f);
+            }
+        }
+        Some(p)
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read("first", 0), HandlerDef::write("reset", 1)]
+    }
+
+    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let mut s = String::new();
+        write_timestamp(&mut s, self.first);
+        Ok(s)
+    }
+
+    fn write_handler(&mut self, _id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.first = Timestamp::ZERO;
+        Ok(())
+    }
+}

@@ -1,0 +1,139 @@
+//! # EtherEncap
+//!
+//! `EtherEncap(ETHERTYPE, SRC, DST)`
+//!
+//! **Category:** ethernet. Encapsulates packets in an Ethernet header.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Prepends a 14-byte Ethernet header with type ETHERTYPE (16-bit integer,
+//! e.g. `0x0800` for IP), source SRC and destination DST (Ethernet
+//! addresses or AddressInfo names), and marks it as the MAC header.
+//!
+//! ## Handlers
+//!
+//! * `src`, `dst` (read/write): the addresses.
+//! * `ethertype` (read/write): the type, as a decimal number.
+//!
+//! ## Examples
+//!
+//! ```text
+//! EtherEncap(0x0800, 00:05:4E:46:97:28, 00:E0:98:09:AB:AF)
+//! ```
+//!
+//! ## See also
+//!
+//! ARPQuerier, EnsureEther, StoreEtherAddress, EtherVLANEncap
+
+use rclick_core::args::{Args, EtherAddr};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+
+/// The EtherEncap element.
+#[derive(Default)]
+pub struct EtherEncap {
+    header: [u8; 14],
+}
+
+const H_SRC: u32 = 0;
+const H_DST: u32 = 1;
+const H_TYPE: u32 = 2;
+
+impl Element for EtherEncap {
+    fn class_name(&self) -> &'static str {
+        "EtherEncap"
+    }
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut ty: u16 = 0;
+        let (mut src, mut dst) = (EtherAddr::default(), EtherAddr::default());
+        Args::new_with(conf, cx.arg_context())
+            .read_mp("ETHERTYPE", &mut ty)
+            .read_mp("SRC", &mut src)
+            .read_mp("DST", &mut dst)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        self.header[0..6].copy_from_slice(&dst.0);
+        self.header[6..12].copy_from_slice(&src.0);
+        self.header[12..14].copy_from_slice(&ty.to_be_bytes());
+        Ok(())
+    }
+    fn can_live_reconfigure(&self) -> bool {
+        true
+    }
+    fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        p.push_slice(&self.header).ok()?;
+        p.set_mac_header(0);
+        Some(p)
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![
+            HandlerDef::read_write("src", H_SRC),
+            HandlerDef::read_write("dst", H_DST),
+            HandlerDef::read_write("ethertype", H_TYPE),
+        ]
+    }
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let h = &self.header;
+        Ok(match id {
+            H_SRC => super::eth_dash(&super::eth_at(h, 6)),
+            H_DST => super::eth_dash(&super::eth_at(h, 0)),
+            _ => u16::from_be_bytes([h[12], h[13]]).to_string(),
+        })
+    }
+    fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
+        let v = value.trim();
+        match id {
+            H_SRC | H_DST => {
+                let mut e = EtherAddr::default();
+                Args::new_with(&[v], cx.arg_context())
+                    .read_mp("ETH", &mut e)
+                    .complete()
+                    .map_err(|_| "expected Ethernet address".to_string())?;
+                let at = if id == H_SRC { 6 } else { 0 };
+                self.header[at..at + 6].copy_from_slice(&e.0);
+            }
+            _ => {
+                let mut t: u16 = 0;
+                Args::new(&[v])
+                    .read_mp("ETHERTYPE", &mut t)
+                    .complete()
+                    .map_err(|e| e.to_string())?;
+                self.header[12..14].copy_from_slice(&t.to_be_bytes());
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ether::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn encapsulates_and_handlers() {
+        let r = testing::run(
+            "InfiniteSource(\\<AAAB>, LIMIT 1, STOP true) -> e :: EtherEncap(0x0800, 1:1:1:1:1:1, 2:2:2:2:2:2) -> Print(a) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(
+            r.take_log(),
+            vec!["a:   16 | 02020202 02020101 01010101 0800aaab"]
+        );
+        assert_eq!(testing::read(&r, "e.ethertype"), "2048");
+        r.write_handler("e.ethertype", "0x0801").unwrap();
+        assert_eq!(testing::read(&r, "e.ethertype"), "2049");
+        r.write_handler("e.src", "0:a:b:c:d:e").unwrap();
+        assert_eq!(testing::read(&r, "e.src"), "00-0A-0B-0C-0D-0E");
+        assert!(r.write_handler("e.dst", "nope").is_err());
+        assert!(r.write_handler("e.ethertype", "70000").is_err());
+        assert!(testing::build(
+            "Idle -> EtherEncap(0x800, 1:1:1:1:1:1) -> Idle;",
+            &registry(),
+            true
+        )
+        .is_err());
+    }
+}

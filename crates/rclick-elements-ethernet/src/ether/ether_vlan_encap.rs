@@ -1,0 +1,164 @@
+//! # EtherVLANEncap
+//!
+//! `EtherVLANEncap(ETHERTYPE, SRC, DST [, VLAN_TCI, VLAN_PCP, KEYWORDS])`
+//!
+//! **Category:** ethernet. Encapsulates packets in an 802.1Q-tagged
+//! Ethernet header.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Prepends an 18-byte header: destination DST, source SRC, tag protocol
+//! 0x8100, the TCI, and the encapsulated type ETHERTYPE. The TCI is
+//! VLAN_TCI, or VLAN_ID combined with VLAN_PCP, or, if VLAN_TCI is `ANNO`,
+//! the packet's VLAN TCI annotation. Packets whose VLAN ID equals
+//! NATIVE_VLAN get a plain 14-byte Ethernet header instead.
+//!
+//! Keywords:
+//!
+//! * `ETHERTYPE` (16-bit integer, mandatory): the encapsulated protocol.
+//! * `SRC`, `DST` (Ethernet addresses, mandatory).
+//! * `VLAN_TCI` (integer 0-0xFFFF, or `ANNO`).
+//! * `VLAN_PCP` (integer 0-7, default 0).
+//! * `VLAN_ID` (integer 0-0xFFF, default 0).
+//! * `NATIVE_VLAN` (integer -1-0xFFF, default 0); -1 tags everything.
+//!
+//! ## Annotations
+//!
+//! Reads VLAN_TCI_ANNO when VLAN_TCI is `ANNO`.
+//!
+//! ## Handlers
+//!
+//! * `src`, `dst`, `ethertype` (read/write).
+//! * `vlan_tci`, `vlan_id`, `vlan_pcp`, `native_vlan` (read/write,
+//!   reconfigure).
+//!
+//! ## Examples
+//!
+//! ```text
+//! EtherVLANEncap(0x0800, 00:05:4E:46:97:28, 00:E0:98:09:AB:AF, VLAN_ID 1)
+//! ```
+//!
+//! ## See also
+//!
+//! EtherEncap, VLANEncap, StripEtherVLANHeader, SetVLANAnno
+
+use rclick_core::args::{Args, EtherAddr};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+
+use super::vlan_encap::{Tci, TciText};
+use super::{eth_at, eth_dash};
+
+/// The EtherVLANEncap element.
+#[derive(Default)]
+pub struct EtherVlanEncap {
+    dst: [u8; 6],
+    src: [u8; 6],
+    ethertype: u16,
+    tci: Tci,
+}
+
+const H_SRC: u32 = 0;
+const H_DST: u32 = 1;
+const H_TYPE: u32 = 2;
+const H_TCI: u32 = 3;
+const H_ID: u32 = 4;
+const H_PCP: u32 = 5;
+const H_NATIVE: u32 = 6;
+
+impl Element for EtherVlanEncap {
+    fn class_name(&self) -> &'static str {
+        "EtherVLANEncap"
+    }
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut ty: u16 = 0;
+        let (mut src, mut dst) = (EtherAddr::default(), EtherAddr::default());
+        let mut t = TciText::new();
+        Args::new_with(conf, cx.arg_context())
+            .read_mp("ETHERTYPE", &mut ty)
+            .read_mp("SRC", &mut src)
+            .read_mp("DST", &mut dst)
+            .read_p("VLAN_TCI", &mut t.tci)
+            .read_p("VLAN_PCP", &mut t.pcp)
+            .read("VLAN_ID", &mut t.id)
+            .read("NATIVE_VLAN", &mut t.native)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        self.tci = t.build()?;
+        self.ethertype = ty;
+        self.src = src.0;
+        self.dst = dst.0;
+        Ok(())
+    }
+    fn can_live_reconfigure(&self) -> bool {
+        true
+    }
+    fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        let (tci, native) = self.tci.for_packet(&p);
+        let n = if native { 14 } else { 18 };
+        p.push(n).ok()?;
+        let d = p.data_mut();
+        d[0..6].copy_from_slice(&self.dst);
+        d[6..12].copy_from_slice(&self.src);
+        if native {
+            d[12..14].copy_from_slice(&self.ethertype.to_be_bytes());
+        } else {
+            d[12..14].copy_from_slice(&0x8100u16.to_be_bytes());
+            d[14..16].copy_from_slice(&tci.to_be_bytes());
+            d[16..18].copy_from_slice(&self.ethertype.to_be_bytes());
+        }
+        p.set_mac_header(0);
+        Some(p)
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![
+            HandlerDef::read_write("src", H_SRC),
+            HandlerDef::read_write("dst", H_DST),
+            HandlerDef::read_write("ethertype", H_TYPE),
+            HandlerDef::reconfigure_positional("vlan_tci", "VLAN_TCI", 3).with_read(H_TCI),
+            HandlerDef::reconfigure("vlan_id", "VLAN_ID").with_read(H_ID),
+            HandlerDef::reconfigure("vlan_pcp", "VLAN_PCP").with_read(H_PCP),
+            HandlerDef::reconfigure("native_vlan", "NATIVE_VLAN").with_read(H_NATIVE),
+        ]
+    }
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(match id {
+            H_SRC => eth_dash(&self.src),
+            H_DST => eth_dash(&self.dst),
+            H_TYPE => self.ethertype.to_string(),
+            H_TCI => self.tci.unparse_tci(),
+            H_ID => (self.tci.tci & 0xfff).to_string(),
+            H_PCP => (self.tci.tci >> 13).to_string(),
+            _ => self.tci.native.to_string(),
+        })
+    }
+    fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
+        let v = value.trim();
+        match id {
+            H_SRC | H_DST => {
+                let mut e = EtherAddr::default();
+                Args::new_with(&[v], cx.arg_context())
+                    .read_mp("ETH", &mut e)
+                    .complete()
+                    .map_err(|_| "expected Ethernet address".to_string())?;
+                let a = eth_at(&e.0, 0);
+                if id == H_SRC {
+                    self.src = a;
+                } else {
+                    self.dst = a;
+                }
+            }
+            H_TYPE => {
+                let mut t: u16 = 0;
+                Args::new(&[v])
+                    .read_mp("ETHERTYPE", &mut t)
+                    .complete()
+                    .map_err(|e| e.to_string())?;
+                self.ethertype = t;
+            }
+            _ => return Err("handler not writable".into()),
+        }
+        Ok(())
+    }
+}

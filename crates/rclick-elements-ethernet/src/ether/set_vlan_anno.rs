@@ -1,0 +1,88 @@
+//! # SetVLANAnno
+//!
+//! `SetVLANAnno(VLAN_TCI [, VLAN_PCP, KEYWORDS])`
+//!
+//! **Category:** ethernet. Sets the VLAN TCI annotation.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Sets each packet's VLAN TCI annotation to VLAN_TCI, or to VLAN_ID
+//! combined with VLAN_PCP.
+//!
+//! Keywords:
+//!
+//! * `VLAN_TCI` (integer 0-0xFFFF, positional): the whole TCI.
+//! * `VLAN_PCP` (integer 0-7, positional, default 0): the priority.
+//! * `VLAN_ID` (integer 0-0xFFF, default 0): the VLAN ID, if no VLAN_TCI.
+//!
+//! ## Annotations
+//!
+//! Sets VLAN_TCI_ANNO.
+//!
+//! ## Handlers
+//!
+//! * `vlan_tci`, `vlan_id`, `vlan_pcp` (read/write, reconfigure).
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> SetVLANAnno(VLAN_ID 2, VLAN_PCP 1) -> VLANEncap(ANNO) -> ...
+//! ```
+//!
+//! ## See also
+//!
+//! VLANEncap, EtherVLANEncap, VLANDecap
+
+use rclick_core::args::Args;
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+
+use super::vlan_encap::TciText;
+
+/// The SetVLANAnno element.
+#[derive(Default)]
+pub struct SetVlanAnno {
+    tci: u16,
+}
+
+impl Element for SetVlanAnno {
+    fn class_name(&self) -> &'static str {
+        "SetVLANAnno"
+    }
+    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut t = TciText::new();
+        Args::new(conf)
+            .read_p("VLAN_TCI", &mut t.tci)
+            .read_p("VLAN_PCP", &mut t.pcp)
+            .read("VLAN_ID", &mut t.id)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        if t.tci.0.trim() == "ANNO" {
+            return Err("VLAN_TCI: expected integer".into());
+        }
+        self.tci = t.build()?.tci;
+        Ok(())
+    }
+    fn can_live_reconfigure(&self) -> bool {
+        true
+    }
+    fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        p.set_vlan_tci_anno(self.tci);
+        Some(p)
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![
+            HandlerDef::reconfigure_positional("vlan_tci", "VLAN_TCI", 0).with_read(0),
+            HandlerDef::reconfigure("vlan_id", "VLAN_ID").with_read(1),
+            HandlerDef::reconfigure_positional("vlan_pcp", "VLAN_PCP", 1).with_read(2),
+        ]
+    }
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(match id {
+            0 => self.tci.to_string(),
+            1 => (self.tci & 0xfff).to_string(),
+            _ => (self.tci >> 13).to_string(),
+        })
+    }
+}

@@ -1,0 +1,174 @@
+//! # IPClassifier
+//!
+//! `IPClassifier(PATTERN_1, ..., PATTERN_N)`
+//!
+//! **Category:** ip, classification. Classifies IP packets by contents.
+//!
+//! **Ports:** one push input; N push outputs, one per pattern.
+//!
+//! ## Description
+//!
+//! Classifies IP packets with tcpdump(1)-like patterns: a packet goes to the
+//! output of the first pattern it matches; packets matching none are
+//! dropped. Input packets must have their IP header annotation set
+//! (CheckIPHeader or MarkIPHeader do this).
+//!
+//! Pattern primitives:
+//!
+//! * `ip proto PROTO`: IP protocol PROTO, a number or `icmp`, `igmp`,
+//!   `ipip`, `tcp`, `udp`, `tcpudp` (TCP or UDP).
+//! * `[SRCORDST] host IPADDR`: packets from/to IPADDR. SRCORDST is `src`,
+//!   `dst`, `src or dst` (the default) or `src and dst`.
+//! * `[SRCORDST] net NETADDR`: NETADDR is `IPADDR/BITS` or
+//!   `IPADDR mask MASK`.
+//! * `[SRCORDST] [tcp | udp] port PORT`: TCP or UDP port, a number or a
+//!   name: `echo`, `discard`, `daytime`, `chargen`, `ftp-data`, `ftp`,
+//!   `ssh`, `telnet`, `smtp`, `domain`, `dns`, `bootps`, `bootpc`, `tftp`,
+//!   `finger`, `www`, `pop3`, `sunrpc`, `auth`, `nntp`, `ntp`,
+//!   `netbios-ns`, `netbios-dgm`, `netbios-ssn`, `snmp`, `snmp-trap`, `irc`,
+//!   `imap3`, `https`, `rip`, `route`, `imaps`, `pop3s` (and common
+//!   /etc/services names such as `http`).
+//! * `ip vers V` (0-15), `ip hl HL` (0-15), `ip id ID` (0-65535),
+//!   `ip len LEN`, `ip tos TOS` (0-255), `ip dscp DSCP` (0-63),
+//!   `ip ttl TTL` (0-255): header fields.
+//! * `ip ect`: ECN-capable transport; `ip ce`: congestion experienced.
+//! * `ip frag`: fragments (MF set or nonzero offset); `ip unfrag`: others.
+//! * `tcp opt TCPOPT`: TCP flag `syn`, `fin`, `ack`, `rst`, `psh` or `urg`.
+//! * `tcp win WIN`: TCP window (unscaled).
+//! * `icmp type TYPE`: a number or `echo-reply`, `unreachable`,
+//!   `sourcequench`, `redirect`, `echo`, `routeradvert`, `routersolicit`,
+//!   `timeexceeded`, `parameterproblem`, `timestamp`, `timestamp-reply`,
+//!   `inforeq`, `inforeq-reply`, `maskreq`, `maskreq-reply`.
+//! * `ip[POS:LEN] VALUE`, `ip[POS]`: IP header bytes POS..POS+LEN-1 (LEN
+//!   1-4, inside one 32-bit word). `transp[POS:LEN]`, `tcp[...]`,
+//!   `udp[...]`, `icmp[...]`: transport header bytes.
+//! * `ether src|dst|host ETHADDR`: link-layer addresses.
+//! * `true`, `false`.
+//!
+//! Primitives combine with `and`/`&&`, `or`/`||`, `not`/`!`, parentheses,
+//! the ternary `A ? B : C` (spaces around the colon), and juxtaposition
+//! (an implicit `and`). All primitives but `tcp opt` take an operator
+//! before the value: `==`/`=` (the default) or `!=`; integer fields also
+//! take `<`, `>`, `<=`, `>=`; most take a mask: `DIRECTIVE & MASK [OP]
+//! VALUE`. `port` and `icmp type` relations only match packets of the right
+//! protocol: `tcp src port != 5` does not match UDP packets, while
+//! `!(tcp src port 5)` does.
+//!
+//! Much syntax may be omitted: `tcp` for `ip proto tcp`, `www` for
+//! `port www`, `syn` for `tcp opt syn`, `10.0.0.0/24` for `net 10.0.0.0/24`,
+//! `unfrag` for `ip unfrag`; a bare value repeats the previous primitive's
+//! type: `src port 80 or 81`. A pattern of `-`, `any` or `all` matches
+//! every packet.
+//!
+//! Port, ICMP type, TCP option, TCP window and `transp[...]` tests only
+//! match first fragments.
+//!
+//! ## Annotations
+//!
+//! Uses the IP and transport header offsets (and the MAC header offset for
+//! `ether` tests).
+//!
+//! ## Handlers
+//!
+//! * `program` (read): the compiled decision program (see IPFilter).
+//! * `patternN` (read/write): pattern N; writing recompiles the program.
+//!
+//! ## Examples
+//!
+//! ```text
+//! IPClassifier(10.0.0.0/24 and syn,
+//!              10.0.0.0/24 and fin ack,
+//!              10.0.0.0/24 and tcp,
+//!              -);
+//! IPClassifier(dst tcp port 8000 or 8080,
+//!              dst tcp port > 1023,
+//!              tcp);
+//! ```
+//!
+//! ## See also
+//!
+//! IPFilter, Classifier, CheckIPHeader, MarkIPHeader, AddressInfo,
+//! tcpdump(1)
+
+use std::borrow::Cow;
+
+use rclick_core::args::ArgContext;
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, PacketBatch};
+
+use super::{classify_push, parse_program, ZProgram};
+
+/// The IPClassifier element.
+#[derive(Default)]
+pub struct IPClassifier {
+    prog: ZProgram,
+    patterns: Vec<String>,
+    scratch: Vec<usize>,
+}
+
+fn compile(patterns: &[String], noutputs: usize, ctx: &dyn ArgContext) -> Result<ZProgram, String> {
+    if patterns.len() != noutputs {
+        return Err(format!("need {noutputs} arguments, one per output port"));
+    }
+    let conf: Vec<String> = patterns.iter().enumerate().map(|(i, p)| format!("{i} {p}")).collect();
+    parse_program(&conf, noutputs, ctx).map_err(|e| e.join("\n"))
+}
+
+impl IPClassifier {
+    /// The compiled program.
+    pub fn program(&self) -> &ZProgram {
+        &self.prog
+    }
+}
+
+impl Element for IPClassifier {
+    fn class_name(&self) -> &'static str {
+        "IPClassifier"
+    }
+    fn port_count(&self) -> &'static str {
+        "1/-"
+    }
+    fn processing(&self) -> &'static str {
+        "h/h"
+    }
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let prog = compile(conf, cx.noutputs(), cx.arg_context())?;
+        self.prog = prog;
+        self.patterns = conf.to_vec();
+        Ok(())
+    }
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        classify_push(&self.prog, &mut self.scratch, batch, cx);
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        let mut v = vec![HandlerDef::read("program", 0)];
+        for i in 0..self.patterns.len() {
+            v.push(HandlerDef {
+                name: Cow::Owned(format!("pattern{i}")),
+                flags: HandlerFlags::READ_WRITE,
+                kind: HandlerKind::Element(1 + i as u32),
+            });
+        }
+        v
+    }
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        match id {
+            0 => Ok(self.prog.unparse()),
+            i => self
+                .patterns
+                .get(i as usize - 1)
+                .cloned()
+                .ok_or_else(|| "no such handler".into()),
+        }
+    }
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        let idx = (id as usize).checked_sub(1).filter(|&i| i < self.patterns.len());
+        let Some(idx) = idx else { return Err("no such handler".into()) };
+        let mut pats = self.patterns.clone();
+        pats[idx] = value.trim().to_string();
+        let n = pats.len();
+        let prog = compile(&pats, n, &rclick_core::args::NoContext)?;
+        self.prog = prog;
+        self.patterns = pats;
+        Ok(())
+    }
+}

@@ -1,0 +1,282 @@
+//! # ICMPIPEncap
+//!
+//! `ICMPIPEncap(SRC, DST, TYPE [, CODE, IDENTIFIER id])`
+//!
+//! **Category:** icmp. Encapsulates packets in ICMP/IP headers.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Prepends to each packet a 20-byte IP header (source SRC, destination
+//! DST, TTL 255, protocol ICMP) and an ICMP header of type TYPE and code
+//! CODE: 20 bytes for timestamp and timestamp-reply, 8 bytes otherwise,
+//! zero apart from type, code and checksum. TYPE and CODE are integers
+//! 0–255 or Click's names (`echo`, `unreachable`...; `port`, `net`...);
+//! CODE defaults to 0.
+//!
+//! For types whose header has identifier and sequence fields (echo,
+//! echo-reply, timestamp, timestamp-reply, inforeq, inforeq-reply), the
+//! identifier is IDENTIFIER and the sequence number starts at 1 and
+//! advances by one for each packet, skipping 0. The IP ID field carries
+//! the same counter. Both are written in network byte order.
+//!
+//! Keywords:
+//!
+//! * `SRC`, `DST` (IP addresses, mandatory).
+//! * `TYPE` (ICMP type, mandatory).
+//! * `CODE` (ICMP code): default 0.
+//! * `IDENTIFIER` (16-bit integer): default 0.
+//!
+//! ## Annotations
+//!
+//! Sets the destination IP annotation to DST and the IP header annotation.
+//!
+//! ## Handlers
+//!
+//! * `src` (read/write): SRC.
+//! * `dst` (read/write): DST.
+//!
+//! ## Examples
+//!
+//! ```text
+//! InfiniteSource(LIMIT 3) -> ICMPIPEncap(1.0.0.1, 1.0.0.2, unreachable, port) -> ...
+//! ```
+//!
+//! ## See also
+//!
+//! ICMPPingEncap, ICMPError
+
+use std::net::Ipv4Addr;
+
+use rclick_core::args::{Args, FromArg, NoContext, Word};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef};
+use rclick_packet::Packet;
+use rclick_wire::icmp::types;
+use rclick_wire::{IpProtocol, Ipv4Packet};
+
+use super::{parse_icmp_code, parse_icmp_type};
+
+/// Length of the ICMP header for `icmp_type` (Click's `click_icmp_hl`).
+pub(crate) fn icmp_header_len(icmp_type: u8) -> usize {
+    if icmp_type == types::TIMESTAMP || icmp_type == types::TIMESTAMP_REPLY {
+        20
+    } else {
+        8
+    }
+}
+
+/// Prepends IP and ICMP headers to `p`; `None` (packet dropped) if the
+/// result would not fit in an IP datagram.
+pub(crate) fn encap(
+    mut p: Packet,
+    src: Ipv4Addr,
+    dst: Ipv4Addr,
+    icmp_type: u8,
+    code: u8,
+    ident: u16,
+    seq: u16,
+) -> Option<Packet> {
+    let ihl = icmp_header_len(icmp_type);
+    let total = p.len() + 20 + ihl;
+    if total > 0xffff || p.push(20 + ihl).is_err() {
+        return None;
+    }
+    {
+        let d = p.data_mut();
+        let (iph, rest) = d.split_at_mut(20);
+        rest[..ihl].fill(0);
+        rest[0] = icmp_type;
+        rest[1] = code;
+        if matches!(
+            icmp_type,
+            types::TIMESTAMP
+                | types::TIMESTAMP_REPLY
+                | types::ECHO
+                | types::ECHO_REPLY
+                | types::INFO_REQUEST
+                | types::INFO_REPLY
+        ) {
+            rest[4..6].copy_from_slice(&ident.to_be_bytes());
+            rest[6..8].copy_from_slice(&seq.to_be_bytes());
+        }
+        let c = rclick_wire::checksum::internet_checksum(rest);
+        rest[2..4].copy_from_slice(&c.to_be_bytes());
+        let mut ip = Ipv4Packet::new_unchecked(&mut iph[..]);
+        ip.set_version(4);
+        ip.set_header_len(20);
+        ip.set_tos(0);
+        ip.set_total_len(total as u16);
+        ip.set_ident(seq);
+        ip.set_flags_frag_offset(0);
+        ip.set_ttl(255);
+        ip.set_protocol(IpProtocol::ICMP);
+        ip.set_src_addr(src);
+        ip.set_dst_addr(dst);
+        ip.fill_checksum();
+    }
+    p.set_dst_ip_anno(dst);
+    p.set_ip_header(0, 20);
+    Some(p)
+}
+
+/// Reads the `src` (id 0) or `dst` (id 1) handler.
+pub(crate) fn read_addr_handler(id: u32, src: Ipv4Addr, dst: Ipv4Addr) -> Result<String, String> {
+    Ok(if id == 0 { src } else { dst }.to_string())
+}
+
+/// Writes the `src` (id 0) or `dst` (id 1) handler.
+pub(crate) fn write_addr_handler(
+    id: u32,
+    value: &str,
+    src: &mut Ipv4Addr,
+    dst: &mut Ipv4Addr,
+) -> Result<(), String> {
+    let a = Ipv4Addr::from_arg(value.trim(), &NoContext)
+        .map_err(|_| "expected IP address".to_string())?;
+    if id == 0 {
+        *src = a;
+    } else {
+        *dst = a;
+    }
+    Ok(())
+}
+
+/// The ICMPIPEncap element.
+pub struct IcmpIpEncap {
+    src: Ipv4Addr,
+    dst: Ipv4Addr,
+    icmp_type: u8,
+    code: u8,
+    ident: u16,
+    seq: u16,
+}
+
+impl Default for IcmpIpEncap {
+    fn default() -> Self {
+        IcmpIpEncap {
+            src: Ipv4Addr::UNSPECIFIED,
+            dst: Ipv4Addr::UNSPECIFIED,
+            icmp_type: 0,
+            code: 0,
+            ident: 0,
+            seq: 1,
+        }
+    }
+}
+
+impl Element for IcmpIpEncap {
+    fn class_name(&self) -> &'static str {
+        "ICMPIPEncap"
+    }
+
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let ctx = cx.arg_context();
+        let (mut src, mut dst) = (Ipv4Addr::UNSPECIFIED, Ipv4Addr::UNSPECIFIED);
+        let mut ty: i64 = -1;
+        let mut code = Word("0".into());
+        let mut ident = 0u16;
+        Args::new_with(conf, ctx)
+            .read_mp("SRC", &mut src)
+            .read_mp("DST", &mut dst)
+            .read_mp_with("TYPE", &mut ty, |s| parse_icmp_type(s, ctx))
+            .read_p("CODE", &mut code)
+            .read("IDENTIFIER", &mut ident)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        if !(0..=255).contains(&ty) {
+            return Err("invalid TYPE".into());
+        }
+        let ty = ty as u8;
+        let code = parse_icmp_code(ty, &code.0, ctx).ok_or("invalid CODE")?;
+        self.src = src;
+        self.dst = dst;
+        self.icmp_type = ty;
+        self.code = code;
+        self.ident = ident;
+        Ok(())
+    }
+
+    fn simple_action(&mut self, p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        let q = encap(
+            p,
+            self.src,
+            self.dst,
+            self.icmp_type,
+            self.code,
+            self.ident,
+            self.seq,
+        )?;
+        self.seq = self
+            .seq
+            .wrapping_add(if self.seq == 0xffff { 2 } else { 1 });
+        Some(q)
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![
+            HandlerDef::read_write("src", 0),
+            HandlerDef::read_write("dst", 1),
+        ]
+    }
+
+    fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
+        read_addr_handler(id, self.src, self.dst)
+    }
+
+    fn write_handler(&mut self, id: u32, value: &str, _: &mut Ctx) -> Result<(), String> {
+        write_addr_handler(id, value, &mut self.src, &mut self.dst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+    use rclick_wire::{IcmpPacket, Ipv4Packet};
+
+    fn one(elem: &str) -> Vec<u8> {
+        let conf = format!(
+            "InfiniteSource(DATA \\<aabb>, LIMIT 1, STOP true) -> {elem} -> s :: TestSink;"
+        );
+        let r = rclick_core::testing::run(&conf, &reg()).unwrap();
+        unhex(&rclick_core::testing::read(&r, "s.data"))
+    }
+
+    #[test]
+    fn types_and_codes() {
+        for (elem, ty, code, hl) in [
+            ("ICMPIPEncap(1.0.0.1, 1.0.0.1, TYPE 8, CODE 0)", 8, 0, 8),
+            ("ICMPIPEncap(1.0.0.2, 1.0.0.2, TYPE 3, CODE 1)", 3, 1, 8),
+            ("ICMPIPEncap(1.0.0.3, 1.0.0.3, TYPE 5, CODE 3)", 5, 3, 8),
+            ("ICMPIPEncap(1.0.0.3, 1.0.0.3, unreachable, port)", 3, 3, 8),
+            ("ICMPIPEncap(1.0.0.3, 1.0.0.3, timestamp)", 13, 0, 20),
+        ] {
+            let q = one(elem);
+            let ip = Ipv4Packet::new_checked(&q[..]).unwrap();
+            assert!(ip.verify_checksum());
+            assert_eq!(ip.protocol().0, 1);
+            let ic = IcmpPacket::new_checked(ip.payload()).unwrap();
+            assert!(ic.verify_checksum());
+            assert_eq!((ic.icmp_type(), ic.code()), (ty, code), "{elem}");
+            assert_eq!(q.len(), 20 + hl + 2);
+        }
+    }
+
+    #[test]
+    fn bad_config() {
+        let r = reg();
+        for (c, msg) in [
+            ("ICMPIPEncap(1.0.0.1, 1.0.0.2, 256)", "invalid TYPE"),
+            (
+                "ICMPIPEncap(1.0.0.1, 1.0.0.2, unreachable, xyz)",
+                "invalid CODE",
+            ),
+            ("ICMPIPEncap(1.0.0.1, 1.0.0.2)", "TYPE"),
+        ] {
+            let e = rclick_core::testing::build(&format!("Idle -> {c} -> Discard;"), &r, true)
+                .err()
+                .unwrap();
+            assert!(e.contains(msg), "{c}: {e}");
+        }
+    }
+}

@@ -1,0 +1,425 @@
+//! # IPFragmenter
+//!
+//! `IPFragmenter(MTU [, HONOR_DF, VERBOSE, KEYWORDS])`
+//!
+//! **Category:** ip. Fragments large IP packets.
+//!
+//! **Ports:** one input, one or two outputs, push.
+//!
+//! ## Description
+//!
+//! Expects IP packets with their IP header annotation set. A packet whose
+//! length from the IP header on is at most MTU leaves on output 0
+//! unchanged. A longer one is split into fragments no longer than MTU,
+//! emitted on output 0 in order, first fragment first.
+//!
+//! The first fragment is the original packet, trimmed, so it keeps
+//! everything before the IP header (a link header, say), every IP option
+//! and every annotation. The other fragments are new packets holding just
+//! the IP header and the options whose copy flag is set (RFC 791), padded
+//! with end-of-list bytes to a multiple of 4; they carry the original
+//! packet's annotations. Fragment data lengths are multiples of 8 except
+//! in the last fragment. Fragmenting a fragment keeps its offset, and its
+//! more-fragments flag on the last piece.
+//!
+//! A packet with the don't-fragment (DF) flag set that is longer than MTU,
+//! or one whose header leaves no room for 8 data bytes, goes to output 1
+//! if it exists (usually `ICMPError(ADDR, unreachable, needfrag)`), and is
+//! dropped otherwise; a message is printed for the first 5 such packets
+//! (every one with VERBOSE). When HONOR_DF is false, DF is ignored: the
+//! fragments get DF cleared and, since the IP ID can no longer be trusted,
+//! a random ID. Packets with a malformed IP header are dropped.
+//!
+//! Keywords:
+//!
+//! * `MTU` (unsigned, mandatory): at least 8.
+//! * `HONOR_DF` (boolean): obey the DF flag. Default true.
+//! * `VERBOSE` (boolean): report every DF packet. Default false.
+//! * `HEADROOM` (unsigned): headroom of the new fragments. Default the
+//!   packet default headroom.
+//!
+//! ## Handlers
+//!
+//! * `drops` (read): packets sent to output 1 or dropped.
+//! * `fragments` (read): fragments emitted.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> fr :: IPFragmenter(1024) -> Queue(20) -> ...;
+//! fr[1] -> ICMPError(18.26.4.24, unreachable, needfrag) -> ...;
+//! ```
+//!
+//! ## See also
+//!
+//! ICMPError, CheckLength, IPReassembler
+
+use std::net::Ipv4Addr;
+
+use rclick_core::args::Args;
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
+use rclick_packet::{Packet, DEFAULT_HEADROOM};
+use rclick_wire::ipv4::option_kind;
+
+/// The IPFragmenter element.
+pub struct IpFragmenter {
+    mtu: u32,
+    honor_df: bool,
+    verbose: bool,
+    headroom: usize,
+    drops: u64,
+    fragments: u64,
+    rng: u64,
+}
+
+impl Default for IpFragmenter {
+    fn default() -> Self {
+        IpFragmenter {
+            mtu: 0,
+            honor_df: true,
+            verbose: false,
+            headroom: DEFAULT_HEADROOM,
+            drops: 0,
+            fragments: 0,
+            rng: 0x9e37_79b9_7f4a_7c15,
+        }
+    }
+}
+
+/// Copies the options of header `h` (length `hl`) whose copy flag is set
+/// into `out`, padded with EOL to a multiple of 4; returns their length.
+fn copied_options(h: &[u8], hl: usize, out: &mut [u8; 40]) -> usize {
+    let opts = &h[20..hl];
+    let mut n = 0;
+    let mut i = 0;
+    while i < opts.len() {
+        let kind = opts[i];
+        let len = if kind == option_kind::NOP {
+            1
+        } else if kind == option_kind::EOL || i + 1 >= opts.len() {
+            break;
+        } else {
+            let l = opts[i + 1] as usize;
+            if l < 2 || i + l > opts.len() {
+                break;
+            }
+            l
+        };
+        if kind & 0x80 != 0 {
+            out[n..n + len].copy_from_slice(&opts[i..i + len]);
+            n += len;
+        }
+        i += len;
+    }
+    while n % 4 != 0 {
+        out[n] = option_kind::EOL;
+        n += 1;
+    }
+    n
+}
+
+fn header_checksum(h: &mut [u8]) {
+    h[10] = 0;
+    h[11] = 0;
+    let c = rclick_wire::checksum::internet_checksum(h);
+    h[10..12].copy_from_slice(&c.to_be_bytes());
+}
+
+impl IpFragmenter {
+    fn random_u16(&mut self) -> u16 {
+        // xorshift64*: IDs only need to be unpredictable enough not to
+        // collide with the original sender's.
+        let mut x = self.rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng = x;
+        (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 48) as u16
+    }
+
+    /// Fragments `p` into `out`; returns `Err(p)` for output 1, or
+    /// `Ok(())`. Malformed packets are dropped (counted).
+    fn fragment(&mut self, mut p: Packet, out: &mut PacketBatch, cx: &Ctx) -> Result<(), Packet> {
+        let Some(nh_off) = p.network_header_offset().filter(|&o| o >= 0) else {
+            self.drops += 1;
+            return Ok(());
+        };
+        let nh_off = nh_off as usize;
+        let (hl, ip_len, off_field, src, dst) = {
+            let Some(h) = p.network_header().filter(|h| h.len() >= 20) else {
+                self.drops += 1;
+                return Ok(());
+            };
+            let hl = ((h[0] & 0x0f) as usize) << 2;
+            let ip_len = u16::from_be_bytes([h[2], h[3]]) as usize;
+            if hl < 20 || hl > h.len() || ip_len < hl {
+                self.drops += 1;
+                return Ok(());
+            }
+            (
+                hl,
+                ip_len.min(h.len()),
+                u16::from_be_bytes([h[6], h[7]]),
+                Ipv4Addr::new(h[12], h[13], h[14], h[15]),
+                Ipv4Addr::new(h[16], h[17], h[18], h[19]),
+            )
+        };
+        let mtu = self.mtu as usize;
+        let first_dlen = mtu.saturating_sub(hl) & !7;
+        let in_dlen = ip_len - hl;
+        let df = off_field & 0x4000 != 0;
+        if (df && self.honor_df) || first_dlen < 8 {
+            if self.verbose || self.drops < 5 {
+                cx.log(format!(
+                    "IPFragmenter({}) DF {} {} len={}",
+                    self.mtu,
+                    src,
+                    dst,
+                    p.len()
+                ));
+            }
+            self.drops += 1;
+            return Err(p);
+        }
+        if in_dlen <= first_dlen {
+            // Long only because of trailing bytes past the IP length.
+            out.push(p);
+            return Ok(());
+        }
+
+        let had_mf = off_field & 0x2000 != 0;
+        let new_id = if df { Some(self.random_u16()) } else { None };
+        let mut hdr = [0u8; 60];
+        let mut fields_off = off_field & !0x4000;
+        if let Some(h) = p.network_header() {
+            hdr[..hl].copy_from_slice(&h[..hl]);
+        }
+        if let Some(id) = new_id {
+            hdr[4..6].copy_from_slice(&id.to_be_bytes());
+        }
+        fields_off |= 0x2000;
+
+        // The remaining fragments, built from the original data.
+        let mut opts = [0u8; 40];
+        let olen = copied_options(&hdr, hl, &mut opts);
+        let out_hlen = 20 + olen;
+        let mut rest = PacketBatch::new();
+        {
+            let data = p.network_header().unwrap_or(&[]);
+            let payload = &data[hl..hl + in_dlen];
+            let mut off = first_dlen;
+            while off < in_dlen {
+                let mut dlen = mtu.saturating_sub(out_hlen) & !7;
+                if dlen == 0 {
+                    // The copied options leave no room: give up on this one.
+                    self.drops += 1;
+                    return Ok(());
+                }
+                if off + dlen > in_dlen {
+                    dlen = in_dlen - off;
+                }
+                let mut q = Packet::make_zeroed(self.headroom, out_hlen + dlen, 0);
+                {
+                    let d = q.data_mut();
+                    d[..20].copy_from_slice(&hdr[..20]);
+                    d[20..out_hlen].copy_from_slice(&opts[..olen]);
+                    d[out_hlen..].copy_from_slice(&payload[off..off + dlen]);
+                    d[0] = 0x40 | (out_hlen / 4) as u8;
+                    let mut f = fields_off.wrapping_add((off >> 3) as u16);
+                    if off + dlen >= in_dlen && !had_mf {
+                        f &= !0x2000;
+                    }
+                    d[6..8].copy_from_slice(&f.to_be_bytes());
+                    d[2..4].copy_from_slice(&((out_hlen + dlen) as u16).to_be_bytes());
+                    header_checksum(&mut d[..out_hlen]);
+                }
+                q.set_ip_header(0, out_hlen);
+                q.copy_annotations(&p);
+                rest.push(q);
+                off += dlen;
+            }
+        }
+
+        // The first fragment: the original, trimmed.
+        hdr[6..8].copy_from_slice(&fields_off.to_be_bytes());
+        hdr[2..4].copy_from_slice(&((hl + first_dlen) as u16).to_be_bytes());
+        header_checksum(&mut hdr[..hl]);
+        if let Some(h) = p.network_header_mut() {
+            h[..hl].copy_from_slice(&hdr[..hl]);
+        }
+        let keep = nh_off + hl + first_dlen;
+        let excess = p.len().saturating_sub(keep);
+        p.take(excess);
+        out.push(p);
+        self.fragments += 1 + rest.len() as u64;
+        out.append(&mut rest);
+        Ok(())
+    }
+}
+
+impl Element for IpFragmenter {
+    fn class_name(&self) -> &'static str {
+        "IPFragmenter"
+    }
+
+    fn port_count(&self) -> &'static str {
+        "1/1-2"
+    }
+
+    fn processing(&self) -> &'static str {
+        rclick_core::spec::common::PUSH
+    }
+
+    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut mtu = 0u32;
+        let mut honor_df = true;
+        let mut verbose = false;
+        let mut headroom = DEFAULT_HEADROOM as u32;
+        Args::new(conf)
+            .read_mp("MTU", &mut mtu)
+            .read_p("HONOR_DF", &mut honor_df)
+            .read_p("VERBOSE", &mut verbose)
+            .read("HEADROOM", &mut headroom)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        if mtu < 8 {
+            return Err("MTU must be at least 8".into());
+        }
+        self.mtu = mtu;
+        self.honor_df = honor_df;
+        self.verbose = verbose;
+        self.headroom = (headroom as usize).min(1 << 16);
+        Ok(())
+    }
+
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let mut out = PacketBatch::with_capacity(batch.len());
+        let mut bad = PacketBatch::new();
+        for p in batch {
+            let fits = match p.network_header() {
+                Some(h) => h.len() <= self.mtu as usize,
+                None => true,
+            };
+            if fits {
+                out.push(p);
+            } else if let Err(p) = self.fragment(p, &mut out, cx) {
+                bad.push(p);
+            }
+        }
+        if !out.is_empty() {
+            cx.push(0, out);
+        }
+        if !bad.is_empty() && cx.noutputs() > 1 {
+            cx.push(1, bad);
+        }
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![
+            HandlerDef::read("drops", 0),
+            HandlerDef::read("fragments", 1),
+        ]
+    }
+
+    fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
+        Ok(if id == 0 { self.drops } else { self.fragments }.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::*;
+    use rclick_core::testing;
+
+    fn frag(pkt: &[u8], elem: &str) -> (Vec<Vec<u8>>, usize, rclick_core::Router) {
+        let conf = format!(
+            "InfiniteSource(DATA {}, LIMIT 1, STOP true) -> TestMarkIP -> f :: {elem} -> s :: TestSink; f[1] -> e :: Counter -> Discard;",
+            hex_data(pkt)
+        );
+        let r = testing::run(&conf, &reg()).unwrap();
+        let s = testing::read(&r, "s.data").lines().map(unhex).collect();
+        let e: usize = testing::read(&r, "e.count").parse().unwrap();
+        (s, e, r)
+    }
+
+    #[test]
+    fn click_option_handling() {
+        let hx = |t: &str| t.replace(' ', "");
+        let pkt = unhex(&hx("4600002c 00000000 64063482 121a042c 0a000004 01010000 001e0028 00000000 00000000 50000000 8f550000"));
+        let (s, _, r) = frag(&pkt, "IPFragmenter(40, HONOR_DF false)");
+        let hex: Vec<String> = s
+            .iter()
+            .map(|v| v.iter().map(|b| format!("{b:02x}")).collect())
+            .collect();
+        assert_eq!(hex[0], hx("46000028 00002000 64061486 121a042c 0a000004 01010000 001e0028 00000000 00000000 50000000"));
+        assert_eq!(
+            hex[1],
+            hx("45000018 00000002 64063695 121a042c 0a000004 8f550000")
+        );
+        assert_eq!(testing::read(&r, "f.fragments"), "2");
+        // A bad option (length 0) stops option copying.
+        let mut bad = pkt.clone();
+        bad[20] = 2;
+        bad[21] = 0;
+        fix_ip_checksum(&mut bad);
+        let (s, _, _) = frag(&bad, "IPFragmenter(40, HONOR_DF false)");
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[1][0], 0x45);
+    }
+
+    #[test]
+    fn copies_flagged_options_and_splits() {
+        // Security-like option 130 (copied), 4 bytes, plus 100 data bytes.
+        let mut v = vec![
+            0x46, 0, 0, 0, 0, 7, 0, 0, 64, 17, 0, 0, 1, 0, 0, 1, 2, 0, 0, 2, 130, 4, 0xaa, 0xbb,
+        ];
+        v.extend((0..100u8).collect::<Vec<_>>());
+        let len = v.len();
+        v[3] = len as u8;
+        fix_ip_checksum(&mut v);
+        let (s, _, _) = frag(&v, "IPFragmenter(60)");
+        // 60-24 = 36 -> 32 data bytes per fragment: 32+32+32+4.
+        assert_eq!(s.len(), 4);
+        let mut data = Vec::new();
+        for (i, q) in s.iter().enumerate() {
+            assert!(q.len() <= 60);
+            assert_eq!(&q[20..24], &[130, 4, 0xaa, 0xbb]);
+            assert!(rclick_wire::checksum::verify(&q[..24]));
+            let f = u16::from_be_bytes([q[6], q[7]]);
+            assert_eq!((f & 0x1fff) as usize * 8, i * 32);
+            assert_eq!(f & 0x2000 != 0, i < 3);
+            data.extend_from_slice(&q[24..]);
+        }
+        assert_eq!(data, (0..100u8).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn df_goes_to_output_1() {
+        let mut v = ip_packet([1, 0, 0, 1], [2, 0, 0, 2], 17, &[0; 100]);
+        v[6] = 0x40;
+        fix_ip_checksum(&mut v);
+        let (s, e, r) = frag(&v, "IPFragmenter(60)");
+        assert!(s.is_empty());
+        assert_eq!(e, 1);
+        assert_eq!(testing::read(&r, "f.drops"), "1");
+        assert_eq!(
+            r.take_log(),
+            ["IPFragmenter(60) DF 1.0.0.1 2.0.0.2 len=120"]
+        );
+        // Small packets pass.
+        let (s, _, _) = frag(&v, "IPFragmenter(1500)");
+        assert_eq!(s.len(), 1);
+        // Ignoring DF: fragments have DF cleared.
+        let (s, _, _) = frag(&v, "IPFragmenter(60, false)");
+        assert_eq!(s.len(), 3);
+        assert!(s.iter().all(|q| q[6] & 0x40 == 0));
+    }
+
+    #[test]
+    fn config() {
+        let e = testing::build("Idle -> IPFragmenter(7) -> Discard;", &reg(), true)
+            .err()
+            .unwrap();
+        assert!(e.contains("MTU must be at least 8"), "{e}");
+    }
+}

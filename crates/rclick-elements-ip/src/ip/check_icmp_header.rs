@@ -1,0 +1,51 @@
+//! # CheckICMPHeader
+//!
+//! `CheckICMPHeader([keywords VERBOSE, DETAILS])`
+//!
+//! **Category:** icmp. Checks ICMP header validity.
+//!
+//! **Ports:** one input; one or two outputs (agnostic, output 1 push).
+//!
+//! ## Description
+//!
+//! Expects ICMP packets with the IP header annotation set (by CheckIPHeader).
+//! Checks that the packet is ICMP and an unfragmented or first fragment, that
+//! the ICMP header and its length fields fit within the IP total length, and
+//! that the ICMP checksum is correct. Good packets leave on output 0;
+//! others are dropped, or sent out output 1 if it exists. The first drop
+//! (every drop when VERBOSE) is reported as
+//! `NAME: ICMP header check failed: REASON`.
+//!
+//! Keywords:
+//!
+//! * `VERBOSE` (boolean, default false): report every drop, not just the first.
+//! * `DETAILS` (boolean, default false): count drops per reason.
+//!
+//! ## Annotations
+//!
+//! Uses the IP header annotation.
+//!
+//! ## Handlers
+//!
+//! * `drops` (read): packets dropped.
+//! * `drop_details` (read, when DETAILS is true): `COUNT<TAB>REASON`
+//!   lines for `not ICMP`, `bad packet length` and `bad ICMP checksum`.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> CheckIPHeader -> CheckICMPHeader -> ...
+//! ```
+//!
+//! ## See also
+//!
+//! CheckIPHeader, CheckTCPHeader, CheckUDPHeader, CheckICMPHeader
+
+use rclick_core::Element;
+
+use super::transport::HeaderChecker;
+
+/// Creates a CheckICMPHeader.
+pub fn make() -> Box<dyn Element> {
+    Box::new(HeaderChecker::new("CheckICMPHeader", 1))
+}

@@ -1,0 +1,317 @@
+//! # CheckIPHeader
+//!
+//! `CheckIPHeader([BADSRC, OFFSET, keywords INTERFACES, BADSRC, GOODDST,
+//! OFFSET, CHECKSUM, VERBOSE, DETAILS])`
+//!
+//! **Category:** ip. Checks IP header validity.
+//!
+//! **Ports:** one input; one or two outputs (agnostic, output 1 push).
+//!
+//! ## Description
+//!
+//! Input packets should have IP headers starting OFFSET bytes in. Checks,
+//! in order, that the packet holds at least 20 bytes of header, that the
+//! version is 4, that the header length is at least 20, that the total
+//! length covers the header and fits in the packet, that the header
+//! checksum is correct (unless CHECKSUM is false), and that the source
+//! address is not a bad source (unless the destination is a good
+//! destination). Packets that pass are trimmed to the IP total length, get
+//! their IP header annotation set, and get their destination IP address
+//! annotation set to the header's destination; they leave on output 0.
+//! Others are dropped, or sent out output 1 if it exists; the first drop
+//! (every drop when VERBOSE) is reported as `NAME: IP header check failed:
+//! REASON`.
+//!
+//! Keywords:
+//!
+//! * `OFFSET` (unsigned, default 0): where the IP header starts.
+//! * `INTERFACES` (space-separated IP prefixes): this router's interfaces;
+//!   sets BADSRC to their broadcast addresses plus 0.0.0.0 and
+//!   255.255.255.255, and GOODDST to their addresses.
+//! * `BADSRC` (space-separated IP addresses, default none): drop packets
+//!   with these source addresses.
+//! * `GOODDST` (space-separated IP addresses, default none): accept bad
+//!   sources when the destination is one of these.
+//! * `CHECKSUM` (boolean, default true): verify the header checksum.
+//! * `VERBOSE` (boolean, default false): report every drop.
+//! * `DETAILS` (boolean, default false): count drops per reason.
+//!
+//! The old form `CheckIPHeader(BADSRC [, OFFSET])` (BADSRC a space-separated
+//! address list, to which 0.0.0.0 and 255.255.255.255 are added) and
+//! `CheckIPHeader(OFFSET)` are also accepted.
+//!
+//! ## Annotations
+//!
+//! Sets the IP header annotation and the destination IP address annotation.
+//!
+//! ## Handlers
+//!
+//! * `drops` (read): packets dropped.
+//! * `drop_details` (read, when DETAILS is true): one line per reason,
+//!   `COUNT<TAB>REASON`; reasons are `tiny packet`, `bad IP version`,
+//!   `bad IP header length`, `bad IP length`, `bad IP checksum`,
+//!   `bad source address`.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> Strip(14) -> CheckIPHeader(INTERFACES 18.26.4.1/24) -> ...
+//! ```
+//!
+//! ## See also
+//!
+//! CheckIPHeader2, MarkIPHeader, SetIPChecksum, StripIPHeader, AddressInfo
+
+use std::net::Ipv4Addr;
+
+use rclick_core::args::{Args, FromArg, IpPrefix, SpaceSep};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+use rclick_wire::{checksum, Ipv4Packet};
+
+use super::Drops;
+
+pub(crate) const IP_REASONS: &[&str] = &[
+    "tiny packet",
+    "bad IP version",
+    "bad IP header length",
+    "bad IP length",
+    "bad IP checksum",
+    "bad source address",
+];
+
+/// CheckIPHeader, and CheckIPHeader2 (which never checks checksums).
+pub struct CheckIPHeader {
+    no_checksum_class: bool,
+    offset: usize,
+    checksum: bool,
+    bad_src: Vec<u32>,
+    good_dst: Vec<u32>,
+    pub(crate) drops: Drops,
+}
+
+impl CheckIPHeader {
+    /// A CheckIPHeader (`checker2` for CheckIPHeader2).
+    pub fn new(checker2: bool) -> Self {
+        CheckIPHeader {
+            no_checksum_class: checker2,
+            offset: 0,
+            checksum: !checker2,
+            bad_src: Vec::new(),
+            good_dst: Vec::new(),
+            drops: Drops::new("IP header", IP_REASONS),
+        }
+    }
+
+    /// Checks `p`; on success fixes it up, on failure returns the reason.
+    #[inline]
+    fn check(&self, p: &mut Packet) -> Result<(), usize> {
+        let data = p.data();
+        let Some(ip) = data.get(self.offset..) else {
+            return Err(0);
+        };
+        if ip.len() < 20 {
+            return Err(0);
+        }
+        let v = Ipv4Packet::new_unchecked(ip);
+        if v.version() != 4 {
+            return Err(1);
+        }
+        let hlen = v.header_len() as usize;
+        if hlen < 20 {
+            return Err(2);
+        }
+        let len = v.total_len() as usize;
+        if len > ip.len() || len < hlen {
+            return Err(3);
+        }
+        if self.checksum && !checksum::verify(&ip[..hlen]) {
+            return Err(4);
+        }
+        let src = u32::from(v.src_addr());
+        let dst = v.dst_addr();
+        if !self.bad_src.is_empty()
+            && self.bad_src.contains(&src)
+            && !self.good_dst.contains(&u32::from(dst))
+        {
+            return Err(5);
+        }
+        let extra = ip.len() - len;
+        p.set_ip_header(self.offset, hlen);
+        if extra > 0 {
+            p.take(extra);
+        }
+        p.set_dst_ip_anno(dst);
+        Ok(())
+    }
+}
+
+fn interfaces(prefixes: &[IpPrefix]) -> (Vec<u32>, Vec<u32>) {
+    let mut bad = Vec::new();
+    let mut good = Vec::new();
+    for p in prefixes {
+        let (a, m) = (u32::from(p.addr), u32::from(p.mask));
+        bad.push((a & m) | !m);
+        good.push(a);
+    }
+    bad.push(0);
+    bad.push(u32::MAX);
+    (bad, good)
+}
+
+impl Element for CheckIPHeader {
+    fn class_name(&self) -> &'static str {
+        if self.no_checksum_class {
+            "CheckIPHeader2"
+        } else {
+            "CheckIPHeader"
+        }
+    }
+    fn port_count(&self) -> &'static str {
+        "1/1-2"
+    }
+    fn processing(&self) -> &'static str {
+        "a/ah"
+    }
+
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let ctx = cx.arg_context();
+        let mut ifaces: Option<SpaceSep<IpPrefix>> = None;
+        let mut badsrc: Option<SpaceSep<Ipv4Addr>> = None;
+        let mut gooddst: Option<SpaceSep<Ipv4Addr>> = None;
+        let mut offset: usize = 0;
+        let mut verbose = false;
+        let mut details = false;
+        let mut csum = !self.no_checksum_class;
+        let rest = Args::new_with(conf, ctx)
+            .read_with("INTERFACES", &mut ifaces, |s| SpaceSep::<IpPrefix>::from_arg(s, ctx).map(Some))
+            .read_with("BADSRC", &mut badsrc, |s| SpaceSep::<Ipv4Addr>::from_arg(s, ctx).map(Some))
+            .read_with("GOODDST", &mut gooddst, |s| SpaceSep::<Ipv4Addr>::from_arg(s, ctx).map(Some))
+            .read("OFFSET", &mut offset)
+            .read("VERBOSE", &mut verbose)
+            .read("DETAILS", &mut details)
+            .read("CHECKSUM", &mut csum)
+            .consume()
+            .map_err(|e| e.to_string())?;
+        let mut bad_src = Vec::new();
+        let mut good_dst = Vec::new();
+        if let Some(SpaceSep(v)) = &ifaces {
+            (bad_src, good_dst) = interfaces(v);
+        }
+        if let Some(SpaceSep(v)) = badsrc {
+            bad_src = v.into_iter().map(u32::from).collect();
+        }
+        if let Some(SpaceSep(v)) = gooddst {
+            good_dst = v.into_iter().map(u32::from).collect();
+        }
+        let only_offset = rest.len() == 1 && rest[0].trim().parse::<usize>().is_ok();
+        if only_offset {
+            offset = rest[0].trim().parse().unwrap_or(0);
+        } else if !rest.is_empty() {
+            let mut old: Option<SpaceSep<Ipv4Addr>> = None;
+            Args::new_with(&rest, ctx)
+                .read_p_with("BADSRC", &mut old, |s| SpaceSep::<Ipv4Addr>::from_arg(s, ctx).map(Some))
+                .read_p("OFFSET", &mut offset)
+                .complete()
+                .map_err(|e| e.to_string())?;
+            if let Some(SpaceSep(v)) = old {
+                bad_src = v.into_iter().map(u32::from).collect();
+                bad_src.push(0);
+                bad_src.push(u32::MAX);
+            }
+        }
+        self.offset = offset;
+        self.checksum = csum && !self.no_checksum_class;
+        self.bad_src = bad_src;
+        self.good_dst = good_dst;
+        self.drops.verbose = verbose;
+        self.drops.details = details;
+        Ok(())
+    }
+
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let mut good = PacketBatch::with_capacity(batch.len());
+        let mut bad = PacketBatch::new();
+        for mut p in batch {
+            match self.check(&mut p) {
+                Ok(()) => good.push(p),
+                Err(r) => {
+                    self.drops.count(r, cx);
+                    bad.push(p);
+                }
+            }
+        }
+        if !good.is_empty() {
+            cx.push(0, good);
+        }
+        if !bad.is_empty() {
+            cx.checked_push(1, bad);
+        }
+    }
+
+    fn simple_action(&mut self, mut p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        match self.check(&mut p) {
+            Ok(()) => Some(p),
+            Err(r) => {
+                self.drops.count(r, cx);
+                cx.checked_push(1, PacketBatch::from(p));
+                None
+            }
+        }
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        let mut h = Vec::new();
+        self.drops.handlers(&mut h);
+        h
+    }
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        self.drops.read(id).ok_or_else(|| "no such handler".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    // 20-byte header 10.0.0.2 -> 10.0.1.2, UDP, total length 28, valid checksum.
+    pub(crate) const GOOD: &str = "4500001c 00000000 4011 65ce 0a000002 0a000102 04d2162e 000c0000";
+
+    #[test]
+    fn accepts_good_and_counts_bad() {
+        let conf = format!(
+            "InfiniteSource(DATA \\<{GOOD}>, LIMIT 3) -> c :: CheckIPHeader(DETAILS true)
+             -> n :: Counter -> Discard;
+             InfiniteSource(DATA \\<{}>, LIMIT 2) -> c;
+             InfiniteSource(DATA \\<4500>, LIMIT 1) -> c;
+             c[1] -> b :: Counter -> Discard; DriverManager(wait 1s);",
+            GOOD.replace("65ce", "65cf")
+        );
+        let r = testing::run(&conf, &registry()).unwrap();
+        assert_eq!(testing::read(&r, "n.count"), "3");
+        assert_eq!(testing::read(&r, "b.count"), "3");
+        assert_eq!(testing::read(&r, "c.drops"), "3");
+        let d = testing::read(&r, "c.drop_details");
+        assert!(d.starts_with("1\ttiny packet\n0\tbad IP version\n"), "{d}");
+        assert!(d.contains("2\tbad IP checksum\n"), "{d}");
+        let log = r.take_log();
+        assert_eq!(log.iter().filter(|l| l.contains("IP header check failed")).count(), 1, "{log:?}");
+    }
+
+    #[test]
+    fn bad_sources_and_old_syntax() {
+        let conf = format!(
+            "InfiniteSource(DATA \\<{GOOD}>, LIMIT 2) -> c :: CheckIPHeader(10.0.0.2, 0)
+             -> n :: Counter -> Discard;
+             InfiniteSource(DATA \\<{GOOD}>, LIMIT 2) -> c2 :: CheckIPHeader(INTERFACES 10.0.0.1/24, GOODDST 10.0.1.2)
+             -> n2 :: Counter -> Discard;
+             InfiniteSource(DATA \\<{}>, LIMIT 2) -> c3 :: CheckIPHeader2 -> n3 :: Counter -> Discard; DriverManager(wait 1s);",
+            GOOD.replace("65ce", "0000")
+        );
+        let r = testing::run(&conf, &registry()).unwrap();
+        assert_eq!(testing::read(&r, "n.count"), "0");
+        assert_eq!(testing::read(&r, "c.drops"), "2");
+        assert_eq!(testing::read(&r, "n2.count"), "2");
+        assert_eq!(testing::read(&r, "n3.count"), "2");
+    }
+}

@@ -1,0 +1,72 @@
+//! # CheckUDPHeader
+//!
+//! `CheckUDPHeader([keywords VERBOSE, DETAILS])`
+//!
+//! **Category:** udp. Checks UDP header validity.
+//!
+//! **Ports:** one input; one or two outputs (agnostic, output 1 push).
+//!
+//! ## Description
+//!
+//! Expects UDP packets with the IP header annotation set (by CheckIPHeader).
+//! Checks that the packet is UDP and an unfragmented or first fragment, that
+//! the UDP header and its length fields fit within the IP total length, and
+//! that the UDP checksum is correct (unless it is 0, meaning none). Good packets leave on output 0;
+//! others are dropped, or sent out output 1 if it exists. The first drop
+//! (every drop when VERBOSE) is reported as
+//! `NAME: UDP header check failed: REASON`.
+//!
+//! Keywords:
+//!
+//! * `VERBOSE` (boolean, default false): report every drop, not just the first.
+//! * `DETAILS` (boolean, default false): count drops per reason.
+//!
+//! ## Annotations
+//!
+//! Uses the IP header annotation.
+//!
+//! ## Handlers
+//!
+//! * `drops` (read): packets dropped.
+//! * `drop_details` (read, when DETAILS is true): `COUNT<TAB>REASON`
+//!   lines for `not UDP`, `bad packet length` and `bad UDP checksum`.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> CheckIPHeader -> CheckUDPHeader -> ...
+//! ```
+//!
+//! ## See also
+//!
+//! CheckIPHeader, CheckTCPHeader, CheckUDPHeader, CheckICMPHeader
+
+use rclick_core::Element;
+
+use super::transport::HeaderChecker;
+
+/// Creates a CheckUDPHeader.
+pub fn make() -> Box<dyn Element> {
+    Box::new(HeaderChecker::new("CheckUDPHeader", 17))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn checks_udp_and_tcp() {
+        let r = testing::run(
+            "InfiniteSource(DATA \\<0102>, LIMIT 2, STOP true) -> UDPIPEncap(1.0.0.1, 1, 2.0.0.2, 2)
+             -> u :: CheckUDPHeader -> c :: Counter -> t :: CheckTCPHeader(DETAILS true) -> Discard;
+             u[1] -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "c.count"), "2");
+        assert_eq!(testing::read(&r, "u.drops"), "0");
+        assert_eq!(testing::read(&r, "t.drops"), "2");
+        assert!(testing::read(&r, "t.drop_details").starts_with("2\tnot TCP\n"));
+    }
+}

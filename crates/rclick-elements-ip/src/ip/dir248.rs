@@ -1,0 +1,472 @@
+//! The DIR-24-8 longest-prefix-match table behind RadixIPLookup,
+//! DirectIPLookup and RangeIPLookup (not an element).
+//!
+//! Lookups read one 16-bit entry of a 2^24-entry first-level table indexed
+//! by the top 24 address bits; an entry is either a next-hop index or, for
+//! /24s holding longer prefixes, the number of a 256-entry second-level
+//! group indexed by the low 8 bits. So a lookup costs one or two memory
+//! reads and no branches on prefix lengths.
+//!
+//! Updates are incremental: each table entry remembers the length of the
+//! prefix that set it, so adding a prefix overwrites only entries set by
+//! shorter (or, when replacing, equal) prefixes, and removing one restores
+//! its parent's next hop on exactly the entries it had set. The default
+//! route never touches the tables (a 0 entry means "use the default"), and
+//! the first-level table is allocated zeroed on the first non-default route,
+//! so its untouched pages cost nothing.
+//!
+//! Next hops (gateway, output) are shared: a table with 100,000 routes to
+//! four outputs has four next hops. Up to 32,767 distinct next hops and
+//! 32,768 /24s holding prefixes longer than /24 are supported.
+
+use std::collections::HashMap;
+
+use super::iproute::{AddError, Route, RouteEngine};
+
+const GROUP_FLAG: u16 = 0x8000;
+const MAX_NEXTHOPS: usize = 0x7fff;
+const MAX_GROUPS: usize = 0x8000;
+
+#[derive(Clone, Copy)]
+struct NextHop {
+    gw: u32,
+    port: i32,
+    refs: u32,
+}
+
+/// A DIR-24-8 route table. See the module documentation.
+pub struct Dir248 {
+    tbl24: Vec<u16>,
+    len24: Vec<u8>,
+    tbl8: Vec<u16>,
+    len8: Vec<u8>,
+    free_groups: Vec<u16>,
+    ngroups_used: usize,
+    nexthops: Vec<NextHop>,
+    nh_index: HashMap<(u32, i32), u16>,
+    free_nexthops: Vec<u16>,
+    default_nh: u16,
+    default_slot: Option<usize>,
+    /// Route slots in Click's order: freed slots are reused, newest first.
+    slots: Vec<Option<(Route, u16)>>,
+    free_slots: Vec<usize>,
+    /// For each prefix length 1..=32: network address → slot.
+    by_len: Vec<HashMap<u32, usize>>,
+}
+
+impl Default for Dir248 {
+    fn default() -> Self {
+        Dir248 {
+            tbl24: Vec::new(),
+            len24: Vec::new(),
+            tbl8: Vec::new(),
+            len8: Vec::new(),
+            free_groups: Vec::new(),
+            ngroups_used: 0,
+            // Index 0 means "no route".
+            nexthops: vec![NextHop {
+                gw: 0,
+                port: -1,
+                refs: u32::MAX,
+            }],
+            nh_index: HashMap::new(),
+            free_nexthops: Vec::new(),
+            default_nh: 0,
+            default_slot: None,
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            by_len: (0..=32).map(|_| HashMap::new()).collect(),
+        }
+    }
+}
+
+fn mask_of(len: u32) -> u32 {
+    if len == 0 {
+        0
+    } else {
+        u32::MAX << (32 - len)
+    }
+}
+
+impl Dir248 {
+    fn ensure_tables(&mut self) {
+        if self.tbl24.is_empty() {
+            self.tbl24 = vec![0; 1 << 24];
+            self.len24 = vec![0; 1 << 24];
+        }
+    }
+
+    fn nexthop_ref(&mut self, gw: u32, port: i32) -> Result<u16, String> {
+        if let Some(&i) = self.nh_index.get(&(gw, port)) {
+            self.nexthops[i as usize].refs += 1;
+            return Ok(i);
+        }
+        let nh = NextHop { gw, port, refs: 1 };
+        let i = if let Some(i) = self.free_nexthops.pop() {
+            self.nexthops[i as usize] = nh;
+            i
+        } else {
+            if self.nexthops.len() > MAX_NEXTHOPS {
+                return Err("too many distinct next hops in routing table".into());
+            }
+            self.nexthops.push(nh);
+            (self.nexthops.len() - 1) as u16
+        };
+        self.nh_index.insert((gw, port), i);
+        Ok(i)
+    }
+
+    fn nexthop_unref(&mut self, i: u16) {
+        let nh = &mut self.nexthops[i as usize];
+        nh.refs -= 1;
+        if nh.refs == 0 {
+            self.nh_index.remove(&(nh.gw, nh.port));
+            self.free_nexthops.push(i);
+        }
+    }
+
+    /// Finds the longest route strictly shorter than `len` covering `addr`:
+    /// (next hop, stored length), or (0, 0) for none / the default.
+    fn parent(&self, addr: u32, len: u32) -> (u16, u8) {
+        for l in (1..len).rev() {
+            if let Some(&s) = self.by_len[l as usize].get(&(addr & mask_of(l))) {
+                if let Some((_, nh)) = self.slots[s] {
+                    return (nh, (l + 1) as u8);
+                }
+            }
+        }
+        (0, 0)
+    }
+
+    fn alloc_group(&mut self, fill: u16, fill_len: u8) -> Result<u16, String> {
+        let g = if let Some(g) = self.free_groups.pop() {
+            g
+        } else {
+            if self.ngroups_used >= MAX_GROUPS {
+                return Err("too many prefixes longer than /24 in routing table".into());
+            }
+            self.ngroups_used += 1;
+            self.tbl8.resize(self.ngroups_used * 256, 0);
+            self.len8.resize(self.ngroups_used * 256, 0);
+            (self.ngroups_used - 1) as u16
+        };
+        let base = g as usize * 256;
+        self.tbl8[base..base + 256].fill(fill);
+        self.len8[base..base + 256].fill(fill_len);
+        Ok(g)
+    }
+
+    /// Writes `(v, l)` over every entry of prefix `addr/len` whose stored
+    /// length satisfies `pred`.
+    fn paint(&mut self, addr: u32, len: u32, v: u16, l: u8, pred: impl Fn(u8) -> bool) {
+        if len <= 24 {
+            let start = (addr >> 8) as usize;
+            let n = 1usize << (24 - len);
+            for i in start..start + n {
+                let e = self.tbl24[i];
+                if e & GROUP_FLAG != 0 {
+                    let base = ((e & !GROUP_FLAG) as usize) << 8;
+                    for j in base..base + 256 {
+                        if pred(self.len8[j]) {
+                            self.tbl8[j] = v;
+                            self.len8[j] = l;
+                        }
+                    }
+                } else if pred(self.len24[i]) {
+                    self.tbl24[i] = v;
+                    self.len24[i] = l;
+                }
+            }
+        } else {
+            let e = self.tbl24[(addr >> 8) as usize];
+            debug_assert!(e & GROUP_FLAG != 0);
+            let base = ((e & !GROUP_FLAG) as usize) << 8;
+            let start = base + (addr & 0xff) as usize;
+            let n = 1usize << (32 - len);
+            for j in start..start + n {
+                if pred(self.len8[j]) {
+                    self.tbl8[j] = v;
+                    self.len8[j] = l;
+                }
+            }
+        }
+    }
+
+    /// Folds a second-level group back into its first-level entry when no
+    /// prefix longer than /24 is left in it.
+    fn maybe_collapse(&mut self, addr: u32) {
+        let i = (addr >> 8) as usize;
+        let e = self.tbl24[i];
+        if e & GROUP_FLAG == 0 {
+            return;
+        }
+        let g = e & !GROUP_FLAG;
+        let base = (g as usize) << 8;
+        if self.len8[base..base + 256].iter().all(|&l| l <= 25) {
+            self.tbl24[i] = self.tbl8[base];
+            self.len24[i] = self.len8[base];
+            self.free_groups.push(g);
+        }
+    }
+
+    fn take_slot(&mut self, r: Route, nh: u16) -> usize {
+        if let Some(s) = self.free_slots.pop() {
+            self.slots[s] = Some((r, nh));
+            s
+        } else {
+            self.slots.push(Some((r, nh)));
+            self.slots.len() - 1
+        }
+    }
+
+    fn free_slot(&mut self, s: usize) {
+        self.slots[s] = None;
+        self.free_slots.push(s);
+    }
+
+    /// Approximate bytes used by the lookup structures.
+    pub fn memory_bytes(&self) -> usize {
+        self.tbl24.len() * 3
+            + self.tbl8.len() * 3
+            + self.nexthops.len() * std::mem::size_of::<NextHop>()
+            + self.slots.len() * std::mem::size_of::<Option<(Route, u16)>>()
+            + self
+                .by_len
+                .iter()
+                .map(|m| m.capacity() * 24)
+                .sum::<usize>()
+    }
+
+    /// Bytes the packet path reads from (first- and second-level tables).
+    pub fn lookup_table_bytes(&self) -> usize {
+        self.tbl24.len() * 2 + self.tbl8.len() * 2
+    }
+
+    /// Looks up `addr` (host order): the next hop's (gateway, output).
+    #[inline]
+    pub fn lookup_nh(&self, addr: u32) -> Option<(u32, i32)> {
+        let mut v = 0;
+        if let Some(&e) = self.tbl24.get((addr >> 8) as usize) {
+            v = e;
+            if e & GROUP_FLAG != 0 {
+                let j = (((e & !GROUP_FLAG) as usize) << 8) | (addr & 0xff) as usize;
+                v = self.tbl8.get(j).copied().unwrap_or(0);
+            }
+        }
+        if v == 0 {
+            v = self.default_nh;
+        }
+        if v == 0 {
+            return None;
+        }
+        let nh = self.nexthops.get(v as usize)?;
+        Some((nh.gw, nh.port))
+    }
+
+    fn existing(&self, r: &Route) -> Option<usize> {
+        let len = r.prefix_len()?;
+        if len == 0 {
+            self.default_slot
+        } else {
+            self.by_len[len as usize].get(&r.addr).copied()
+        }
+    }
+}
+
+impl RouteEngine for Dir248 {
+    fn needs_prefix_masks(&self) -> bool {
+        true
+    }
+
+    fn add(&mut self, r: &Route, set: bool) -> Result<Option<Route>, AddError> {
+        let Some(len) = r.prefix_len() else {
+            return Err(AddError::Other(format!(
+                "route '{}' has a non-prefix mask",
+                r.unparse(false)
+            )));
+        };
+        let old = self.existing(r);
+        if let Some(s) = old {
+            if !set {
+                let old_route = self.slots[s].map(|(o, _)| o).unwrap_or(*r);
+                return Err(AddError::Exists(old_route));
+            }
+        }
+        let nh = self.nexthop_ref(r.gw, r.port).map_err(AddError::Other)?;
+        if len == 0 {
+            self.default_nh = nh;
+        } else {
+            self.ensure_tables();
+            if len > 24 {
+                let i = (r.addr >> 8) as usize;
+                if self.tbl24[i] & GROUP_FLAG == 0 {
+                    let (fill, fill_len) = (self.tbl24[i], self.len24[i]);
+                    match self.alloc_group(fill, fill_len) {
+                        Ok(g) => self.tbl24[i] = GROUP_FLAG | g,
+                        Err(e) => {
+                            self.nexthop_unref(nh);
+                            return Err(AddError::Other(e));
+                        }
+                    }
+                }
+            }
+            let l = (len + 1) as u8;
+            self.paint(r.addr, len, nh, l, |cur| cur <= l);
+        }
+        let slot = self.take_slot(*r, nh);
+        let mut replaced = None;
+        if let Some(s) = old {
+            if let Some((o, onh)) = self.slots[s] {
+                replaced = Some(o);
+                self.nexthop_unref(onh);
+            }
+            self.free_slot(s);
+        }
+        if len == 0 {
+            self.default_slot = Some(slot);
+        } else {
+            self.by_len[len as usize].insert(r.addr, slot);
+        }
+        Ok(replaced)
+    }
+
+    fn remove(&mut self, r: &Route) -> Result<Route, Option<Route>> {
+        let Some(s) = self.existing(r) else {
+            return Err(None);
+        };
+        let Some((old, onh)) = self.slots[s] else {
+            return Err(None);
+        };
+        if !r.matches(&old) {
+            return Err(Some(old));
+        }
+        let len = r.prefix_len().unwrap_or(0);
+        if len == 0 {
+            self.default_nh = 0;
+            self.default_slot = None;
+        } else {
+            self.by_len[len as usize].remove(&r.addr);
+            let (pv, pl) = self.parent(r.addr, len);
+            let l = (len + 1) as u8;
+            self.paint(r.addr, len, pv, pl, |cur| cur == l);
+            if len > 24 {
+                self.maybe_collapse(r.addr);
+            }
+        }
+        self.nexthop_unref(onh);
+        self.free_slot(s);
+        Ok(old)
+    }
+
+    #[inline]
+    fn lookup(&self, addr: u32) -> Option<(u32, i32)> {
+        self.lookup_nh(addr)
+    }
+
+    fn routes(&self) -> Vec<Route> {
+        self.slots.iter().flatten().map(|(r, _)| *r).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn route(a: &str, gw: u32, port: i32) -> Route {
+        let (addr, len) = a.split_once('/').unwrap();
+        let addr: std::net::Ipv4Addr = addr.parse().unwrap();
+        let len: u32 = len.parse().unwrap();
+        Route {
+            addr: u32::from(addr) & mask_of(len),
+            mask: mask_of(len),
+            gw,
+            port,
+        }
+    }
+
+    fn ip(s: &str) -> u32 {
+        u32::from(s.parse::<std::net::Ipv4Addr>().unwrap())
+    }
+
+    /// A reference: linear longest-prefix match.
+    fn reference(routes: &[Route], a: u32) -> Option<(u32, i32)> {
+        routes
+            .iter()
+            .filter(|r| a & r.mask == r.addr)
+            .max_by_key(|r| r.mask.count_ones())
+            .map(|r| (r.gw, r.port))
+    }
+
+    #[test]
+    fn nested_prefixes_add_remove() {
+        let mut t = Dir248::default();
+        t.add(&route("10.0.0.0/8", 0, 1), false).unwrap();
+        t.add(&route("10.1.0.0/16", 0, 2), false).unwrap();
+        t.add(&route("10.1.2.128/25", 0, 3), false).unwrap();
+        t.add(&route("10.1.2.130/32", 7, 4), false).unwrap();
+        assert_eq!(t.lookup(ip("10.2.3.4")), Some((0, 1)));
+        assert_eq!(t.lookup(ip("10.1.3.4")), Some((0, 2)));
+        assert_eq!(t.lookup(ip("10.1.2.129")), Some((0, 3)));
+        assert_eq!(t.lookup(ip("10.1.2.130")), Some((7, 4)));
+        assert_eq!(t.lookup(ip("10.1.2.1")), Some((0, 2)));
+        assert_eq!(t.lookup(ip("11.0.0.0")), None);
+        t.remove(&route("10.1.0.0/16", 0, 2)).unwrap();
+        assert_eq!(t.lookup(ip("10.1.2.1")), Some((0, 1)));
+        assert_eq!(t.lookup(ip("10.1.2.129")), Some((0, 3)));
+        t.remove(&route("10.1.2.128/25", 0, 3)).unwrap();
+        t.remove(&route("10.1.2.130/32", 7, 4)).unwrap();
+        assert_eq!(t.lookup(ip("10.1.2.130")), Some((0, 1)));
+        assert!(t.free_groups.len() == 1);
+        t.add(&route("0.0.0.0/0", 0, 9), false).unwrap();
+        assert_eq!(t.lookup(ip("11.0.0.0")), Some((0, 9)));
+        assert!(matches!(
+            t.add(&route("10.0.0.0/8", 0, 5), false),
+            Err(AddError::Exists(_))
+        ));
+        assert_eq!(t.add(&route("10.0.0.0/8", 0, 5), true).unwrap().unwrap().port, 1);
+        assert_eq!(t.lookup(ip("10.2.3.4")), Some((0, 5)));
+        assert_eq!(t.routes().len(), 2);
+    }
+
+    #[test]
+    fn random_against_reference() {
+        let mut seed: u64 = 0x1234_5678_9abc_def0;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut t = Dir248::default();
+        let mut live: Vec<Route> = Vec::new();
+        for step in 0..3000 {
+            let x = rnd();
+            if step % 4 == 3 && !live.is_empty() {
+                let i = (x as usize >> 8) % live.len();
+                let r = live.swap_remove(i);
+                t.remove(&r).unwrap();
+            } else {
+                // Prefixes in a small region so they nest often.
+                let len = 8 + (x % 25) as u32;
+                let addr = (0x0a00_0000 | ((x >> 16) as u32 & 0x0003_ffff)) & mask_of(len);
+                let r = Route {
+                    addr,
+                    mask: mask_of(len),
+                    gw: 0,
+                    port: ((x >> 40) % 8) as i32,
+                };
+                if live.iter().any(|o| o.addr == r.addr && o.mask == r.mask) {
+                    continue;
+                }
+                t.add(&r, false).unwrap();
+                live.push(r);
+            }
+            if step % 100 == 0 {
+                for _ in 0..200 {
+                    let a = 0x0a00_0000 | (rnd() as u32 & 0x0003_ffff);
+                    assert_eq!(t.lookup(a), reference(&live, a), "addr {a:x}");
+                }
+            }
+        }
+    }
+}

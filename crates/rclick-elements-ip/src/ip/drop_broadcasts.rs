@@ -1,0 +1,94 @@
+//! # DropBroadcasts
+//!
+//! `DropBroadcasts`
+//!
+//! **Category:** ip. Drops link-level broadcast and multicast packets.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Drops packets whose packet type annotation is BROADCAST or MULTICAST
+//! (set by the device or by HostEtherFilter), as a router must not forward
+//! link-level broadcasts (RFC 1812 4.2.2.11, 5.3.4). Other packets pass.
+//!
+//! ## Annotations
+//!
+//! Uses the packet type annotation.
+//!
+//! ## Handlers
+//!
+//! * `drops` (read): packets dropped.
+//!
+//! ## Examples
+//!
+//! ```text
+//! FromDevice(eth0) -> ... -> DropBroadcasts -> ...
+//! ```
+//!
+//! ## See also
+//!
+//! HostEtherFilter, SetPacketType
+
+use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_packet::PacketType;
+
+/// The DropBroadcasts element.
+#[derive(Default)]
+pub struct DropBroadcasts {
+    drops: u64,
+}
+
+impl DropBroadcasts {
+    fn filter(&mut self, batch: &mut PacketBatch) {
+        let before = batch.len();
+        batch.retain(|p| {
+            !matches!(
+                p.packet_type_anno(),
+                PacketType::Broadcast | PacketType::Multicast
+            )
+        });
+        self.drops += (before - batch.len()) as u64;
+    }
+}
+
+impl Element for DropBroadcasts {
+    fn class_name(&self) -> &'static str {
+        "DropBroadcasts"
+    }
+    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+        self.filter(&mut batch);
+        if !batch.is_empty() {
+            cx.push(0, batch);
+        }
+    }
+    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let mut batch = cx.pull(0, max);
+        self.filter(&mut batch);
+        batch
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read("drops", 0)]
+    }
+    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(self.drops.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn drops_broadcasts() {
+        let r = testing::run(
+            "InfiniteSource(LIMIT 3, STOP true) -> SetPacketType(BROADCAST) -> d :: DropBroadcasts -> c :: Counter -> Discard;
+             InfiniteSource(LIMIT 2, STOP true) -> d;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "c.count"), "2");
+        assert_eq!(testing::read(&r, "d.drops"), "3");
+    }
+}

@@ -1,0 +1,82 @@
+//! # FixIPSrc
+//!
+//! `FixIPSrc(IPADDR)`
+//!
+//! **Category:** ip. Sets the IP source address if requested by an
+//! annotation.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Expects IP packets (with the IP header annotation). If a packet's "fix
+//! IP source" annotation is set (ICMPError sets it on errors it generates),
+//! clears the annotation, sets the IP source address to IPADDR (an IP
+//! address or AddressInfo name, mandatory) and recomputes the IP header
+//! checksum. Other packets pass unchanged. Implements RFC 1812 4.3.2.4:
+//! ICMP errors carry the address of the interface they leave by.
+//!
+//! ## Annotations
+//!
+//! Uses and clears the fix-IP-source annotation; uses the IP header
+//! annotation.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> FixIPSrc(18.26.4.1) -> ...
+//! ```
+//!
+//! ## See also
+//!
+//! ICMPError
+
+use std::net::Ipv4Addr;
+
+use rclick_core::args::Args;
+use rclick_core::{ConfigureCx, Ctx, Element, Packet};
+use rclick_wire::Ipv4Packet;
+
+/// The FixIPSrc element.
+pub struct FixIPSrc {
+    addr: Ipv4Addr,
+}
+
+impl Default for FixIPSrc {
+    fn default() -> Self {
+        FixIPSrc {
+            addr: Ipv4Addr::UNSPECIFIED,
+        }
+    }
+}
+
+impl Element for FixIPSrc {
+    fn class_name(&self) -> &'static str {
+        "FixIPSrc"
+    }
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut addr = Ipv4Addr::UNSPECIFIED;
+        Args::new_with(conf, cx.arg_context())
+            .read_mp("IPADDR", &mut addr)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        self.addr = addr;
+        Ok(())
+    }
+    fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        if p.fix_ip_src_anno() {
+            p.set_fix_ip_src_anno(false);
+            let hlen = p.ip_header_len();
+            if hlen >= 20 {
+                if let Some(h) = p.ip_header_mut() {
+                    if h.len() >= hlen {
+                        let mut v = Ipv4Packet::new_unchecked(&mut h[..hlen]);
+                        v.set_src_addr(self.addr);
+                        v.fill_checksum();
+                    }
+                }
+            }
+        }
+        Some(p)
+    }
+}

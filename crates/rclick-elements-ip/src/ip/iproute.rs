@@ -1,0 +1,547 @@
+//! What every IP route table element shares (Click's IPRouteTable): the
+//! route syntax `ADDR/MASK [GW] OUT`, the `add`, `set`, `remove`, `ctrl`,
+//! `table` and `lookup` handlers, and the push path. The lookup structure
+//! itself is a [`RouteEngine`]: [`Linear`] here, or the DIR-24-8
+//! [`Dir248`](super::dir248::Dir248).
+//!
+//! Handler writes run with the element locked, exactly like a push, so a
+//! routing daemon's updates and the packet path never see each other half
+//! done; updates are incremental, so they stay cheap while packets flow.
+
+use std::net::Ipv4Addr;
+
+use rclick_core::args::{parse_ip_prefix_with, ArgContext, FromArg};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
+
+/// One route: packets to `addr/mask` go to output `port`, with their
+/// destination annotation set to `gw` unless it is 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Route {
+    /// Network address (host order), host bits cleared.
+    pub addr: u32,
+    /// Netmask (host order).
+    pub mask: u32,
+    /// Gateway (host order); 0 for none.
+    pub gw: u32,
+    /// Output port; -1 in a `remove` request means "any".
+    pub port: i32,
+}
+
+impl Route {
+    /// The prefix length, if the mask is contiguous.
+    pub fn prefix_len(&self) -> Option<u32> {
+        let len = self.mask.leading_ones();
+        let m = if len == 0 { 0 } else { u32::MAX << (32 - len) };
+        (m == self.mask).then_some(len)
+    }
+
+    /// Whether `self` (a request) matches the stored route `r`: same prefix,
+    /// and same gateway and output unless the request's output is negative.
+    pub fn matches(&self, r: &Route) -> bool {
+        self.addr == r.addr
+            && self.mask == r.mask
+            && (self.port < 0 || (self.gw == r.gw && self.port == r.port))
+    }
+
+    /// Whether this route's prefix contains address `a`.
+    #[inline]
+    pub fn contains(&self, a: u32) -> bool {
+        a & self.mask == self.addr
+    }
+
+    fn addr_text(&self) -> String {
+        let a = Ipv4Addr::from(self.addr);
+        match self.prefix_len() {
+            Some(l) => format!("{a}/{l}"),
+            None => format!("{a}/{}", Ipv4Addr::from(self.mask)),
+        }
+    }
+
+    /// Click's `IPRoute::unparse`: `ADDR/MASK GW OUT`, `-` for no gateway,
+    /// tab-aligned columns when `tabs`.
+    pub fn unparse(&self, tabs: bool) -> String {
+        let sep = if tabs { '\t' } else { ' ' };
+        let mut s = self.addr_text();
+        s.push(sep);
+        if tabs && s.len() < 17 {
+            s.push('\t');
+        }
+        let l = s.len();
+        if self.gw != 0 {
+            s.push_str(&Ipv4Addr::from(self.gw).to_string());
+        } else {
+            s.push('-');
+        }
+        s.push(sep);
+        if tabs && s.len() < l + 9 {
+            s.push('\t');
+        }
+        s.push_str(&self.port.to_string());
+        s
+    }
+}
+
+/// Why an add failed.
+#[derive(Debug)]
+pub enum AddError {
+    /// A route for that exact prefix exists (and replacing was not asked).
+    Exists(Route),
+    /// Anything else, as a message.
+    Other(String),
+}
+
+/// A lookup structure.
+pub trait RouteEngine: Default + Send + 'static {
+    /// Whether only contiguous masks are supported.
+    fn needs_prefix_masks(&self) -> bool {
+        false
+    }
+    /// Adds `r`; replaces an existing route for that prefix if `set`
+    /// (returning it), else fails with [`AddError::Exists`].
+    fn add(&mut self, r: &Route, set: bool) -> Result<Option<Route>, AddError>;
+    /// Removes the route matching `r` ([`Route::matches`]); on failure
+    /// returns the route stored for that prefix, if any.
+    fn remove(&mut self, r: &Route) -> Result<Route, Option<Route>>;
+    /// Longest-prefix lookup of `addr` (host order): (gateway, output).
+    fn lookup(&self, addr: u32) -> Option<(u32, i32)>;
+    /// The routes, in table order.
+    fn routes(&self) -> Vec<Route>;
+}
+
+/// Click's LinearIPLookup table: a vector searched in full. Deleted
+/// routes leave holes that later additions fill.
+#[derive(Default)]
+pub struct Linear {
+    t: Vec<Option<Route>>,
+}
+
+impl RouteEngine for Linear {
+    fn add(&mut self, r: &Route, set: bool) -> Result<Option<Route>, AddError> {
+        for e in self.t.iter_mut().flatten() {
+            if e.addr == r.addr && e.mask == r.mask {
+                if !set {
+                    return Err(AddError::Exists(*e));
+                }
+                let old = *e;
+                e.gw = r.gw;
+                e.port = r.port;
+                return Ok(Some(old));
+            }
+        }
+        if let Some(hole) = self.t.iter_mut().find(|e| e.is_none()) {
+            *hole = Some(*r);
+        } else {
+            self.t.push(Some(*r));
+        }
+        Ok(None)
+    }
+
+    fn remove(&mut self, r: &Route) -> Result<Route, Option<Route>> {
+        let mut same_prefix = None;
+        for e in self.t.iter_mut() {
+            if let Some(x) = *e {
+                if r.matches(&x) {
+                    *e = None;
+                    return Ok(x);
+                }
+                if x.addr == r.addr && x.mask == r.mask {
+                    same_prefix = Some(x);
+                }
+            }
+        }
+        Err(same_prefix)
+    }
+
+    fn lookup(&self, a: u32) -> Option<(u32, i32)> {
+        let mut best: Option<&Route> = None;
+        for r in self.t.iter().flatten() {
+            if r.contains(a) {
+                match best {
+                    Some(b) if r.mask & b.mask != b.mask => {}
+                    _ => best = Some(r),
+                }
+            }
+        }
+        best.map(|r| (r.gw, r.port))
+    }
+
+    fn routes(&self) -> Vec<Route> {
+        self.t.iter().flatten().copied().collect()
+    }
+}
+
+/// The prefix of a route argument. As Click's `IPPrefixArg(allow_bare)`,
+/// an address (or a name known as an address, `eth0`) means a /32 before a
+/// name is taken as a prefix.
+fn route_prefix(word: &str, ctx: &dyn ArgContext) -> Option<(u32, u32)> {
+    if !word.contains('/') {
+        if let Ok(a) = Ipv4Addr::from_arg(word, ctx) {
+            return Some((u32::from(a), u32::MAX));
+        }
+    }
+    let p = parse_ip_prefix_with(word, true, ctx).ok()?;
+    Some((u32::from(p.addr), u32::from(p.mask)))
+}
+
+fn parse_port(word: &str) -> Option<i32> {
+    let w = word.strip_prefix('+').unwrap_or(word);
+    if w.is_empty() || !w.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    w.parse().ok()
+}
+
+/// Parses `ADDR/MASK [GW] OUT` (Click's `cp_ip_route`); in a removal the
+/// output may be left out (port -1).
+pub fn parse_route(s: &str, removing: bool, ctx: &dyn ArgContext) -> Option<Route> {
+    let mut words = s.split_ascii_whitespace();
+    let (addr, mask) = route_prefix(words.next()?, ctx)?;
+    let mut r = Route {
+        addr: addr & mask,
+        mask,
+        gw: 0,
+        port: -1,
+    };
+    let mut word = words.next();
+    if let Some(w) = word {
+        if w == "-" {
+            word = words.next();
+        } else if let Ok(gw) = Ipv4Addr::from_arg(w, ctx) {
+            r.gw = u32::from(gw);
+            word = words.next();
+        }
+    }
+    match word {
+        Some(w) => r.port = parse_port(w)?,
+        None if removing => {}
+        None => return None,
+    }
+    words.next().is_none().then_some(r)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cmd {
+    Add,
+    Set,
+    Remove,
+}
+
+const H_ADD: u32 = 0;
+const H_SET: u32 = 1;
+const H_REMOVE: u32 = 2;
+const H_CTRL: u32 = 3;
+const H_TABLE: u32 = 4;
+const H_LOOKUP: u32 = 5;
+
+/// A route table element over engine `E`.
+pub struct IpRouteTable<E: RouteEngine> {
+    class: &'static str,
+    /// Whether routes may change at run time (not StaticIPLookup).
+    dynamic: bool,
+    pub(crate) engine: E,
+    outs: Vec<PacketBatch>,
+    complaints: u32,
+}
+
+impl<E: RouteEngine> IpRouteTable<E> {
+    /// A table element of class `class`.
+    pub fn new(class: &'static str, dynamic: bool) -> Self {
+        IpRouteTable {
+            class,
+            dynamic,
+            engine: E::default(),
+            outs: Vec::new(),
+            complaints: 0,
+        }
+    }
+
+    fn check_mask(&self, r: &Route) -> Result<(), String> {
+        if self.engine.needs_prefix_masks() && r.prefix_len().is_none() {
+            return Err(format!(
+                "route '{}': {} supports only prefix masks",
+                r.unparse(false),
+                self.class
+            ));
+        }
+        Ok(())
+    }
+
+    /// Click's `run_command`: returns the undo record on success.
+    fn run_command(
+        &mut self,
+        cmd: Cmd,
+        text: &str,
+        noutputs: usize,
+        ctx: &dyn ArgContext,
+    ) -> Result<(Cmd, Route), String> {
+        let removing = cmd == Cmd::Remove;
+        let route = parse_route(text, removing, ctx)
+            .filter(|r| r.port >= if removing { -1 } else { 0 } && (r.port as i64) < noutputs as i64)
+            .ok_or_else(|| {
+                if removing {
+                    "expected 'ADDR/MASK [GATEWAY OUTPUT]'".to_string()
+                } else {
+                    "expected 'ADDR/MASK [GATEWAY] OUTPUT'".to_string()
+                }
+            })?;
+        self.check_mask(&route)?;
+        match cmd {
+            Cmd::Add | Cmd::Set => match self.engine.add(&route, cmd == Cmd::Set) {
+                Ok(Some(old)) => Ok((Cmd::Set, old)),
+                Ok(None) => Ok((Cmd::Add, route)),
+                Err(AddError::Exists(old)) => Err(format!(
+                    "conflict with existing route '{}'",
+                    old.unparse(false)
+                )),
+                Err(AddError::Other(e)) => Err(e),
+            },
+            Cmd::Remove => match self.engine.remove(&route) {
+                Ok(old) => Ok((Cmd::Remove, old)),
+                Err(_) => Err(format!("route '{}' not found", route.unparse(false))),
+            },
+        }
+    }
+
+    /// Click's `ctrl` handler: `add`/`set`/`remove` lines, all or nothing.
+    fn ctrl(&mut self, text: &str, noutputs: usize, ctx: &dyn ArgContext) -> Result<(), String> {
+        let mut undo: Vec<(Cmd, Route)> = Vec::new();
+        let mut result = Ok(());
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or("");
+            let line = strip_c_comments(line);
+            let mut it = line.trim_start().splitn(2, char::is_whitespace);
+            let first = it.next().unwrap_or("");
+            let rest = it.next().unwrap_or("");
+            let cmd = match first {
+                "" => continue,
+                "add" => Cmd::Add,
+                "set" => Cmd::Set,
+                "remove" => Cmd::Remove,
+                other => {
+                    result = Err(format!("bad command '{other}'"));
+                    break;
+                }
+            };
+            match self.run_command(cmd, rest, noutputs, ctx) {
+                Ok(u) => undo.push(u),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        if result.is_err() {
+            while let Some((cmd, r)) = undo.pop() {
+                match cmd {
+                    Cmd::Remove => {
+                        let _ = self.engine.add(&r, false);
+                    }
+                    Cmd::Add => {
+                        let _ = self.engine.remove(&r);
+                    }
+                    Cmd::Set => {
+                        let _ = self.engine.add(&r, true);
+                    }
+                }
+            }
+        }
+        result
+    }
+
+    fn dump(&self) -> String {
+        let mut s = String::new();
+        for r in self.engine.routes() {
+            s.push_str(&r.unparse(true));
+            s.push('\n');
+        }
+        s
+    }
+
+    #[cold]
+    fn no_route(&mut self, a: Ipv4Addr, cx: &mut Ctx) {
+        self.complaints += 1;
+        if self.complaints <= 5 {
+            cx.log(format!("{}: no route for {a}", self.class));
+        }
+    }
+}
+
+fn strip_c_comments(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains("/*") && !s.contains("//") {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('/') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if tail.starts_with("//") {
+            rest = "";
+            break;
+        } else if let Some(t) = tail.strip_prefix("/*") {
+            rest = t.find("*/").map(|j| &t[j + 2..]).unwrap_or("");
+            out.push(' ');
+        } else {
+            out.push('/');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+impl<E: RouteEngine> Element for IpRouteTable<E> {
+    fn class_name(&self) -> &'static str {
+        self.class
+    }
+    fn port_count(&self) -> &'static str {
+        "1/-"
+    }
+    fn processing(&self) -> &'static str {
+        "h/h"
+    }
+    fn flow_code(&self) -> &'static str {
+        "x/x"
+    }
+
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let ctx = cx.arg_context();
+        let nout = cx.noutputs();
+        let mut engine = E::default();
+        let mut errors = Vec::new();
+        for (i, arg) in conf.iter().enumerate() {
+            match parse_route(arg, false, ctx) {
+                Some(r) if r.port >= 0 && (r.port as usize) < nout => {
+                    if engine.needs_prefix_masks() && r.prefix_len().is_none() {
+                        errors.push(format!(
+                            "argument {}: {} supports only prefix masks",
+                            i + 1,
+                            self.class
+                        ));
+                        continue;
+                    }
+                    match engine.add(&r, false) {
+                        Ok(_) | Err(AddError::Exists(_)) => {}
+                        Err(AddError::Other(e)) => errors.push(e),
+                    }
+                }
+                _ => errors.push(format!(
+                    "argument {} should be 'ADDR/MASK [GATEWAY] OUTPUT'",
+                    i + 1
+                )),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors.join("\n"));
+        }
+        self.engine = engine;
+        Ok(())
+    }
+
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let n = cx.noutputs();
+        if self.outs.len() != n {
+            self.outs = (0..n).map(|_| PacketBatch::new()).collect();
+        }
+        for mut p in batch {
+            let a = p.dst_ip_anno();
+            match self.engine.lookup(u32::from(a)) {
+                Some((gw, port)) if port >= 0 && (port as usize) < n => {
+                    if gw != 0 {
+                        p.set_dst_ip_anno(Ipv4Addr::from(gw));
+                    }
+                    self.outs[port as usize].push(p);
+                }
+                _ => self.no_route(a, cx),
+            }
+        }
+        for i in 0..n {
+            if !self.outs[i].is_empty() {
+                let b = self.outs[i].take();
+                cx.push(i, b);
+            }
+        }
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        let mut h = vec![
+            HandlerDef::read("table", H_TABLE).expensive(),
+            HandlerDef::read_param("lookup", H_LOOKUP),
+        ];
+        if self.dynamic {
+            h.push(HandlerDef::write("add", H_ADD));
+            h.push(HandlerDef::write("set", H_SET));
+            h.push(HandlerDef::write("remove", H_REMOVE));
+            h.push(HandlerDef::write("ctrl", H_CTRL));
+        }
+        h
+    }
+
+    fn read_handler(&mut self, id: u32, param: &str, cx: &mut Ctx) -> Result<String, String> {
+        match id {
+            H_TABLE => Ok(self.dump()),
+            H_LOOKUP => {
+                let text = param.trim();
+                let a = Ipv4Addr::from_arg(text, cx.arg_context())
+                    .map_err(|_| format!("expected IP address, not '{text}'"))?;
+                Ok(match self.engine.lookup(u32::from(a)) {
+                    Some((gw, port)) if gw != 0 => format!("{port} {}", Ipv4Addr::from(gw)),
+                    Some((_, port)) => port.to_string(),
+                    None => "-1".to_string(),
+                })
+            }
+            _ => Err("no such handler".into()),
+        }
+    }
+
+    fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
+        let n = cx.noutputs();
+        let ctx = cx.arg_context();
+        match id {
+            H_ADD => self.run_command(Cmd::Add, value, n, ctx).map(|_| ()),
+            H_SET => self.run_command(Cmd::Set, value, n, ctx).map(|_| ()),
+            H_REMOVE => self.run_command(Cmd::Remove, value, n, ctx).map(|_| ()),
+            H_CTRL => self.ctrl(value, n, ctx),
+            _ => Err("no such handler".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rclick_core::args::NoContext;
+
+    #[test]
+    fn parses_routes() {
+        let r = parse_route("18.26/16 1.0.0.1 0", false, &NoContext).unwrap();
+        assert_eq!(r.unparse(false), "18.26.0.0/16 1.0.0.1 0");
+        let r = parse_route("10.0.0.1/8 2", false, &NoContext).unwrap();
+        assert_eq!(r.unparse(false), "10.0.0.0/8 - 2");
+        let r = parse_route("10.0.0.1 - 3", false, &NoContext).unwrap();
+        assert_eq!(r.unparse(false), "10.0.0.1/32 - 3");
+        assert!(parse_route("10.0.0.0/8", false, &NoContext).is_none());
+        assert_eq!(parse_route("10.0.0.0/8", true, &NoContext).unwrap().port, -1);
+        assert!(parse_route("10.0.0.0/8 1 2", false, &NoContext).is_none());
+        assert!(parse_route("bogus 1", false, &NoContext).is_none());
+        let r = parse_route("1.2.3.0/255.0.255.0 4", false, &NoContext).unwrap();
+        assert_eq!(r.unparse(false), "1.0.3.0/255.0.255.0 - 4");
+        assert_eq!(
+            Route { addr: 0x0102_0000, mask: 0xffff_f000, gw: 0, port: 1 }.unparse(true),
+            "1.2.0.0/20\t\t-\t\t1"
+        );
+    }
+
+    #[test]
+    fn linear_most_specific() {
+        let mut t = Linear::default();
+        t.add(&parse_route("10.0.0.0/8 1", false, &NoContext).unwrap(), false).unwrap();
+        t.add(&parse_route("10.1.0.0/16 2.2.2.2 2", false, &NoContext).unwrap(), false).unwrap();
+        assert_eq!(t.lookup(0x0a01_0101), Some((0x0202_0202, 2)));
+        assert_eq!(t.lookup(0x0a02_0101), Some((0, 1)));
+        assert_eq!(t.lookup(0x0b02_0101), None);
+        let r = parse_route("10.1.0.0/16", true, &NoContext).unwrap();
+        assert!(t.remove(&r).is_ok());
+        assert_eq!(t.lookup(0x0a01_0101), Some((0, 1)));
+    }
+}

@@ -1,0 +1,89 @@
+//! # SetIPChecksum
+//!
+//! `SetIPChecksum`
+//!
+//! **Category:** ip. Sets the IP header checksum.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Computes the checksum of each packet's IP header and stores it in the
+//! header. Needs the IP header annotation. Packets without one, or whose
+//! header length is under 20 or runs past the packet's end, are dropped
+//! (the first reported as `SetIPChecksum: bad input packet`).
+//!
+//! ## Annotations
+//!
+//! Uses the IP header annotation.
+//!
+//! ## Handlers
+//!
+//! * `drops` (read): bad packets dropped.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> SetIPChecksum -> ...
+//! ```
+//!
+//! ## See also
+//!
+//! CheckIPHeader, DecIPTTL, SetTCPChecksum, SetUDPChecksum
+
+use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+
+/// The SetIPChecksum element.
+#[derive(Default)]
+pub struct SetIPChecksum {
+    drops: u64,
+}
+
+impl SetIPChecksum {
+    fn process(&mut self, batch: &mut PacketBatch, cx: &Ctx) {
+        let before = batch.len();
+        batch.retain_mut(|p| {
+            let hlen = p.ip_header_len();
+            match p.ip_header_mut() {
+                Some(h) if hlen >= 20 && hlen <= h.len() => {
+                    h[10] = 0;
+                    h[11] = 0;
+                    let c = rclick_wire::checksum::internet_checksum(&h[..hlen]);
+                    h[10..12].copy_from_slice(&c.to_be_bytes());
+                    true
+                }
+                _ => false,
+            }
+        });
+        let dropped = (before - batch.len()) as u64;
+        if dropped > 0 {
+            if self.drops == 0 {
+                cx.log("SetIPChecksum: bad input packet");
+            }
+            self.drops += dropped;
+        }
+    }
+}
+
+impl Element for SetIPChecksum {
+    fn class_name(&self) -> &'static str {
+        "SetIPChecksum"
+    }
+    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+        self.process(&mut batch, cx);
+        if !batch.is_empty() {
+            cx.push(0, batch);
+        }
+    }
+    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let mut batch = cx.pull(0, max);
+        self.process(&mut batch, cx);
+        batch
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read("drops", 0)]
+    }
+    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(self.drops.to_string())
+    }
+}

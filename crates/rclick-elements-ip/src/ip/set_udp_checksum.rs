@@ -1,0 +1,98 @@
+//! # SetUDPChecksum
+//!
+//! `SetUDPChecksum`
+//!
+//! **Category:** udp. Sets the UDP checksum.
+//!
+//! **Ports:** one input, one output, agnostic.
+//!
+//! ## Description
+//!
+//! Computes the checksum of each UDP packet (pseudo-header plus the bytes
+//! the UDP length covers) and stores it in the UDP header; a computed 0 is
+//! stored as 0xFFFF. Needs the IP header annotation. Packets that are not
+//! UDP first fragments, or whose UDP length is inconsistent, are dropped.
+//!
+//! ## Annotations
+//!
+//! Uses the IP header annotation.
+//!
+//! ## Handlers
+//!
+//! * `drops` (read): bad packets dropped.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> SetUDPChecksum -> SetIPChecksum -> ...
+//! ```
+//!
+//! ## See also
+//!
+//! SetTCPChecksum, SetIPChecksum, CheckUDPHeader
+
+use std::net::Ipv4Addr;
+
+use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_wire::UdpPacket;
+
+use super::transport::segment_info;
+
+/// The SetUDPChecksum element.
+#[derive(Default)]
+pub struct SetUDPChecksum {
+    drops: u64,
+}
+
+impl SetUDPChecksum {
+    fn process(&mut self, batch: &mut PacketBatch, cx: &Ctx) {
+        let before = batch.len();
+        batch.retain_mut(|p| {
+            let Some((src, dst, proto, hlen, tlen, first)) = segment_info(p) else {
+                return false;
+            };
+            if proto != 17 || !first || tlen < 8 {
+                return false;
+            }
+            let Some(h) = p.ip_header_mut() else { return false };
+            let seg = &mut h[hlen..hlen + tlen];
+            let ulen = usize::from(u16::from_be_bytes([seg[4], seg[5]]));
+            if ulen < 8 || ulen > tlen {
+                return false;
+            }
+            let mut u = UdpPacket::new_unchecked(&mut seg[..ulen]);
+            u.fill_checksum(Ipv4Addr::from(src), Ipv4Addr::from(dst));
+            true
+        });
+        let dropped = (before - batch.len()) as u64;
+        if dropped > 0 {
+            if self.drops == 0 {
+                cx.log("SetUDPChecksum: bad input packet");
+            }
+            self.drops += dropped;
+        }
+    }
+}
+
+impl Element for SetUDPChecksum {
+    fn class_name(&self) -> &'static str {
+        "SetUDPChecksum"
+    }
+    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+        self.process(&mut batch, cx);
+        if !batch.is_empty() {
+            cx.push(0, batch);
+        }
+    }
+    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let mut batch = cx.pull(0, max);
+        self.process(&mut batch, cx);
+        batch
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read("drops", 0)]
+    }
+    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(self.drops.to_string())
+    }
+}

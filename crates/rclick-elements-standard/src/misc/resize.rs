@@ -1,0 +1,145 @@
+//! # Resize
+//!
+//! `Resize([HEAD, TAIL])`
+//!
+//! **Category:** basic modification. Adjusts packet length at either end.
+//!
+//! **Ports:** one input, one output; agnostic.
+//!
+//! ## Description
+//!
+//! Adds HEAD bytes in front of each packet and TAIL bytes at its end; a
+//! negative number removes that many bytes instead (never more than the
+//! packet has). Added bytes are zero here (Click leaves them
+//! uninitialized). The packet is copied only when the bytes do not fit in
+//! its headroom or tailroom, or when its data is shared.
+//!
+//! Keywords:
+//!
+//! * `HEAD` (integer): bytes to add (negative: remove) at the front.
+//!   Default 0.
+//! * `TAIL` (integer): bytes to add (negative: remove) at the end.
+//!   Default 0.
+//!
+//! A packet that would grow past the maximum buffer size is dropped.
+//!
+//! ## Annotations
+//!
+//! None used or set; header offsets keep pointing at the same bytes.
+//!
+//! ## Handlers
+//!
+//! * `head` (read/write): HEAD.
+//! * `tail` (read/write): TAIL.
+//!
+//! ## Examples
+//!
+//! ```text
+//! ... -> Resize(HEAD -14) -> ...     // like Strip(14)
+//! ... -> Resize(TAIL 4) -> ...       // room for a trailer
+//! ```
+//!
+//! ## See also
+//!
+//! Strip, Unstrip, Truncate, Pad
+
+use rclick_core::args::Args;
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+
+const H_HEAD: u32 = 0;
+const H_TAIL: u32 = 1;
+
+/// The Resize element.
+#[derive(Default)]
+pub struct Resize {
+    head: i32,
+    tail: i32,
+}
+
+impl Element for Resize {
+    fn class_name(&self) -> &'static str {
+        "Resize"
+    }
+    fn can_live_reconfigure(&self) -> bool {
+        true
+    }
+
+    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+        let (mut head, mut tail) = (0i32, 0i32);
+        Args::new(conf)
+            .read_p("HEAD", &mut head)
+            .read_p("TAIL", &mut tail)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        self.head = head;
+        self.tail = tail;
+        Ok(())
+    }
+
+    fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        if self.head > 0 {
+            p.push(self.head as usize).ok()?;
+        } else if self.head < 0 {
+            p.pull(self.head.unsigned_abs() as usize);
+        }
+        if self.tail > 0 {
+            p.put(self.tail as usize).ok()?;
+        } else if self.tail < 0 {
+            p.take(self.tail.unsigned_abs() as usize);
+        }
+        Some(p)
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![
+            HandlerDef::read_write("head", H_HEAD),
+            HandlerDef::read_write("tail", H_TAIL),
+        ]
+    }
+
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(if id == H_HEAD { self.head } else { self.tail }.to_string())
+    }
+
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        let mut v: i32 = 0;
+        let kw = if id == H_HEAD { "HEAD" } else { "TAIL" };
+        Args::new(&[value.trim()])
+            .read_mp(kw, &mut v)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        if id == H_HEAD {
+            self.head = v;
+        } else {
+            self.tail = v;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::misc::test_registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn grows_and_shrinks() {
+        let r = testing::run(
+            "InfiniteSource(DATA \"ABCD\", LIMIT 1, STOP true)
+             -> Resize(HEAD -2) -> Print(a)
+             -> r :: Resize(+4, -2) -> Print(b)
+             -> Resize(HEAD -8) -> Print(c) -> Discard;",
+            &test_registry(),
+        )
+        .unwrap();
+        let log = r.take_log();
+        assert_eq!(log[0], "a:    2 | 4344");
+        assert_eq!(log[1], "b:    4 | 00000000");
+        assert_eq!(log[2], "c:    0 |");
+        assert_eq!(testing::read(&r, "r.head"), "4");
+        assert_eq!(testing::read(&r, "r.tail"), "-2");
+        r.write_handler("r.tail", "3").unwrap();
+        assert_eq!(testing::read(&r, "r.tail"), "3");
+        assert!(r.write_handler("r.tail", "x").is_err());
+    }
+}
