@@ -17,6 +17,8 @@ pub fn registry() -> Registry {
     rclick_elements_ip::register(&mut r);
     rclick_elements_ethernet::register(&mut r);
     rclick_elements_analysis::register(&mut r);
+    rclick_elements_nat::register(&mut r);
+    rclick_elements_userlevel::register(&mut r);
     r
 }
 

@@ -120,9 +120,12 @@ impl IpGwOptions {
             if xlen < 3 {
                 return Err(oi + 2);
             }
-            let ptr = (h[oi + 2] as usize).wrapping_sub(1);
+            // The pointer is 1-based; 0 is always wrong.
+            let Some(ptr) = (h[oi + 2] as usize).checked_sub(1) else {
+                return Err(oi + 2);
+            };
             if kind == option_kind::RR {
-                if ptr >= 3 && ptr + 4 <= xlen && ptr < 256 {
+                if ptr >= 3 && ptr + 4 <= xlen {
                     h[oi + ptr..oi + ptr + 4].copy_from_slice(&self.preferred.octets());
                     h[oi + 2] = h[oi + 2].wrapping_add(4);
                     changed = true;
@@ -130,7 +133,7 @@ impl IpGwOptions {
                     return Err(oi + 2);
                 }
             } else {
-                if xlen < 4 || !(4..256).contains(&ptr) {
+                if xlen < 4 || ptr < 4 {
                     return Err(oi + 2);
                 }
                 let oflw = h[oi + 3] >> 4;

@@ -294,3 +294,66 @@ pub(crate) mod test_util {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::test_util::*;
+    use rclick_core::testing;
+
+    /// Garbage and truncated packets of every length through every
+    /// element: nothing may panic.
+    #[test]
+    fn garbage_never_panics() {
+        let elems = [
+            "ICMPError(1.0.0.1, parameterproblem)",
+            "ICMPError(1.0.0.1, unreachable, needfrag, PMTU 100, MTU 10)",
+            "ICMPPingResponder",
+            "ICMPPingEncap(1.0.0.1, 2.0.0.2)",
+            "ICMPIPEncap(1.0.0.1, 2.0.0.2, timestamp)",
+            "IPGWOptions(1.0.0.1)",
+            "IPFragmenter(8, false)",
+            "IPFragmenter(28)",
+            "IPReassembler(HIMEM 100)",
+            "IPPrint(CONTENTS ascii)",
+            "IPPrint(PAYLOAD hex, ID true, TTL true, TOS true, LENGTH true)",
+        ];
+        let mut seeds: Vec<Vec<u8>> = Vec::new();
+        let base = ip_packet([1, 0, 0, 1], [2, 0, 0, 2], 6, &[0xff; 40]);
+        for n in 0..base.len() {
+            seeds.push(base[..n].to_vec());
+        }
+        for (i, proto) in [1u8, 6, 17, 47].into_iter().enumerate() {
+            for ihl in [0x40u8, 0x44, 0x45, 0x46, 0x4f] {
+                let mut v = ip_packet([1, 0, 0, 1], [2, 0, 0, 2], proto, &[i as u8 * 37; 30]);
+                v[0] = ihl;
+                v[6] = 0x20 | i as u8;
+                v[20] = [7, 68, 137, 131][i];
+                v[21] = [0, 1, 3, 40][i];
+                v[22] = [0, 1, 4, 255][i];
+                seeds.push(v.clone());
+                v[2] = 0xff;
+                seeds.push(v);
+            }
+        }
+        for e in elems {
+            let mut conf = format!("r :: {e} -> Discard;\n");
+            if e.starts_with("ICMPPing")
+                || e.starts_with("IPGW")
+                || e.starts_with("IPReass")
+                || e.starts_with("IPFrag")
+            {
+                conf = format!("r :: {e} -> Discard; r[1] -> Discard;\n");
+                if e.starts_with("ICMPPingEncap") {
+                    conf = format!("r :: {e} -> Discard;\n");
+                }
+            }
+            for s in &seeds {
+                conf.push_str(&format!(
+                    "InfiniteSource(DATA {}, LIMIT 2, STOP true) -> TestMarkIP -> r;\n",
+                    hex_data(s)
+                ));
+            }
+            testing::run(&conf, &reg()).unwrap_or_else(|err| panic!("{e}: {err}"));
+        }
+    }
+}

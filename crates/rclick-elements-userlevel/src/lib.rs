@@ -1,0 +1,14 @@
+//! Elements that talk to the operating system (Click's `elements/userlevel`):
+//! pcap files, the control socket, and (later) network devices and sockets.
+//! This is the only element group that touches files, sockets and devices.
+
+pub mod control;
+pub mod dump;
+
+use rclick_core::Registry;
+
+/// Registers every class of this group.
+pub fn register(r: &mut Registry) {
+    dump::register(r);
+    control::register(r);
+}
