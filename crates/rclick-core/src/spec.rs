@@ -173,11 +173,24 @@ impl ProcessingSpec {
     }
 }
 
-/// One port's flow-code entry: a set of letters, or `#`.
+/// One port's flow-code entry: a set of codes, possibly negated (`[^xy]`).
+/// The code `#` stands for "the port's own number", so `#` on input 3 and
+/// `#` on output 3 match, while `#` on input 3 and output 4 do not.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum FlowEntry {
-    Letters(Vec<char>),
-    Hash,
+struct FlowEntry {
+    negated: bool,
+    codes: Vec<char>,
+}
+
+impl FlowEntry {
+    /// The concrete tokens of this entry on port `port`: letters as they
+    /// are, `#` as a token unique to the port number.
+    fn tokens(&self, port: usize) -> Vec<(char, usize)> {
+        self.codes
+            .iter()
+            .map(|&c| if c == '#' { ('#', port) } else { (c, 0) })
+            .collect()
+    }
 }
 
 /// A parsed flow code.
@@ -189,23 +202,27 @@ pub struct FlowCode {
 
 fn parse_flow_side(s: &str, whole: &str) -> Result<Vec<FlowEntry>, SpecError> {
     let err = || SpecError(whole.to_string());
+    let valid = |c: char| c.is_ascii_alphabetic() || c == '#';
     let mut out = Vec::new();
-    let mut chars = s.chars();
+    let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            '#' => out.push(FlowEntry::Hash),
             '[' => {
-                let mut set = Vec::new();
+                let negated = chars.peek() == Some(&'^');
+                if negated {
+                    chars.next();
+                }
+                let mut codes = Vec::new();
                 loop {
                     match chars.next() {
                         Some(']') => break,
-                        Some(c) if c.is_ascii_alphabetic() => set.push(c),
+                        Some(c) if valid(c) => codes.push(c),
                         _ => return Err(err()),
                     }
                 }
-                out.push(FlowEntry::Letters(set));
+                out.push(FlowEntry { negated, codes });
             }
-            c if c.is_ascii_alphabetic() => out.push(FlowEntry::Letters(vec![c])),
+            c if valid(c) => out.push(FlowEntry { negated: false, codes: vec![c] }),
             _ => return Err(err()),
         }
     }
@@ -216,7 +233,7 @@ fn parse_flow_side(s: &str, whole: &str) -> Result<Vec<FlowEntry>, SpecError> {
 }
 
 impl FlowCode {
-    /// Parses `x/x`, `xy/x`, `#/#`, `[xy]/x`.
+    /// Parses `x/x`, `xy/x`, `#/#`, `[xy]/x`, `#/[^#]`.
     pub fn parse(spec: &str) -> Result<FlowCode, SpecError> {
         let (i, o) = spec.split_once('/').unwrap_or((spec, spec));
         Ok(FlowCode {
@@ -229,10 +246,15 @@ impl FlowCode {
     pub fn flows(&self, input: usize, output: usize) -> bool {
         let a = &self.inputs[input.min(self.inputs.len() - 1)];
         let b = &self.outputs[output.min(self.outputs.len() - 1)];
-        match (a, b) {
-            (FlowEntry::Hash, FlowEntry::Hash) => input == output,
-            (FlowEntry::Letters(x), FlowEntry::Letters(y)) => x.iter().any(|c| y.contains(c)),
-            _ => false,
+        let ta = a.tokens(input);
+        let tb = b.tokens(output);
+        match (a.negated, b.negated) {
+            (false, false) => ta.iter().any(|t| tb.contains(t)),
+            // Some token of the plain side is outside the negated set.
+            (true, false) => tb.iter().any(|t| !ta.contains(t)),
+            (false, true) => ta.iter().any(|t| !tb.contains(t)),
+            // Two complements of finite sets always meet.
+            (true, true) => true,
         }
     }
 }
@@ -303,6 +325,8 @@ mod tests {
         assert!(f.flows(2, 2) && !f.flows(2, 1));
         let f = FlowCode::parse("[xy]y/x").unwrap();
         assert!(f.flows(0, 0) && !f.flows(1, 0));
+        let f = FlowCode::parse("#/[^#]").unwrap();
+        assert!(!f.flows(1, 1) && f.flows(1, 0) && f.flows(0, 2));
         assert!(FlowCode::parse("x/").is_err());
         assert!(FlowCode::parse("[x/x").is_err());
     }

@@ -212,6 +212,9 @@ pub(crate) struct Parser<'a> {
     group_depth: usize,
     /// `require` pairs (type, value).
     pub requirements: Vec<(String, String)>,
+    /// Libraries already read (`require(library FILE)`), so that a library
+    /// required twice, or in a cycle, is read once.
+    libraries: Vec<std::path::PathBuf>,
 }
 
 impl<'a> Parser<'a> {
@@ -226,6 +229,7 @@ impl<'a> Parser<'a> {
             stack: vec![Compound::new("", lm, 0)],
             group_depth: 0,
             requirements: Vec::new(),
+            libraries: Vec::new(),
         }
     }
 
@@ -1113,11 +1117,45 @@ impl<'a> Parser<'a> {
                 continue;
             };
             if ty == "library" {
-                self.error(format!("'require library {}' is not supported", value));
+                self.read_library(&value);
                 continue;
             }
             self.requirements.push((ty, value));
         }
+    }
+
+    /// `require(library FILE)`: reads FILE (relative to the directory of
+    /// the file being read) and parses its statements here, so its element
+    /// classes become available. A library is read once.
+    fn read_library(&mut self, name: &str) {
+        let current = self.lx.landmark().file;
+        let base = std::path::Path::new(&*current)
+            .parent()
+            .filter(|_| &*current != "config" && !current.starts_with('<'))
+            .map(|p| p.to_path_buf())
+            .unwrap_or_default();
+        let path = base.join(name);
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if self.libraries.contains(&key) {
+            return;
+        }
+        let text = match std::fs::read(&path) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                self.error(format!("library '{}': {}", path.display(), io_text(&e)));
+                return;
+            }
+        };
+        self.libraries.push(key);
+        // The library's text must outlive the parser's tokens; a
+        // configuration reads a handful of libraries once, so keeping them
+        // for the life of the process costs little.
+        let text: &'static str = Box::leak(text.into_boxed_str());
+        let lib = Lexer::new(text, &path.to_string_lossy());
+        let saved = std::mem::replace(&mut self.lx, lib);
+        while self.ystatement(Ctx::File) {}
+        let lib = std::mem::replace(&mut self.lx, saved);
+        self.lx.diags.extend(lib.diags);
     }
 
     fn ydefine(&mut self) {
@@ -1186,5 +1224,13 @@ fn parse_port(s: &str) -> Option<i64> {
         None
     } else {
         Some(i64::from(v))
+    }
+}
+
+fn io_text(e: &std::io::Error) -> &'static str {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "No such file or directory",
+        std::io::ErrorKind::PermissionDenied => "Permission denied",
+        _ => "cannot read",
     }
 }

@@ -65,7 +65,7 @@ pub(crate) struct Builder {
     pub element_tasks: Vec<Vec<u32>>,
     pub stop_handlers: Vec<ElementId>,
     pub names: NameTable,
-    pub home_thread: HashMap<ElementId, usize>,
+    pub home_thread: HashMap<ElementId, (usize, usize)>,
     pub tickets: HashMap<ElementId, u32>,
     pub clock: Clock,
     pub errors: Vec<String>,
@@ -478,8 +478,11 @@ impl Router {
                 pull_in[c.to][c.to_port] = (c.from as u32, c.from_port as u32);
             }
         }
+        let element_home: Vec<usize> = (0..n)
+            .map(|e| b.home_thread.get(&e).map_or(0, |&(th, _)| th.min(nthreads - 1)))
+            .collect();
         for t in &b.tasks {
-            if let Some(&th) = b.home_thread.get(&t.element) {
+            if let Some(&(th, _)) = b.home_thread.get(&t.element) {
                 t.thread
                     .store(th.min(nthreads - 1), std::sync::atomic::Ordering::Relaxed);
             }
@@ -505,6 +508,7 @@ impl Router {
             tasks: b.tasks,
             timers: b.timers,
             element_tasks: b.element_tasks,
+            element_home,
             runcount: AtomicI32::new(INITIAL_RUNCOUNT.saturating_add(b.runcount_delta)),
             stop_handlers: b.stop_handlers,
             clock: b.clock,

@@ -160,6 +160,31 @@ impl<'a> ConfigureCx<'a> {
     pub fn element_info(&self, e: ElementId) -> &ElementInfo {
         &self.info[e]
     }
+    /// Number of elements in the router.
+    pub fn nelements(&self) -> usize {
+        self.info.len()
+    }
+    /// Elements inside compound `name` (resolved like [`ConfigureCx::find`]):
+    /// those named `prefix/...`, with the prefix found.
+    pub fn compound_members(&self, name: &str) -> Option<(String, Vec<ElementId>)> {
+        let own = &self.info[self.id].name;
+        let mut candidates = Vec::new();
+        let mut prefix = own.as_str();
+        while let Some(pos) = prefix.rfind('/') {
+            prefix = &prefix[..pos];
+            candidates.push(format!("{prefix}/{name}"));
+        }
+        candidates.push(name.to_string());
+        for c in candidates {
+            let pre = format!("{c}/");
+            let members: Vec<ElementId> =
+                (0..self.info.len()).filter(|&i| self.info[i].name.starts_with(&pre)).collect();
+            if !members.is_empty() {
+                return Some((c, members));
+            }
+        }
+        None
+    }
     /// Defines a name for other elements (AddressInfo). Ignored at run time.
     pub fn define_name(&mut self, kind: &str, name: &str, value: &str) {
         if let NamesRef::Mut(n) = &mut self.names {
@@ -354,7 +379,16 @@ impl<'a> InitCx<'a> {
 
     /// Sets the thread on which element `e`'s tasks run (StaticThreadSched).
     pub fn set_home_thread(&mut self, e: ElementId, thread: usize) {
-        self.b.home_thread.insert(e, thread);
+        self.set_home_thread_ranked(e, thread, usize::MAX);
+    }
+
+    /// Same, but an earlier assignment with a higher `rank` wins (a
+    /// StaticThreadSched naming an element beats one naming its compound).
+    pub fn set_home_thread_ranked(&mut self, e: ElementId, thread: usize, rank: usize) {
+        let entry = self.b.home_thread.entry(e).or_insert((thread, rank));
+        if rank >= entry.1 {
+            *entry = (thread, rank);
+        }
     }
 
     /// Sets the tickets of element `e`'s tasks (ScheduleInfo).

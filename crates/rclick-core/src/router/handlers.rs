@@ -29,6 +29,7 @@ const GLOBAL: &[(&str, HandlerFlags)] = &[
 
 /// Standard handlers every element has.
 const STANDARD: &[(&str, HandlerFlags)] = &[
+    ("home_thread", HandlerFlags::READ),
     ("name", HandlerFlags::READ),
     ("class", HandlerFlags::READ),
     ("config", HandlerFlags::READ_WRITE),
@@ -40,7 +41,6 @@ const STANDARD: &[(&str, HandlerFlags)] = &[
 const TASK: &[(&str, HandlerFlags)] = &[
     ("scheduled", HandlerFlags::READ),
     ("tickets", HandlerFlags::READ_WRITE),
-    ("home_thread", HandlerFlags::READ),
 ];
 
 /// The version string the `version` handler reports.
@@ -267,6 +267,7 @@ impl RouterInner {
                 .map(|(n, f)| format!("{n}\t{}", flags_text(*f)))
                 .collect::<Vec<_>>()
                 .join("\n")),
+            "home_thread" => Ok(self.element_home[e].to_string()),
             "scheduled" | "tickets" | "home_thread" if !self.element_tasks[e].is_empty() => {
                 let t = &self.tasks[self.element_tasks[e][0] as usize];
                 Ok(match h {

@@ -141,6 +141,8 @@ pub struct RouterInner {
     pub(crate) tasks: Vec<TaskInfo>,
     pub(crate) timers: Vec<TimerInfo>,
     pub(crate) element_tasks: Vec<Vec<u32>>,
+    /// The thread each element's tasks run on.
+    pub(crate) element_home: Vec<usize>,
     pub(crate) runcount: AtomicI32,
     pub(crate) stop_handlers: Vec<ElementId>,
     pub(crate) clock: Clock,

@@ -10,7 +10,9 @@
 //!
 //! Each argument is an element name and a thread number: the element's
 //! tasks run on that thread (numbered from 0; the driver runs as many
-//! threads as `--threads` says). A thread number past the last thread means
+//! threads as `--threads` says). The name may be a compound element: every
+//! element inside it moves, unless a StaticThreadSched names the element
+//! itself (or a compound nested deeper). A thread number past the last thread means
 //! the last thread; a negative number leaves the element where it is.
 //!
 //! ## Annotations
@@ -37,7 +39,10 @@ use rclick_core::{phase, ConfigureCx, Element, ElementId, InitCx};
 /// The StaticThreadSched element.
 #[derive(Default)]
 pub struct StaticThreadSched {
-    pins: Vec<(ElementId, i32)>,
+    /// (element, thread, rank): a pin naming the element itself outranks
+    /// one naming an enclosing compound, and deeper compounds outrank
+    /// shallower ones.
+    pins: Vec<(ElementId, i32, usize)>,
 }
 
 impl Element for StaticThreadSched {
@@ -69,9 +74,13 @@ impl Element for StaticThreadSched {
                 errs.push("expected 'ELEMENTNAME THREADID'".to_string());
                 continue;
             }
-            match cx.find(parts[0]) {
-                Some(e) => pins.push((e, thread)),
-                None => errs.push(format!("no element named '{}'", parts[0])),
+            if let Some(e) = cx.find(parts[0]) {
+                pins.push((e, thread, usize::MAX));
+            } else if let Some((prefix, members)) = cx.compound_members(parts[0]) {
+                let rank = prefix.matches('/').count() + 1;
+                pins.extend(members.into_iter().map(|e| (e, thread, rank)));
+            } else {
+                errs.push(format!("no element named '{}'", parts[0]));
             }
         }
         if !errs.is_empty() {
@@ -82,9 +91,9 @@ impl Element for StaticThreadSched {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        for &(e, t) in &self.pins {
+        for &(e, t, rank) in &self.pins {
             if t >= 0 {
-                cx.set_home_thread(e, t as usize);
+                cx.set_home_thread_ranked(e, t as usize, rank);
             }
         }
         Ok(())
