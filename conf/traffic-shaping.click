@@ -9,7 +9,7 @@ voice :: RatedSource(LENGTH 200, RATE 250)            // 400 kbit/s
     -> vq :: Queue(100);
 bulk :: RatedSource(LENGTH 1000, RATE 250)            // 2 Mbit/s offered
     -> bc :: Counter
-    -> RED(20, 80, 0.1)
+    -> red :: RED(20, 80, 0.1)
     -> bq :: Queue(100);
 
 vq -> [0] sched :: PrioSched;
@@ -19,6 +19,6 @@ sched -> link :: BandwidthRatedUnqueue(1Mbps) -> out :: Counter -> Discard;
 DriverManager(
     wait 10s,
     print "voice offered" $(vc.count) "queue drops" $(vq.drops),
-    print "bulk offered" $(bc.count) "queue drops" $(bq.drops),
+    print "bulk offered" $(bc.count) "RED drops" $(red.drops) "queue drops" $(bq.drops),
     print "delivered" $(out.count) "packets," $(out.byte_count) "bytes",
     stop);
