@@ -23,13 +23,16 @@
 //!
 //! The table is a DIR-24-8 structure (a 2^24-entry first level indexed by
 //! the top 24 address bits, 256-entry second-level groups for /24s that
-//! hold longer prefixes): a lookup is one or two memory reads, about 10 ns
-//! with 100,000 routes (Click's DirectIPLookup is the same structure). Updates are
+//! hold longer prefixes): a lookup is one or two memory reads, about 8 ns
+//! with 1,000 routes and 30 ns with 100,000 routes at random addresses
+//! (Click's DirectIPLookup is the same structure). Updates are
 //! incremental and run with the element locked, so a routing daemon can
-//! change the table through the handlers while packets flow. Memory: about
-//! 48 MB once any non-default route exists (untouched pages of the first
-//! level are never paged in), plus 768 bytes for each /24 holding longer
-//! prefixes. Up to 32,767 distinct (gateway, output) next hops.
+//! change the table through the handlers while packets flow. Memory: the
+//! lookup tables take 32 MB once any non-default route exists (untouched
+//! pages are never paged in) plus 512 bytes per /24 holding longer
+//! prefixes, and the update bookkeeping about half as much again (about
+//! 60 MB in all for 100,000 routes; Click's takes 54 MB). Up to 32,767
+//! distinct (gateway, output) next hops and 32,768 such /24s.
 //!
 //! ## Handlers
 //!
@@ -67,56 +70,4 @@ use super::iproute::IpRouteTable;
 /// Creates a DirectIPLookup.
 pub fn make() -> Box<dyn Element> {
     Box::new(IpRouteTable::<Dir248>::new("DirectIPLookup", true))
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::ip::test_util::registry;
-    use rclick_core::testing;
-
-    #[test]
-    fn handlers_drive_the_table() {
-        let r = testing::build(
-            "i :: Idle -> r :: DirectIPLookup(10.0.0.0/8 1.1.1.1 0, 10.1/16 1) -> i; r[1] -> i;",
-            &registry(),
-            true,
-        )
-        .unwrap();
-        assert_eq!(r.read_handler("r.lookup", "10.1.2.3").unwrap(), "1");
-        assert_eq!(r.read_handler("r.lookup", "10.2.2.3").unwrap(), "0 1.1.1.1");
-        assert_eq!(r.read_handler("r.lookup", "11.2.2.3").unwrap(), "-1");
-        r.write_handler("r.add", "11.0.0.0/8 1").unwrap();
-        assert_eq!(r.read_handler("r.lookup", "11.2.2.3").unwrap(), "1");
-        let e = r.write_handler("r.add", "11.0.0.0/8 0").unwrap_err();
-        assert!(e.contains("conflict with existing route '11.0.0.0/8 - 1'"), "{e}");
-        assert!(r.write_handler("r.add", "11.0.0.0/8 2").is_err());
-        r.write_handler("r.remove", "10.1.0.0/16").unwrap();
-        assert_eq!(r.read_handler("r.lookup", "10.1.2.3").unwrap(), "0 1.1.1.1");
-        assert!(r.write_handler("r.ctrl", "add 12.0.0.0/8 1\nadd 11.0.0.0/8 0\n").is_err());
-        assert_eq!(r.read_handler("r.lookup", "12.0.0.1").unwrap(), "-1");
-        r.write_handler("r.ctrl", "add 12.0.0.0/8 1\nset 11.0.0.0/8 0\n").unwrap();
-        assert_eq!(r.read_handler("r.lookup", "12.0.0.1").unwrap(), "1");
-        assert_eq!(r.read_handler("r.lookup", "11.0.0.1").unwrap(), "0");
-        let t = r.read_handler("r.table", "").unwrap();
-        assert_eq!(t.lines().count(), 3, "{t}");
-    }
-
-    #[test]
-    fn routes_packets() {
-        let r = testing::run(
-            "InfiniteSource(LIMIT 5, STOP true) -> SetIPAddress(10.1.2.3)
-             -> r :: DirectIPLookup(10.0.0.0/8 1.1.1.1 0, 10.1/16 1);
-             r[0] -> c0 :: Counter -> Discard; r[1] -> c1 :: Counter -> Discard;",
-            &registry(),
-        )
-        .unwrap();
-        assert_eq!(testing::read(&r, "c1.count"), "5");
-        assert_eq!(testing::read(&r, "c0.count"), "0");
-    }
-
-    #[test]
-    fn bad_routes_are_errors() {
-        let e = testing::build("Idle -> DirectIPLookup(10/8 5) -> Idle", &registry(), true).unwrap_err();
-        assert!(e.contains("argument 1 should be 'ADDR/MASK [GATEWAY] OUTPUT'"), "{e}");
-    }
 }

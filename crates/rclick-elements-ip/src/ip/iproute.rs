@@ -185,7 +185,12 @@ fn route_prefix(word: &str, ctx: &dyn ArgContext) -> Option<(u32, u32)> {
 
 fn parse_port(word: &str) -> Option<i32> {
     let w = word.strip_prefix('+').unwrap_or(word);
-    if w.is_empty() || !w.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) {
+    if w.is_empty()
+        || !w
+            .trim_start_matches('-')
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     w.parse().ok()
@@ -276,7 +281,9 @@ impl<E: RouteEngine> IpRouteTable<E> {
     ) -> Result<(Cmd, Route), String> {
         let removing = cmd == Cmd::Remove;
         let route = parse_route(text, removing, ctx)
-            .filter(|r| r.port >= if removing { -1 } else { 0 } && (r.port as i64) < noutputs as i64)
+            .filter(|r| {
+                r.port >= if removing { -1 } else { 0 } && (r.port as i64) < noutputs as i64
+            })
             .ok_or_else(|| {
                 if removing {
                     "expected 'ADDR/MASK [GATEWAY OUTPUT]'".to_string()
@@ -521,13 +528,22 @@ mod tests {
         let r = parse_route("10.0.0.1 - 3", false, &NoContext).unwrap();
         assert_eq!(r.unparse(false), "10.0.0.1/32 - 3");
         assert!(parse_route("10.0.0.0/8", false, &NoContext).is_none());
-        assert_eq!(parse_route("10.0.0.0/8", true, &NoContext).unwrap().port, -1);
+        assert_eq!(
+            parse_route("10.0.0.0/8", true, &NoContext).unwrap().port,
+            -1
+        );
         assert!(parse_route("10.0.0.0/8 1 2", false, &NoContext).is_none());
         assert!(parse_route("bogus 1", false, &NoContext).is_none());
         let r = parse_route("1.2.3.0/255.0.255.0 4", false, &NoContext).unwrap();
         assert_eq!(r.unparse(false), "1.0.3.0/255.0.255.0 - 4");
         assert_eq!(
-            Route { addr: 0x0102_0000, mask: 0xffff_f000, gw: 0, port: 1 }.unparse(true),
+            Route {
+                addr: 0x0102_0000,
+                mask: 0xffff_f000,
+                gw: 0,
+                port: 1
+            }
+            .unparse(true),
             "1.2.0.0/20\t\t-\t\t1"
         );
     }
@@ -535,13 +551,98 @@ mod tests {
     #[test]
     fn linear_most_specific() {
         let mut t = Linear::default();
-        t.add(&parse_route("10.0.0.0/8 1", false, &NoContext).unwrap(), false).unwrap();
-        t.add(&parse_route("10.1.0.0/16 2.2.2.2 2", false, &NoContext).unwrap(), false).unwrap();
+        t.add(
+            &parse_route("10.0.0.0/8 1", false, &NoContext).unwrap(),
+            false,
+        )
+        .unwrap();
+        t.add(
+            &parse_route("10.1.0.0/16 2.2.2.2 2", false, &NoContext).unwrap(),
+            false,
+        )
+        .unwrap();
         assert_eq!(t.lookup(0x0a01_0101), Some((0x0202_0202, 2)));
         assert_eq!(t.lookup(0x0a02_0101), Some((0, 1)));
         assert_eq!(t.lookup(0x0b02_0101), None);
         let r = parse_route("10.1.0.0/16", true, &NoContext).unwrap();
         assert!(t.remove(&r).is_ok());
         assert_eq!(t.lookup(0x0a01_0101), Some((0, 1)));
+    }
+}
+
+/// Tests shared by the classes built on [`super::dir248::Dir248`].
+#[cfg(test)]
+mod dir248_class_tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    fn handlers_drive_the_table(class: &str) {
+        let r = testing::build(
+            &format!("i :: Idle -> r :: {class}(10.0.0.0/8 1.1.1.1 0, 10.1/16 1) -> i; r[1] -> i;"),
+            &registry(),
+            true,
+        )
+        .unwrap();
+        assert_eq!(r.read_handler("r.lookup", "10.1.2.3").unwrap(), "1");
+        assert_eq!(r.read_handler("r.lookup", "10.2.2.3").unwrap(), "0 1.1.1.1");
+        assert_eq!(r.read_handler("r.lookup", "11.2.2.3").unwrap(), "-1");
+        r.write_handler("r.add", "11.0.0.0/8 1").unwrap();
+        assert_eq!(r.read_handler("r.lookup", "11.2.2.3").unwrap(), "1");
+        let e = r.write_handler("r.add", "11.0.0.0/8 0").unwrap_err();
+        assert!(
+            e.contains("conflict with existing route '11.0.0.0/8 - 1'"),
+            "{e}"
+        );
+        assert!(r.write_handler("r.add", "11.0.0.0/8 2").is_err());
+        r.write_handler("r.remove", "10.1.0.0/16").unwrap();
+        assert_eq!(r.read_handler("r.lookup", "10.1.2.3").unwrap(), "0 1.1.1.1");
+        assert!(r
+            .write_handler("r.ctrl", "add 12.0.0.0/8 1\nadd 11.0.0.0/8 0\n")
+            .is_err());
+        assert_eq!(r.read_handler("r.lookup", "12.0.0.1").unwrap(), "-1");
+        r.write_handler("r.ctrl", "add 12.0.0.0/8 1\nset 11.0.0.0/8 0\n")
+            .unwrap();
+        assert_eq!(r.read_handler("r.lookup", "12.0.0.1").unwrap(), "1");
+        assert_eq!(r.read_handler("r.lookup", "11.0.0.1").unwrap(), "0");
+        let t = r.read_handler("r.table", "").unwrap();
+        assert_eq!(t.lines().count(), 3, "{t}");
+    }
+
+    fn routes_packets(class: &str) {
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(LIMIT 5, STOP true) -> SetIPAddress(10.1.2.3)
+                 -> r :: {class}(10.0.0.0/8 1.1.1.1 0, 10.1/16 1);
+                 r[0] -> c0 :: Counter -> Discard; r[1] -> c1 :: Counter -> Discard;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "c1.count"), "5");
+        assert_eq!(testing::read(&r, "c0.count"), "0");
+    }
+
+    fn bad_routes_are_errors(class: &str) {
+        let e = testing::build(
+            &format!("Idle -> {class}(10/8 5) -> Idle"),
+            &registry(),
+            true,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("argument 1 should be 'ADDR/MASK [GATEWAY] OUTPUT'"),
+            "{e}"
+        );
+    }
+
+    /// RadixIPLookup, DirectIPLookup and RangeIPLookup share one table, so
+    /// they share these tests too.
+    #[test]
+    fn dir248_classes() {
+        for class in ["RadixIPLookup", "DirectIPLookup", "RangeIPLookup"] {
+            handlers_drive_the_table(class);
+            routes_packets(class);
+            bad_routes_are_errors(class);
+        }
     }
 }
