@@ -4,10 +4,12 @@
 //! This is the only crate that knows every element group: [`registry`]
 //! collects them.
 
+pub mod testbed;
+
 use std::io::{Read, Write};
 use std::sync::Arc;
 
-use rclick_core::{BuildOptions, Registry, Router};
+use rclick_core::{BuildOptions, HotConfig, Registry, Router};
 use rclick_lang::{Diagnostic, FlatConfig, Options};
 
 /// Every element class this build knows.
@@ -111,6 +113,65 @@ pub struct DriverRequest {
     pub threads: usize,
     /// `-t`: report time.
     pub report_time: bool,
+    /// `-p`: TCP ports for ControlSockets (`41900`, `41900+`).
+    pub ports: Vec<String>,
+    /// `-u`: Unix socket files for ControlSockets.
+    pub unix_sockets: Vec<String>,
+    /// `-R`: offer the `hotconfig` handler.
+    pub allow_reconfigure: bool,
+}
+
+/// Click's `-p` argument: a port number, or a number and `+` (try
+/// successive ports).
+pub fn parse_port_arg(s: &str) -> Option<String> {
+    if let Ok(p) = s.parse::<u16>() {
+        return Some(p.to_string());
+    }
+    let n: u32 = s.strip_suffix('+')?.parse().ok()?;
+    (1..65536).contains(&n).then(|| format!("{n}+"))
+}
+
+/// The name Click gives the driver's `N`th ControlSocket.
+fn control_socket_name(n: usize) -> String {
+    if n == 0 {
+        "click_driver@@ControlSocket".to_string()
+    } else {
+        format!("click_driver@@ControlSocket@{n}")
+    }
+}
+
+/// Adds the `-p`/`-u` ControlSockets to a configuration, as Click does; a
+/// configuration replacing a running one gets `RETRIES 1` so that its
+/// sockets can take over the old ones.
+fn add_control_sockets(
+    flat: &mut FlatConfig,
+    ports: &[String],
+    unix_sockets: &[String],
+    hotswap: bool,
+) {
+    let retries = if hotswap {
+        ", RETRIES 1, RETRY_WARNINGS false"
+    } else {
+        ""
+    };
+    let landmark = rclick_lang::Landmark {
+        file: "click".into(),
+        line: 0,
+    };
+    let configs = ports
+        .iter()
+        .map(|p| format!("TCP, {p}{retries}"))
+        .chain(unix_sockets.iter().map(|u| {
+            format!("UNIX, {}{retries}", rclick_core::confparse::quote(u))
+        }));
+    for (n, config) in configs.enumerate() {
+        flat.elements.push(rclick_lang::FlatElement {
+            name: control_socket_name(n),
+            class: "ControlSocket".into(),
+            config,
+            landmark: landmark.clone(),
+        });
+    }
 }
 
 /// Builds a router, printing errors Click's way.
@@ -120,6 +181,7 @@ pub fn build(flat: FlatConfig, text: &str, simtime: bool, threads: usize) -> Res
         threads: threads.max(1),
         source_text: text.to_string(),
         capture_log: false,
+        ..Default::default()
     };
     Router::build(flat, Arc::new(registry()), opts).map_err(|e| {
         let stderr = std::io::stderr();
@@ -138,10 +200,39 @@ pub fn drive(req: DriverRequest) -> i32 {
             return 1;
         }
     };
-    let Ok(flat) = parse(&text, &name, &req.defines) else {
+    let Ok(mut flat) = parse(&text, &name, &req.defines) else {
         return 1;
     };
-    let Ok(router) = build(flat, &text, req.simtime, req.threads) else {
+    // Click's driver: SIGINT and SIGTERM stop the router cleanly (unless a
+    // Script TYPE SIGNAL listens for them).
+    let _ = rclick_elements_standard::control::signals::stop_router_on(&[2, 15]);
+    let hot = req.allow_reconfigure.then(|| {
+        let (ports, unix) = (req.ports.clone(), req.unix_sockets.clone());
+        let prepare: rclick_core::router::hotswap::Prepare =
+            Box::new(move |flat, hotswap| add_control_sockets(flat, &ports, &unix, hotswap));
+        HotConfig::new(
+            Options {
+                file_name: "config".into(),
+                defines: req.defines.clone(),
+            },
+            BuildOptions {
+                simtime: req.simtime,
+                threads: req.threads.max(1),
+                ..Default::default()
+            },
+            Some(prepare),
+        )
+    });
+    let built = match &hot {
+        Some(h) => h
+            .build(flat, &text, Arc::new(registry()), None)
+            .map_err(|e| eprintln!("{e}")),
+        None => {
+            add_control_sockets(&mut flat, &req.ports, &req.unix_sockets, false);
+            build(flat, &text, req.simtime, req.threads)
+        }
+    };
+    let Ok(mut router) = built else {
         return 1;
     };
     let mut status = 0;
@@ -157,7 +248,10 @@ pub fn drive(req: DriverRequest) -> i32 {
     }
     let started = std::time::Instant::now();
     if !req.quit && router.nelements() > 0 {
-        router.run();
+        match &hot {
+            Some(h) => router = h.run(router),
+            None => router.run(),
+        }
     } else if !req.quit {
         eprintln!("{name}: configuration has no elements, exiting");
     }

@@ -412,6 +412,16 @@ pub trait Element: AsAny + Send {
     fn take_state(&mut self, old: &mut dyn Element, cx: &mut Ctx) {
         let _ = (old, cx);
     }
+
+    /// Click's low-level RPC: `command` is a portable LLRPC number (see
+    /// [`crate::router::llrpc`]), `data` its flat argument buffer, read
+    /// and/or overwritten in place (integers in host byte order). Errors
+    /// are negative-free errno values; the default knows no LLRPC
+    /// (`EINVAL`).
+    fn llrpc(&mut self, command: u32, data: &mut [u8], cx: &mut Ctx) -> Result<(), i32> {
+        let _ = (command, data, cx);
+        Err(crate::router::llrpc::EINVAL)
+    }
 }
 
 impl dyn Element {

@@ -2,19 +2,81 @@
 //! `click_random` / `click_srandom`): elements that make random choices
 //! draw from it, and RandomSeed seeds it so runs can be repeated.
 //!
-//! It is a SplitMix64 generator behind one atomic word: no locking, and
-//! with a fixed seed a single-threaded run is reproducible.
+//! It reproduces what Click's user-level driver uses: the C library's
+//! `random()` (glibc's additive feedback generator, `TYPE_3`), and Click's
+//! `click_random(low, high)` reduction. So `RandomSeed(1)` makes the same
+//! choices here as in Click (its tests depend on them). The state sits
+//! behind a mutex; a draw is a few nanoseconds uncontended.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+/// glibc's `random_r` state for `TYPE_3` (degree 31, separation 3).
+struct Glibc {
+    r: [u32; 31],
+    /// Front pointer (glibc's `fptr`), index into `r`.
+    f: usize,
+    /// Rear pointer (glibc's `rptr`).
+    b: usize,
+}
 
-static STATE: AtomicU64 = AtomicU64::new(0x2545_F491_4F6C_DD1D);
+impl Glibc {
+    const fn unseeded() -> Glibc {
+        Glibc {
+            r: [0; 31],
+            f: 3,
+            b: 0,
+        }
+    }
+
+    fn seed(&mut self, seed: u32) {
+        let seed = if seed == 0 { 1 } else { seed };
+        self.r[0] = seed;
+        let mut word = seed as i32;
+        for i in 1..31 {
+            // 16807 * word % 2147483647 without overflow (Schrage)
+            let hi = word / 127_773;
+            let lo = word % 127_773;
+            word = 16_807i32
+                .wrapping_mul(lo)
+                .wrapping_sub(2_836i32.wrapping_mul(hi));
+            if word < 0 {
+                word = word.wrapping_add(2_147_483_647);
+            }
+            self.r[i] = word as u32;
+        }
+        self.f = 3;
+        self.b = 0;
+        for _ in 0..310 {
+            self.next();
+        }
+    }
+
+    fn next(&mut self) -> u32 {
+        let v = self.r[self.f].wrapping_add(self.r[self.b]);
+        self.r[self.f] = v;
+        self.f = (self.f + 1) % 31;
+        self.b = (self.b + 1) % 31;
+        v >> 1
+    }
+}
+
+static STATE: Mutex<(bool, Glibc)> = Mutex::new((false, Glibc::unseeded()));
+
+fn with_state<R>(f: impl FnOnce(&mut Glibc) -> R) -> R {
+    let mut g = STATE.lock().unwrap_or_else(PoisonError::into_inner);
+    if !g.0 {
+        g.0 = true;
+        g.1.seed(1);
+    }
+    f(&mut g.1)
+}
 
 /// Seeds the generator with `seed` (Click's `click_srandom`).
 pub fn srandom(seed: u32) {
-    STATE.store(u64::from(seed).wrapping_mul(GAMMA) ^ 0x5851_F42D_4C95_7F2D, Ordering::Relaxed);
+    let mut g = STATE.lock().unwrap_or_else(PoisonError::into_inner);
+    g.0 = true;
+    g.1.seed(seed);
 }
 
 /// Seeds the generator from the clock and process id (Click's
@@ -25,32 +87,55 @@ pub fn srandom_from_entropy() {
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
     let pid = u64::from(std::process::id());
-    STATE.store(mix(t ^ (pid << 32) ^ GAMMA), Ordering::Relaxed);
-}
-
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    let x = t ^ (pid << 32) ^ (t >> 32);
+    srandom((x as u32) ^ ((x >> 32) as u32));
 }
 
 /// The next 64 random bits.
 pub fn next_u64() -> u64 {
-    mix(STATE.fetch_add(GAMMA, Ordering::Relaxed).wrapping_add(GAMMA))
+    with_state(|g| {
+        let a = u64::from(g.next());
+        let b = u64::from(g.next());
+        let c = u64::from(g.next());
+        (a << 33) ^ (b << 2) ^ (c >> 29)
+    })
 }
 
 /// A random number in `0..=0x7FFF_FFFF` (Click's `click_random()`).
 pub fn random() -> u32 {
-    (next_u64() >> 33) as u32
+    with_state(|g| g.next())
 }
 
-/// A random number in `lo..=hi` (Click's `click_random(lo, hi)`).
+/// A random number in `lo..=hi` (Click's `click_random(lo, hi)`, which
+/// returns `lo` when `lo >= hi`).
 pub fn random_range(lo: u32, hi: u32) -> u32 {
     if hi <= lo {
         return lo;
     }
-    let span = u64::from(hi - lo) + 1;
-    lo + (next_u64() % span) as u32
+    const RAND_MAX: u32 = 0x7FFF_FFFF;
+    let span = hi - lo;
+    with_state(|g| {
+        if span > RAND_MAX {
+            loop {
+                let r = (g.next() << 17) ^ (g.next() >> 14);
+                if r <= span {
+                    return lo + r;
+                }
+            }
+        } else if span == 1 {
+            lo + ((g.next() >> 14) & 1)
+        } else {
+            let n = span + 1;
+            let count = ((u64::from(RAND_MAX) + 1) / u64::from(n)) as u32;
+            let max = count * n;
+            loop {
+                let r = g.next();
+                if r < max {
+                    return r / count + lo;
+                }
+            }
+        }
+    })
 }
 
 #[cfg(test)]
@@ -66,5 +151,20 @@ mod tests {
         }
         assert_eq!(random_range(5, 5), 5);
         assert_eq!(random_range(9, 2), 9);
+    }
+
+    #[test]
+    fn matches_glibc_and_click() {
+        let mut g = Glibc::unseeded();
+        g.seed(1);
+        assert_eq!(g.next(), 1_804_289_383);
+        assert_eq!(g.next(), 846_930_886);
+        assert_eq!(g.next(), 1_681_692_777);
+        // Click's click_random(0, 64510) after srandom(1) (UDPRewriter-11)
+        let mut g = Glibc::unseeded();
+        g.seed(1);
+        let n = 64_511u64;
+        let count = ((0x8000_0000u64) / n) as u32;
+        assert_eq!(g.next() / count, 54_202);
     }
 }

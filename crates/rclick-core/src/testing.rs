@@ -24,6 +24,7 @@ pub fn build(text: &str, registry: &Registry, simtime: bool) -> Result<Router, S
         threads: 1,
         source_text: text.to_string(),
         capture_log: true,
+        ..Default::default()
     };
     Router::build(flat, Arc::new(registry.clone()), bopts).map_err(|e| e.messages.join("\n"))
 }

@@ -1,8 +1,10 @@
 //! Elements that talk to the operating system (Click's `elements/userlevel`):
-//! pcap files, the control socket, and (later) network devices and sockets.
+//! pcap files, the control socket, network devices (FromDevice/ToDevice),
+//! and (later) sockets.
 //! This is the only element group that touches files, sockets and devices.
 
 pub mod control;
+pub mod device;
 pub mod dump;
 
 use rclick_core::Registry;
@@ -11,4 +13,5 @@ use rclick_core::Registry;
 pub fn register(r: &mut Registry) {
     dump::register(r);
     control::register(r);
+    device::register(r);
 }

@@ -449,6 +449,22 @@ impl Packet {
         Ok(())
     }
 
+    /// Like [`push`](Self::push), but when the headroom is large enough
+    /// the new bytes keep whatever the buffer held there (Click's
+    /// `nonunique_push`, whose new bytes are uninitialized; Resize shows
+    /// them). Never copies a shared buffer just to do this; bytes of a
+    /// reallocated buffer are zero.
+    #[inline]
+    pub fn push_keep(&mut self, n: usize) -> Result<(), PacketError> {
+        let h = self.hdr_mut();
+        let start = h.start as usize;
+        if n > start {
+            return self.push(n);
+        }
+        h.start = (start - n) as u32;
+        Ok(())
+    }
+
     /// Adds a copy of `bytes` in front of the data; see [`push`](Self::push).
     #[inline]
     pub fn push_slice(&mut self, bytes: &[u8]) -> Result<(), PacketError> {

@@ -44,7 +44,7 @@ struct Cli {
     threads: usize,
     /// Listen for ControlSocket connections on TCP port PORT.
     #[arg(short = 'p', long = "port", value_name = "PORT")]
-    ports: Vec<u16>,
+    ports: Vec<String>,
     /// Listen for ControlSocket connections on Unix socket FILE.
     #[arg(short = 'u', long = "unix-socket", value_name = "FILE")]
     unix_sockets: Vec<String>,
@@ -83,7 +83,20 @@ fn main() {
         threads: cli.threads,
         report_time: cli.time,
         source: None,
+        ports: Vec::new(),
+        unix_sockets: cli.unix_sockets,
+        allow_reconfigure: cli.allow_reconfigure,
     };
+    for p in &cli.ports {
+        match rclick_cli::parse_port_arg(p) {
+            Some(p) => req.ports.push(p),
+            None => {
+                eprintln!("click: '--port' expects a TCP port number, not '{p}'");
+                eprintln!("Usage: click [OPTION]... [ROUTERFILE]\nTry 'click --help' for more information.");
+                std::process::exit(1);
+            }
+        }
+    }
     let mut sources = Vec::new();
     if let Some(f) = cli.file {
         sources.push(Source::File(f));
@@ -99,10 +112,6 @@ fn main() {
     }
     if sources.len() > 1 {
         eprintln!("click: router configuration specified twice");
-        std::process::exit(1);
-    }
-    if !cli.ports.is_empty() || !cli.unix_sockets.is_empty() || cli.allow_reconfigure {
-        eprintln!("click: ControlSocket (-p, -u) and hot reconfiguration (-R) are not available in this version");
         std::process::exit(1);
     }
     let _ = (cli.no_warnings, cli.clickpath);

@@ -75,6 +75,16 @@ enum Command {
     },
     /// List the element classes.
     Elements,
+    /// Create or remove a virtual test network in network namespaces
+    /// (hosts rclick-h0.. and a router namespace rclick-r; needs root).
+    Testbed {
+        /// `up` or `down`.
+        #[arg(value_parser = ["up", "down"])]
+        action: String,
+        /// Number of hosts (each on its own subnet and router interface).
+        #[arg(long, default_value_t = 2)]
+        hosts: usize,
+    },
 }
 
 fn main() {
@@ -126,6 +136,7 @@ fn main() {
                 }
             }
         }
+        Command::Testbed { action, hosts } => testbed(&action, hosts),
         Command::Elements => {
             for n in registry().names() {
                 println!("{n}");
@@ -157,5 +168,26 @@ fn check(source: Source, defines: &[(String, String)]) -> i32 {
             0
         }
         Err(()) => 1,
+    }
+}
+
+fn testbed(action: &str, hosts: usize) -> i32 {
+    use rclick_cli::testbed;
+    let r = if action == "up" {
+        testbed::up(hosts).map(|warnings| {
+            for w in warnings {
+                eprintln!("rclick testbed: warning: {w}");
+            }
+            print!("{}", testbed::describe(hosts));
+        })
+    } else {
+        testbed::down()
+    };
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("rclick testbed: {e}");
+            1
+        }
     }
 }

@@ -34,6 +34,12 @@ pub struct BuildOptions {
     /// Keep element log lines (Print, Message) in memory instead of
     /// printing them to standard error (for tests).
     pub capture_log: bool,
+    /// The running router this one will replace (hot swap): its clock
+    /// continues, and elements may look at their predecessors
+    /// ([`InitCx::hotswap_element`]).
+    pub hotswap_from: Option<Router>,
+    /// Offer the writable global `hotconfig` handler, served by this.
+    pub hotconfig: Option<Arc<super::HotConfig>>,
 }
 
 /// Why a router could not be built: every error message, in order, each
@@ -75,6 +81,10 @@ pub(crate) struct Builder {
     pub log: Vec<String>,
     /// Run-count changes made while initializing (a driver Script).
     pub runcount_delta: i32,
+    /// Tasks to schedule on external events (signals).
+    pub external_tasks: Vec<u32>,
+    /// The router being replaced, for hot swaps.
+    pub hotswap_from: Option<Router>,
 }
 
 impl Builder {
@@ -131,15 +141,17 @@ impl Router {
             names: NameTable::default(),
             home_thread: HashMap::new(),
             tickets: HashMap::new(),
-            clock: if opts.simtime {
-                Clock::simulated()
-            } else {
-                Clock::real()
+            clock: match &opts.hotswap_from {
+                Some(old) => super::hotswap::clock_after(old.clock()),
+                None if opts.simtime => Clock::simulated(),
+                None => Clock::real(),
             },
             errors: Vec::new(),
             capture: opts.capture_log,
             log: Vec::new(),
             runcount_delta: 0,
+            external_tasks: Vec::new(),
+            hotswap_from: opts.hotswap_from.clone(),
         };
 
         // 1. Instantiate.
@@ -531,6 +543,8 @@ impl Router {
                 None
             },
             names: b.names,
+            external_tasks: b.external_tasks,
+            hotconfig: opts.hotconfig,
         };
         Router {
             inner: Arc::new(inner),

@@ -310,7 +310,7 @@ impl<'a> InitCx<'a> {
             element: self.id,
             tickets: AtomicU32::new(super::sched::DEFAULT_TICKETS),
             scheduled: AtomicBool::new(false),
-            generation: AtomicU32::new(0),
+            generation: AtomicU64::new(0),
             pass: AtomicU64::new(0),
             thread: AtomicUsize::new(0),
             runs: AtomicU64::new(0),
@@ -369,6 +369,29 @@ impl<'a> InitCx<'a> {
     /// initializing, as Click's `click_chatter`.
     pub fn log(&mut self, line: impl Into<String>) {
         self.b.emit(vec![line.into()]);
+    }
+
+    /// Schedules task `t` whenever an external event is raised
+    /// ([`super::external::raise`], from a signal handler).
+    pub fn wake_on_external_event(&mut self, t: TaskId) {
+        self.b.external_tasks.push(t.0);
+    }
+
+    /// During a hot swap, the element of the router being replaced that
+    /// has this element's name and class: its configuration string.
+    pub fn hotswap_element(&self) -> Option<String> {
+        let old = self.b.hotswap_from.as_ref()?;
+        let me = &self.b.info[self.id];
+        let e = old.inner.find(&me.name)?;
+        if old.inner.info[e].class != me.class {
+            return None;
+        }
+        Some(
+            old.inner.configs[e]
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
+        )
     }
 
     /// Asks to be told when the router's run count reaches zero
@@ -723,11 +746,50 @@ impl<'a> Ctx<'a> {
                 self.current = saved;
                 b
             }
+            Err(super::SlotBusy::Reentrant) => {
+                let (from, from_port) = (from as usize, from_port as usize);
+                let fwd = self
+                    .sched
+                    .pull_forwards
+                    .iter()
+                    .rev()
+                    .find(|f| f.0 == from && f.1 == from_port)
+                    .map(|f| f.2);
+                let Some(input) = fwd else {
+                    rt.stats.reentrant_drops.fetch_add(1, Ordering::Relaxed);
+                    return PacketBatch::new();
+                };
+                // The element is running further up this stack and said
+                // what this output carries: pull its input on its behalf.
+                let saved = std::mem::replace(&mut self.current, from);
+                let b = self.pull(input, max);
+                self.current = saved;
+                b
+            }
+            #[allow(unreachable_patterns)]
             Err(_) => {
                 rt.stats.reentrant_drops.fetch_add(1, Ordering::Relaxed);
                 PacketBatch::new()
             }
         }
+    }
+
+    /// Pulls up to `max` packets from input `port` while declaring that,
+    /// for the duration of this pull, a pull coming back into this element
+    /// on output `out` is answered by pulling its input `input` directly
+    /// (the element itself is busy). This is how Bypass splices a side
+    /// path into a pull path, as Click's Bypass does by rewiring ports.
+    pub fn pull_forwarding(
+        &mut self,
+        port: usize,
+        max: usize,
+        out: usize,
+        input: usize,
+    ) -> PacketBatch {
+        self.sched.pull_forwards.push((self.current, out, input));
+        let b = self.pull(port, max);
+        self.sched.pull_forwards.pop();
+        b
     }
 
     /// Pulls one packet from input `port`.

@@ -27,6 +27,19 @@ const GLOBAL: &[(&str, HandlerFlags)] = &[
     ("timewarp", HandlerFlags::READ_WRITE),
 ];
 
+/// The global handler `-R` adds: a raw write handler.
+const HOTCONFIG: (&str, HandlerFlags) = (
+    "hotconfig",
+    HandlerFlags {
+        read: false,
+        write: true,
+        read_param: false,
+        expensive: false,
+        raw: true,
+        private: false,
+    },
+);
+
 /// Standard handlers every element has.
 const STANDARD: &[(&str, HandlerFlags)] = &[
     ("home_thread", HandlerFlags::READ),
@@ -174,9 +187,14 @@ impl RouterInner {
             "requirements" => self.flat.requirements.join("\n"),
             "handlers" => GLOBAL
                 .iter()
-                .map(|(n, f)| format!("{n}\t{}", flags_text(*f)))
+                .copied()
+                .chain(self.hotconfig.as_ref().map(|_| HOTCONFIG))
+                .map(|(n, f)| format!("{n}\t{}", flags_text(f)))
                 .collect::<Vec<_>>()
                 .join("\n"),
+            "hotconfig" if self.hotconfig.is_some() => {
+                return Err("'hotconfig' is a write handler".into())
+            }
             "runcount" => self.runcount.load(Ordering::Acquire).to_string(),
             "timewarp" => format_f64(self.clock.warp_factor()),
             "stop" => return Err("'stop' is a write handler".into()),
@@ -187,14 +205,8 @@ impl RouterInner {
     fn write_global(&self, name: &str, value: &str) -> Result<(), String> {
         match name {
             "stop" => {
-                let n = if value.trim().is_empty() {
-                    1
-                } else {
-                    value
-                        .trim()
-                        .parse::<i32>()
-                        .map_err(|_| "stop: expected integer".to_string())?
-                };
+                // As in Click, anything but an integer means 1 (`stop true`).
+                let n = value.trim().parse::<i32>().unwrap_or(1);
                 self.adjust_runcount(-n);
                 Ok(())
             }
@@ -205,6 +217,10 @@ impl RouterInner {
                     .map_err(|_| "timewarp: expected real number".to_string())?;
                 self.clock.set_warp_factor(f)
             }
+            "hotconfig" if self.hotconfig.is_some() => match &self.hotconfig {
+                Some(h) => h.request(value),
+                None => Err(format!("no '{name}' handler")),
+            },
             _ if GLOBAL.iter().any(|(n, _)| *n == name) => {
                 Err(format!("'{name}' is a read handler"))
             }
@@ -385,6 +401,7 @@ impl RouterInner {
     /// Whether `spec` names a readable handler.
     pub(crate) fn handler_flags(&self, spec: &str) -> Option<HandlerFlags> {
         match self.resolve(spec, None).ok()? {
+            Target::Global("hotconfig") if self.hotconfig.is_some() => Some(HOTCONFIG.1),
             Target::Global(g) => GLOBAL.iter().find(|(n, _)| *n == g).map(|(_, f)| *f),
             Target::Element(e, h) => self
                 .element_handler_list(e)

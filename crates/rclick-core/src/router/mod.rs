@@ -17,7 +17,10 @@
 
 pub mod build;
 pub mod ctx;
+pub mod external;
 pub mod handlers;
+pub mod hotswap;
+pub mod llrpc;
 pub mod sched;
 mod slot;
 
@@ -36,6 +39,7 @@ pub(crate) use slot::Slot;
 pub use slot::SlotBusy;
 
 pub use build::{BuildError, BuildOptions};
+pub use hotswap::HotConfig;
 pub use ctx::{ConfigureCx, Ctx, InitCx};
 
 /// Index of an element in its router.
@@ -93,7 +97,7 @@ pub(crate) struct TaskInfo {
     pub element: ElementId,
     pub tickets: AtomicU32,
     pub scheduled: AtomicBool,
-    pub generation: AtomicU32,
+    pub generation: AtomicU64,
     pub pass: AtomicU64,
     pub thread: AtomicUsize,
     pub runs: AtomicU64,
@@ -162,6 +166,10 @@ pub struct RouterInner {
     pub(crate) out: Option<Mutex<String>>,
     /// Names elements defined while configuring (AddressInfo).
     pub(crate) names: ctx::NameTable,
+    /// Tasks scheduled when an external event (a signal) is raised.
+    pub(crate) external_tasks: Vec<u32>,
+    /// The hot-reconfiguration service, when `hotconfig` is writable.
+    pub(crate) hotconfig: Option<Arc<hotswap::HotConfig>>,
 }
 
 /// A built, initialized router. Cheap to clone (shared).

@@ -27,7 +27,9 @@ const TASKS_PER_ITER: usize = 64;
 #[derive(Debug)]
 pub struct ThreadSched {
     pub(crate) id: usize,
-    runq: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    runq: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    /// Enqueue order, so that tasks with equal passes run first-in first-out.
+    seq: u64,
     timers: BinaryHeap<Reverse<(i64, u64, u32)>>,
     pass_floor: u64,
     pub(crate) current_task: Option<u32>,
@@ -42,6 +44,10 @@ pub struct ThreadSched {
     /// -> ARPQuerier. Delivered when that element's outer call returns, or
     /// earlier if it asks ([`Ctx::take_reentrant_pushes`]).
     pub(crate) deferred_pushes: Vec<(usize, usize, rclick_packet::PacketBatch)>,
+    /// Pull forwards declared by running elements ([`Ctx::pull_forwarding`]):
+    /// (element, output port, input port). A re-entrant pull on that
+    /// output is answered from the element's input instead.
+    pub(crate) pull_forwards: Vec<(usize, usize, usize)>,
 }
 
 impl ThreadSched {
@@ -50,12 +56,14 @@ impl ThreadSched {
         ThreadSched {
             id,
             runq: BinaryHeap::new(),
+            seq: 0,
             timers: BinaryHeap::new(),
             pass_floor: 0,
             current_task: None,
             resched_current: false,
             deferred_writes: Vec::new(),
             deferred_pushes: Vec::new(),
+            pull_forwards: Vec::new(),
         }
     }
 
@@ -75,18 +83,29 @@ impl ThreadSched {
         if ti.scheduled.swap(true, Ordering::AcqRel) {
             return;
         }
-        self.enqueue(rt, t);
+        self.enqueue_woken(rt, t);
     }
 
+    /// Puts task `t` on the run queue with the pass it has.
     fn enqueue(&mut self, rt: &RouterInner, t: u32) {
         let ti = &rt.tasks[t as usize];
         ti.scheduled.store(true, Ordering::Release);
-        // Only the home thread enqueues, so a load and a store suffice.
-        let gen = ti.generation.load(Ordering::Relaxed).wrapping_add(1);
-        ti.generation.store(gen, Ordering::Release);
-        let pass = ti.pass.load(Ordering::Relaxed).max(self.pass_floor);
-        ti.pass.store(pass, Ordering::Relaxed);
-        self.runq.push(Reverse((pass, gen, t)));
+        // Only the home thread enqueues, so a store suffices; the sequence
+        // number doubles as the entry's generation.
+        self.seq += 1;
+        ti.generation.store(self.seq, Ordering::Release);
+        let pass = ti.pass.load(Ordering::Relaxed);
+        self.runq.push(Reverse((pass, self.seq, t)));
+    }
+
+    /// Puts a task that was asleep on the run queue: as Click's
+    /// `fast_schedule`, its pass becomes the thread's pass plus its stride,
+    /// so tasks woken together run in the order they were woken.
+    fn enqueue_woken(&mut self, rt: &RouterInner, t: u32) {
+        let ti = &rt.tasks[t as usize];
+        let stride = STRIDE1 / u64::from(ti.tickets.load(Ordering::Relaxed).clamp(1, MAX_TICKETS));
+        ti.pass.store(self.pass_floor + stride, Ordering::Relaxed);
+        self.enqueue(rt, t);
     }
 
     /// Schedules timer `t` at `when` ns, here or on its home thread.
@@ -117,8 +136,9 @@ impl ThreadSched {
                 Remote::Task(t) => {
                     let ti = &rt.tasks[t as usize];
                     if ti.thread.load(Ordering::Relaxed) == self.id {
-                        ti.scheduled.store(false, Ordering::Release);
-                        self.enqueue(rt, t);
+                        if !ti.scheduled.swap(true, Ordering::AcqRel) {
+                            self.enqueue_woken(rt, t);
+                        }
                     } else {
                         rt.send_remote(ti.thread.load(Ordering::Relaxed), r);
                     }
@@ -243,7 +263,7 @@ impl ThreadSched {
         for (i, ti) in rt.tasks.iter().enumerate() {
             if ti.thread.load(Ordering::Relaxed) == self.id && ti.scheduled.load(Ordering::Acquire)
             {
-                self.enqueue(rt, i as u32);
+                self.enqueue_woken(rt, i as u32);
             }
         }
         for (i, ti) in rt.timers.iter().enumerate() {
@@ -320,6 +340,9 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
         if rt.quit.load(Ordering::Acquire) {
             return;
         }
+        if driver {
+            super::external::check(rt, sched);
+        }
         if driver && rt.runcount.load(Ordering::Acquire) <= 0 && !rt.handle_stop(sched) {
             return;
         }
@@ -335,7 +358,7 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
             };
             direct = sched.run_one_task(rt, pass, t);
             ran += 1;
-            if rt.runcount.load(Ordering::Acquire) <= 0 {
+            if rt.runcount.load(Ordering::Acquire) <= 0 || rt.quit.load(Ordering::Relaxed) {
                 break;
             }
         }
@@ -526,7 +549,6 @@ mod tests {
         assert_eq!(r.read_handler("s1.tickets", "").unwrap(), "1024");
         assert!(r.write_handler("a.count", "3").is_err());
         assert!(r.read_handler("nosuch.count", "").is_err());
-        assert!(r.write_handler("stop", "x").is_err());
         assert_eq!(r.runcount(), 1);
     }
 }

@@ -109,7 +109,11 @@ fn compile(patterns: &[String], noutputs: usize, ctx: &dyn ArgContext) -> Result
     if patterns.len() != noutputs {
         return Err(format!("need {noutputs} arguments, one per output port"));
     }
-    let conf: Vec<String> = patterns.iter().enumerate().map(|(i, p)| format!("{i} {p}")).collect();
+    let conf: Vec<String> = patterns
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("{i} {p}"))
+        .collect();
     parse_program(&conf, noutputs, ctx).map_err(|e| e.join("\n"))
 }
 
@@ -161,8 +165,12 @@ impl Element for IPClassifier {
         }
     }
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        let idx = (id as usize).checked_sub(1).filter(|&i| i < self.patterns.len());
-        let Some(idx) = idx else { return Err("no such handler".into()) };
+        let idx = (id as usize)
+            .checked_sub(1)
+            .filter(|&i| i < self.patterns.len());
+        let Some(idx) = idx else {
+            return Err("no such handler".into());
+        };
         let mut pats = self.patterns.clone();
         pats[idx] = value.trim().to_string();
         let n = pats.len();
@@ -170,5 +178,51 @@ impl Element for IPClassifier {
         self.prog = prog;
         self.patterns = pats;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rclick_core::{testing, Registry};
+
+    fn registry() -> Registry {
+        let mut r = Registry::new();
+        rclick_elements_standard::register(&mut r);
+        crate::register(&mut r);
+        r
+    }
+
+    const DATA: &str = "00 00 c0 ae 67 ef 00 11 22 33 44 55 08 00 45 00 00 32 00 00 00 00 40 11 65 b8 \
+        0a 00 00 02 0a 00 01 02 04 d2 16 2e 00 1e dc b4 43 6c 69 63 6b 20 55 44 50 20 70 61 79 6c 6f 61 64 20 36 34 42 21";
+
+    #[test]
+    fn classifies_in_a_router_and_patterns_are_handlers() {
+        let reg = registry();
+        let text = format!(
+            "s :: InfiniteSource(DATA \\<{DATA}>, LIMIT 5, STOP true) -> Strip(14) -> MarkIPHeader \
+             -> c :: IPClassifier(tcp, udp dst port 5678, -);
+             c[0] -> c0 :: Counter -> Discard; c[1] -> c1 :: Counter -> Discard; c[2] -> c2 :: Counter -> Discard;"
+        );
+        let r = testing::run(&text, &reg).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(testing::read(&r, "c0.count"), "0");
+        assert_eq!(testing::read(&r, "c1.count"), "5");
+        assert_eq!(testing::read(&r, "c.pattern1"), "udp dst port 5678");
+        assert!(testing::read(&r, "c.program").contains("512/0000162e%0000ffff"));
+    }
+
+    #[test]
+    fn argument_count_must_match_outputs() {
+        let reg = registry();
+        let err = testing::build("Idle -> c :: IPClassifier(tcp, udp) -> Idle;", &reg, true)
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.contains("need 1 arguments, one per output port"),
+            "{err}"
+        );
+        let err = testing::build("Idle -> c :: IPFilter(allow frob) -> Idle;", &reg, true)
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("pattern 0: empty term near 'frob'"), "{err}");
     }
 }

@@ -90,7 +90,8 @@ impl Element for IPFilter {
         "h/h"
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        let prog = parse_program(conf, cx.noutputs(), cx.arg_context()).map_err(|e| e.join("\n"))?;
+        let prog =
+            parse_program(conf, cx.noutputs(), cx.arg_context()).map_err(|e| e.join("\n"))?;
         self.prog = prog;
         Ok(())
     }
@@ -127,12 +128,21 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn errors(rules: &[&str], noutputs: usize) -> Vec<String> {
-        parse_program(&conf(rules), noutputs, &NoContext).err().unwrap_or_default()
+        parse_program(&conf(rules), noutputs, &NoContext)
+            .err()
+            .unwrap_or_default()
     }
 
     /// Builds an IPv4 packet (20-byte header) with `proto` and a transport
     /// header `transp`, header annotations set as MarkIPHeader would.
-    pub(crate) fn ip_packet(src: [u8; 4], dst: [u8; 4], proto: u8, ttl: u8, frag: u16, transp: &[u8]) -> Packet {
+    pub(crate) fn ip_packet(
+        src: [u8; 4],
+        dst: [u8; 4],
+        proto: u8,
+        ttl: u8,
+        frag: u16,
+        transp: &[u8],
+    ) -> Packet {
         let mut buf = vec![0u8; 20 + transp.len()];
         {
             let mut ip = Ipv4Packet::new_unchecked(&mut buf[..]);
@@ -180,7 +190,14 @@ pub(crate) mod tests {
     #[test]
     fn click_program_ipfilter_04() {
         let c = program(
-            &["0 dst port 7777", "1 dst port 8888", "2 dst port 7000", "3 icmp type echo", "4 icmp", "5 -"],
+            &[
+                "0 dst port 7777",
+                "1 dst port 8888",
+                "2 dst port 7000",
+                "3 icmp type echo",
+                "4 icmp",
+                "5 -",
+            ],
             6,
         );
         assert_eq!(
@@ -277,17 +294,33 @@ pub(crate) mod tests {
              safe length 272\nalignment offset 0\n"
         );
         let never = "all->[2147483647]\nsafe length 0\nalignment offset 0\n";
-        let src1 = " 0 268/0a000001%ffffffff  yes->[0]  no->[X]\nsafe length 272\nalignment offset 0\n";
+        let src1 =
+            " 0 268/0a000001%ffffffff  yes->[0]  no->[X]\nsafe length 272\nalignment offset 0\n";
         assert_eq!(program(&["allow false"], 1), never);
         assert_eq!(
-            program(&["allow false", "allow false", "allow false", "allow true"], 1),
+            program(
+                &["allow false", "allow false", "allow false", "allow true"],
+                1
+            ),
             "all->[0]\nsafe length 0\nalignment offset 0\n"
         );
-        assert_eq!(program(&["allow false", "allow false", "allow src 10.0.0.1"], 1), src1);
+        assert_eq!(
+            program(&["allow false", "allow false", "allow src 10.0.0.1"], 1),
+            src1
+        );
         assert_eq!(program(&["allow src 10.0.0.1"], 1), src1);
         assert_eq!(program(&[], 1), never);
         assert_eq!(
-            program(&["allow false", "allow false", "allow false", "allow false", "allow src 10.0.0.1"], 1),
+            program(
+                &[
+                    "allow false",
+                    "allow false",
+                    "allow false",
+                    "allow false",
+                    "allow src 10.0.0.1"
+                ],
+                1
+            ),
             src1
         );
     }
@@ -302,13 +335,21 @@ pub(crate) mod tests {
         assert_ne!(classify(&["0 transp[1]&128!=0", "1 -"], 2, &p), 0);
         assert_eq!(classify(&["0 transp[1]&128!=0", "1 -"], 2, &p), 1);
         assert_eq!(classify(&["0 not (transp[1]&128==0)"], 1, &p), 0);
-        assert_eq!(classify(&["0 transp[1]&128==0 || transp[1]&128==128"], 1, &p), usize::MAX.min(2147483647));
+        assert_eq!(
+            classify(&["0 transp[1]&128==0 || transp[1]&128==128"], 1, &p),
+            2147483647
+        );
         let mut q = ip_packet([1, 0, 0, 1], [2, 0, 0, 2], 17, 64, 0, &[]);
         q.take(1);
         assert_ne!(classify(&["0 ip[19]&128==0"], 1, &q), 0);
         // Empty packets, no header annotation at all.
         let e = Packet::from_slice(&[]);
-        for rules in [&["0 tcp port 80"][..], &["0 ip[0] == 0"], &["0 src 0:1:2:3:4:5"], &["0 ip ttl < 3"]] {
+        for rules in [
+            &["0 tcp port 80"][..],
+            &["0 ip[0] == 0"],
+            &["0 src 0:1:2:3:4:5"],
+            &["0 ip ttl < 3"],
+        ] {
             assert_ne!(classify(rules, 1, &e), 0);
         }
     }
@@ -329,27 +370,160 @@ pub(crate) mod tests {
             "10 -",
         ];
         let c = |p: &Packet| classify(&rules, 11, p);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [10, 1, 2, 3], 6, 64, 0, &tcp(1234, 80, 0x10))), 0);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [10, 1, 2, 3], 17, 64, 0, &udp(1234, 53))), 1);
-        assert_eq!(c(&ip_packet([10, 0, 0, 2], [192, 168, 3, 4], 17, 64, 0, &udp(1, 2))), 2);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [9, 9, 9, 9], 6, 64, 0, &tcp(1, 2, 0x02))), 3);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [9, 9, 9, 9], 6, 64, 0, &tcp(1, 2, 0x12))), 10);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [9, 9, 9, 9], 1, 64, 0, &icmp(8))), 4);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [9, 9, 9, 9], 1, 64, 0, &icmp(0))), 10);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [172, 20, 0, 1], 1, 64, 0, &icmp(0))), 5);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [130, 0, 0, 1], 17, 64, 0, &udp(1, 5678))), 6);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [200, 0, 0, 1], 17, 64, 0, &udp(1, 5678))), 9);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [70, 0, 0, 1], 6, 5, 0, &tcp(1, 2, 0))), 7);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [70, 0, 0, 1], 6, 50, 0, &tcp(1, 2, 0))), 10);
+        assert_eq!(
+            c(&ip_packet(
+                [1, 1, 1, 1],
+                [10, 1, 2, 3],
+                6,
+                64,
+                0,
+                &tcp(1234, 80, 0x10)
+            )),
+            0
+        );
+        assert_eq!(
+            c(&ip_packet(
+                [1, 1, 1, 1],
+                [10, 1, 2, 3],
+                17,
+                64,
+                0,
+                &udp(1234, 53)
+            )),
+            1
+        );
+        assert_eq!(
+            c(&ip_packet(
+                [10, 0, 0, 2],
+                [192, 168, 3, 4],
+                17,
+                64,
+                0,
+                &udp(1, 2)
+            )),
+            2
+        );
+        assert_eq!(
+            c(&ip_packet(
+                [1, 1, 1, 1],
+                [9, 9, 9, 9],
+                6,
+                64,
+                0,
+                &tcp(1, 2, 0x02)
+            )),
+            3
+        );
+        assert_eq!(
+            c(&ip_packet(
+                [1, 1, 1, 1],
+                [9, 9, 9, 9],
+                6,
+                64,
+                0,
+                &tcp(1, 2, 0x12)
+            )),
+            10
+        );
+        assert_eq!(
+            c(&ip_packet([1, 1, 1, 1], [9, 9, 9, 9], 1, 64, 0, &icmp(8))),
+            4
+        );
+        assert_eq!(
+            c(&ip_packet([1, 1, 1, 1], [9, 9, 9, 9], 1, 64, 0, &icmp(0))),
+            10
+        );
+        assert_eq!(
+            c(&ip_packet(
+                [1, 1, 1, 1],
+                [172, 20, 0, 1],
+                1,
+                64,
+                0,
+                &icmp(0)
+            )),
+            5
+        );
+        assert_eq!(
+            c(&ip_packet(
+                [1, 1, 1, 1],
+                [130, 0, 0, 1],
+                17,
+                64,
+                0,
+                &udp(1, 5678)
+            )),
+            6
+        );
+        assert_eq!(
+            c(&ip_packet(
+                [1, 1, 1, 1],
+                [200, 0, 0, 1],
+                17,
+                64,
+                0,
+                &udp(1, 5678)
+            )),
+            9
+        );
+        assert_eq!(
+            c(&ip_packet(
+                [1, 1, 1, 1],
+                [70, 0, 0, 1],
+                6,
+                5,
+                0,
+                &tcp(1, 2, 0)
+            )),
+            7
+        );
+        assert_eq!(
+            c(&ip_packet(
+                [1, 1, 1, 1],
+                [70, 0, 0, 1],
+                6,
+                50,
+                0,
+                &tcp(1, 2, 0)
+            )),
+            10
+        );
         // Fragments: transport tests never match non-first fragments.
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [10, 1, 2, 3], 6, 64, 0x2000, &tcp(1, 80, 0))), 0);
-        assert_eq!(c(&ip_packet([1, 1, 1, 1], [10, 1, 2, 3], 6, 64, 0x0010, &tcp(1, 80, 0))), 8);
+        assert_eq!(
+            c(&ip_packet(
+                [1, 1, 1, 1],
+                [10, 1, 2, 3],
+                6,
+                64,
+                0x2000,
+                &tcp(1, 80, 0)
+            )),
+            0
+        );
+        assert_eq!(
+            c(&ip_packet(
+                [1, 1, 1, 1],
+                [10, 1, 2, 3],
+                6,
+                64,
+                0x0010,
+                &tcp(1, 80, 0)
+            )),
+            8
+        );
     }
 
     #[test]
     fn operators_fields_and_abbreviations() {
         let t = |r: &str, p: &Packet| classify(&[&format!("0 {r}")], 1, p) == 0;
-        let p = ip_packet([10, 0, 0, 1], [10, 0, 0, 2], 6, 64, 0, &tcp(1000, 8080, 0x18));
+        let p = ip_packet(
+            [10, 0, 0, 1],
+            [10, 0, 0, 2],
+            6,
+            64,
+            0,
+            &tcp(1000, 8080, 0x18),
+        );
         assert!(t("src port 1000 or 81", &p));
         assert!(t("dst port 80 or 8080", &p));
         assert!(!t("dst port 80 or 81", &p));
@@ -385,8 +559,15 @@ pub(crate) mod tests {
     #[test]
     fn errors_name_the_word() {
         let e = errors(&["allow foo"], 1);
-        assert!(e.iter().any(|m| m == "pattern 0: empty term near 'foo'"), "{e:?}");
-        assert!(e.iter().any(|m| m == "pattern 0: garbage after expression at 'foo'"), "{e:?}");
+        assert!(
+            e.iter().any(|m| m == "pattern 0: empty term near 'foo'"),
+            "{e:?}"
+        );
+        assert!(
+            e.iter()
+                .any(|m| m == "pattern 0: garbage after expression at 'foo'"),
+            "{e:?}"
+        );
         let e = errors(&["allow echo"], 1);
         assert!(e.iter().any(|m| m.contains("echo' is ambiguous")), "{e:?}");
         let e = errors(&["3 tcp"], 1);
@@ -396,7 +577,11 @@ pub(crate) mod tests {
         let e = errors(&["allow (tcp"], 1);
         assert!(e.iter().any(|m| m == "pattern 0: missing ')'"), "{e:?}");
         let e = errors(&["allow ip ttl 300"], 1);
-        assert!(e.iter().any(|m| m == "pattern 0: 'ip ttl': out of range, bound 255"), "{e:?}");
+        assert!(
+            e.iter()
+                .any(|m| m == "pattern 0: 'ip ttl': out of range, bound 255"),
+            "{e:?}"
+        );
         let e = errors(&["allow host"], 1);
         assert!(!e.is_empty());
         let e = errors(&["allow tcp[0:5] = 1"], 1);
@@ -404,7 +589,16 @@ pub(crate) mod tests {
         let e = errors(&[""], 1);
         assert_eq!(e, vec!["empty pattern 0"]);
         // No panic on junk.
-        for junk in ["allow ) ( ]", "allow [ [ [", "allow & & &", "allow ip[99999999] = 1", "0 ? :", "0 not", "0 (", "0 src src"] {
+        for junk in [
+            "allow ) ( ]",
+            "allow [ [ [",
+            "allow & & &",
+            "allow ip[99999999] = 1",
+            "0 ? :",
+            "0 not",
+            "0 (",
+            "0 src src",
+        ] {
             let _ = parse_program(&conf(&[junk]), 1, &NoContext);
         }
     }

@@ -30,11 +30,18 @@ pub fn register(r: &mut Registry) {
 /// keeping packet order (runs of packets for one output go together; a
 /// batch that all goes one way is pushed whole). Packets whose output does
 /// not exist are dropped, as Click's `checked_output_push` does.
-pub(crate) fn classify_push(prog: &ZProgram, scratch: &mut Vec<usize>, batch: PacketBatch, cx: &mut Ctx) {
+pub(crate) fn classify_push(
+    prog: &ZProgram,
+    scratch: &mut Vec<usize>,
+    batch: PacketBatch,
+    cx: &mut Ctx,
+) {
     let n = cx.noutputs();
     scratch.clear();
     scratch.extend(batch.iter().map(|p| prog.classify(p)));
-    let Some(&first) = scratch.first() else { return };
+    let Some(&first) = scratch.first() else {
+        return;
+    };
     if scratch.iter().all(|&o| o == first) {
         if first < n {
             cx.push(first, batch);

@@ -42,7 +42,8 @@ const FIELD_HL: i32 = TYPE_FIELD | (4 << FIELD_OFFSET_SHIFT) | 3;
 const FIELD_TOS: i32 = TYPE_FIELD | (8 << FIELD_OFFSET_SHIFT) | 7;
 const FIELD_DSCP: i32 = TYPE_FIELD | (8 << FIELD_OFFSET_SHIFT) | 5;
 const FIELD_TTL: i32 = TYPE_FIELD | ((8 * 8) << FIELD_OFFSET_SHIFT) | 7;
-const FIELD_TCP_WIN: i32 = TYPE_FIELD | (6 << FIELD_PROTO_SHIFT) | ((14 * 8) << FIELD_OFFSET_SHIFT) | 15;
+const FIELD_TCP_WIN: i32 =
+    TYPE_FIELD | (6 << FIELD_PROTO_SHIFT) | ((14 * 8) << FIELD_OFFSET_SHIFT) | 15;
 const FIELD_ICMP_TYPE: i32 = TYPE_FIELD | (1 << FIELD_PROTO_SHIFT) | 7;
 
 const UNKNOWN: i32 = -1000;
@@ -292,7 +293,9 @@ fn unparse_type(srcdst: i32, type_: i32) -> String {
             FIELD_ICMP_TYPE => s.push_str("icmp type"),
             _ => {
                 if t & FIELD_PROTO_MASK != 0 {
-                    s.push_str(&unparse_transp_proto((t & FIELD_PROTO_MASK) >> FIELD_PROTO_SHIFT));
+                    s.push_str(&unparse_transp_proto(
+                        (t & FIELD_PROTO_MASK) >> FIELD_PROTO_SHIFT,
+                    ));
                 } else {
                     s.push_str("ip");
                 }
@@ -316,15 +319,30 @@ fn unparse_word(type_: i32, proto: i32, word: &str) -> String {
     format!("{tn}{tr}{word}")
 }
 
-const DB_TYPES: [i32; 5] = [TYPE_PROTO, TYPE_PORT, TYPE_PORT, TYPE_TCPOPT, FIELD_ICMP_TYPE];
+const DB_TYPES: [i32; 5] = [
+    TYPE_PROTO,
+    TYPE_PORT,
+    TYPE_PORT,
+    TYPE_TCPOPT,
+    FIELD_ICMP_TYPE,
+];
 
 /// Looks a word up: `Ok(Some((kind, data)))`, `Ok(None)` for "not a
 /// name", `Err(())` for an ambiguous or meaningless name (reported when
 /// `errh` is given).
-fn lookup(word: &str, type_: i32, proto: i32, errh: Option<&mut Errors>) -> Result<Option<(i32, u32)>, ()> {
+fn lookup(
+    word: &str,
+    type_: i32,
+    proto: i32,
+    errh: Option<&mut Errors>,
+) -> Result<Option<(i32, u32)>, ()> {
     if type_ == 0 || type_ == TYPE_TYPE {
         if let Some(d) = table(TYPE_WORDS, word) {
-            return Ok(if d == TYPE_SYNTAX { None } else { Some((TYPE_TYPE, d as u32)) });
+            return Ok(if d == TYPE_SYNTAX {
+                None
+            } else {
+                Some((TYPE_TYPE, d as u32))
+            });
         }
     }
     let got = [
@@ -349,7 +367,9 @@ fn lookup(word: &str, type_: i32, proto: i32, errh: Option<&mut Errors>) -> Resu
         got[3].is_some()
             && (type_ == 0 || type_ == TYPE_TCPOPT)
             && (any_proto || proto == IP_PROTO_TCP || proto == IP_PROTO_TCP_OR_UDP),
-        got[4].is_some() && (type_ == 0 || type_ == FIELD_ICMP_TYPE) && (any_proto || proto == IP_PROTO_ICMP),
+        got[4].is_some()
+            && (type_ == 0 || type_ == FIELD_ICMP_TYPE)
+            && (any_proto || proto == IP_PROTO_ICMP),
     ];
     if tgot[1] && tgot[2] && got[1] == got[2] {
         tgot[2] = false;
@@ -405,11 +425,21 @@ impl Primitive {
     }
 
     fn type_error(&self, errh: &mut Errors, msg: &str) -> Result<(), ()> {
-        errh.error(format!("'{}': {}", unparse_type(self.srcdst, self.type_), msg));
+        errh.error(format!(
+            "'{}': {}",
+            unparse_type(self.srcdst, self.type_),
+            msg
+        ));
         Err(())
     }
 
-    fn set_mask(&mut self, full_mask: u32, shift: u32, provided: u32, errh: &mut Errors) -> Result<(), ()> {
+    fn set_mask(
+        &mut self,
+        full_mask: u32,
+        shift: u32,
+        provided: u32,
+        errh: &mut Errors,
+    ) -> Result<(), ()> {
         let data = self.u;
         let this_mask = if provided != 0 { provided } else { full_mask };
         if this_mask & full_mask != this_mask {
@@ -422,8 +452,14 @@ impl Primitive {
         }
         let low = (1u32 << shift) - 1;
         if self.op == OP_GT || self.op == OP_LT {
-            if (self.op == OP_LT && (data == 0 || data > this_mask)) || (self.op == OP_GT && data >= this_mask) {
-                let will_be = if self.op == OP_LT && data > this_mask { !self.op_negated } else { self.op_negated };
+            if (self.op == OP_LT && (data == 0 || data > this_mask))
+                || (self.op == OP_GT && data >= this_mask)
+            {
+                let will_be = if self.op == OP_LT && data > this_mask {
+                    !self.op_negated
+                } else {
+                    self.op_negated
+                };
                 // Click warns "relation ... is always true/false" here.
                 self.u = 0;
                 self.mask = 0;
@@ -459,7 +495,13 @@ impl Primitive {
         Ok(())
     }
 
-    fn check(&mut self, prev: &Primitive, mut header: u8, given: &GivenMask, errh: &mut Errors) -> Result<(), ()> {
+    fn check(
+        &mut self,
+        prev: &Primitive,
+        mut header: u8,
+        given: &GivenMask,
+        errh: &mut Errors,
+    ) -> Result<(), ()> {
         let old_srcdst = self.srcdst;
         if self.type_ < 0 {
             return Err(());
@@ -484,7 +526,10 @@ impl Primitive {
                         }
                     }
                     TYPE_INT => {
-                        if prev.type_ & TYPE_FIELD == 0 && prev.type_ != TYPE_PROTO && prev.type_ != TYPE_PORT {
+                        if prev.type_ & TYPE_FIELD == 0
+                            && prev.type_ != TYPE_PROTO
+                            && prev.type_ != TYPE_PORT
+                        {
                             errh.error("specify header field or 'port'");
                             return Err(());
                         }
@@ -606,7 +651,14 @@ impl Primitive {
                 }
                 if self.transp_proto == UNKNOWN {
                     self.transp_proto = IP_PROTO_TCP_OR_UDP;
-                } else if ![IP_PROTO_TCP, IP_PROTO_UDP, IP_PROTO_TCP_OR_UDP, IP_PROTO_DCCP].contains(&self.transp_proto) {
+                } else if ![
+                    IP_PROTO_TCP,
+                    IP_PROTO_UDP,
+                    IP_PROTO_TCP_OR_UDP,
+                    IP_PROTO_DCCP,
+                ]
+                .contains(&self.transp_proto)
+                {
                     errh.error(format!("'port': bad protocol {}", self.transp_proto));
                     return Err(());
                 } else if given.dt != 0 && given.dt != TYPE_INT {
@@ -690,7 +742,11 @@ impl Primitive {
                     return self.type_error(errh, "bad mask");
                 }
                 let nbits = (t & FIELD_LENGTH_MASK) + 1;
-                let xmask = if nbits == 32 { u32::MAX } else { (1u32 << nbits) - 1 };
+                let xmask = if nbits == 32 {
+                    u32::MAX
+                } else {
+                    (1u32 << nbits) - 1
+                };
                 self.set_mask(xmask, 0, gm, errh)?;
             }
             _ => {}
@@ -732,12 +788,25 @@ impl Primitive {
         let mut count = 0;
         while u < mask {
             let high_bit = u > (mask >> 1);
-            let x = if high_bit { !(u.wrapping_add(1)) & mask } else { u };
+            let x = if high_bit {
+                !(u.wrapping_add(1)) & mask
+            } else {
+                u
+            };
             let fdb = 33 - ffs_msb(x);
-            let upper_mask = if fdb >= 32 { mask } else { mask & !((1u32 << fdb) - 1) };
+            let upper_mask = if fdb >= 32 {
+                mask
+            } else {
+                mask & !((1u32 << fdb) - 1)
+            };
             let upper_u = if high_bit { upper_mask } else { 0 };
             p.start_subtree(tree);
-            p.add_insn(tree, off, upper_u.wrapping_shl(shift), upper_mask.wrapping_shl(shift));
+            p.add_insn(
+                tree,
+                off,
+                upper_u.wrapping_shl(shift),
+                upper_mask.wrapping_shl(shift),
+            );
             if !high_bit {
                 p.negate_subtree(tree, true);
             }
@@ -750,7 +819,11 @@ impl Primitive {
             }
         }
         while count > 0 {
-            let c = if record & 1 != 0 { Combiner::And } else { Combiner::Or };
+            let c = if record & 1 != 0 {
+                Combiner::And
+            } else {
+                Combiner::Or
+            };
             p.finish_subtree(tree, c, J_SUCCESS, J_FAILURE);
             record >>= 1;
             count -= 1;
@@ -766,11 +839,16 @@ impl Primitive {
             add_exprs_for_proto(self.transp_proto, p, tree);
         }
         let t = self.type_;
-        if t == TYPE_PORT || t == TYPE_TCPOPT || (t & TYPE_FIELD != 0 && t & FIELD_PROTO_MASK != 0) {
+        if t == TYPE_PORT || t == TYPE_TCPOPT || (t & TYPE_FIELD != 0 && t & FIELD_PROTO_MASK != 0)
+        {
             p.add_insn(tree, (OFFSET_NET + 4) as u16, 0, 0x1FFF);
         }
         let finish_srcdst = |p: &mut Program, tree: &mut Tree, prim: &Primitive| {
-            let c = if prim.srcdst == SD_OR { Combiner::Or } else { Combiner::And };
+            let c = if prim.srcdst == SD_OR {
+                Combiner::Or
+            } else {
+                Combiner::And
+            };
             p.finish_subtree(tree, c, J_SUCCESS, J_FAILURE);
             if prim.op_negated {
                 p.negate_subtree(tree, true);
@@ -795,22 +873,52 @@ impl Primitive {
                 p.start_subtree(tree);
                 if src {
                     p.start_subtree(tree);
-                    self.add_comparison(p, tree, OFFSET_MAC + 8, 0, be([e[0], e[1], e[2], e[3]]), be([m[0], m[1], m[2], m[3]]), false);
-                    self.add_comparison(p, tree, OFFSET_MAC + 12, 0, be([e[4], e[5], 0, 0]), be([m[4], m[5], 0, 0]), false);
+                    self.add_comparison(
+                        p,
+                        tree,
+                        OFFSET_MAC + 8,
+                        0,
+                        be([e[0], e[1], e[2], e[3]]),
+                        be([m[0], m[1], m[2], m[3]]),
+                        false,
+                    );
+                    self.add_comparison(
+                        p,
+                        tree,
+                        OFFSET_MAC + 12,
+                        0,
+                        be([e[4], e[5], 0, 0]),
+                        be([m[4], m[5], 0, 0]),
+                        false,
+                    );
                     p.finish_subtree(tree, Combiner::And, J_SUCCESS, J_FAILURE);
                 }
                 if dst {
                     p.start_subtree(tree);
-                    self.add_comparison(p, tree, OFFSET_MAC, 0, be([0, 0, e[0], e[1]]), be([0, 0, m[0], m[1]]), false);
-                    self.add_comparison(p, tree, OFFSET_MAC + 4, 0, be([e[2], e[3], e[4], e[5]]), be([m[2], m[3], m[4], m[5]]), false);
+                    self.add_comparison(
+                        p,
+                        tree,
+                        OFFSET_MAC,
+                        0,
+                        be([0, 0, e[0], e[1]]),
+                        be([0, 0, m[0], m[1]]),
+                        false,
+                    );
+                    self.add_comparison(
+                        p,
+                        tree,
+                        OFFSET_MAC + 4,
+                        0,
+                        be([e[2], e[3], e[4], e[5]]),
+                        be([m[2], m[3], m[4], m[5]]),
+                        false,
+                    );
                     p.finish_subtree(tree, Combiner::And, J_SUCCESS, J_FAILURE);
                 }
                 finish_srcdst(p, tree, self);
             }
-            TYPE_PROTO => {
-                if self.transp_proto < 256 {
-                    self.add_comparison(p, tree, OFFSET_NET + 8, 16, self.u, self.mask, true);
-                }
+            TYPE_PROTO if self.transp_proto < 256 => {
+                self.add_comparison(p, tree, OFFSET_NET + 8, 16, self.u, self.mask, true);
             }
             TYPE_IPFRAG => {
                 p.add_insn(tree, (OFFSET_NET + 4) as u16, 0, 0x3FFF);
@@ -829,14 +937,23 @@ impl Primitive {
                 finish_srcdst(p, tree, self);
             }
             TYPE_TCPOPT => {
-                p.add_insn(tree, (OFFSET_TRANSP + 12) as u16, self.u << 16, self.mask << 16);
+                p.add_insn(
+                    tree,
+                    (OFFSET_TRANSP + 12) as u16,
+                    self.u << 16,
+                    self.mask << 16,
+                );
             }
             _ if t & TYPE_FIELD != 0 => {
                 let offset = ((t & FIELD_OFFSET_MASK) >> FIELD_OFFSET_SHIFT) as u32;
                 let length = ((t & FIELD_LENGTH_MASK) + 1) as u32;
                 let word_offset = (offset >> 3) & !3;
                 let bit_offset = offset & 0x1F;
-                let base = if t & FIELD_PROTO_MASK != 0 { OFFSET_TRANSP } else { OFFSET_NET };
+                let base = if t & FIELD_PROTO_MASK != 0 {
+                    OFFSET_TRANSP
+                } else {
+                    OFFSET_NET
+                };
                 let shift = 32u32.saturating_sub(bit_offset + length);
                 self.add_comparison(p, tree, base + word_offset, shift, self.u, self.mask, true);
             }
@@ -879,7 +996,21 @@ pub fn separate_text(text: &str) -> Vec<String> {
             b'<' | b'>' | b'!' | b'=' => pos + 1 < len && s[pos + 1] == b'=',
             _ => false,
         };
-        let one = matches!(c, b'&' | b'|' | b'<' | b'>' | b'!' | b'=' | b'(' | b')' | b'[' | b']' | b',' | b';' | b'?');
+        let one = matches!(
+            c,
+            b'&' | b'|'
+                | b'<'
+                | b'>'
+                | b'!'
+                | b'='
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b','
+                | b';'
+                | b'?'
+        );
         if two {
             words.push(text[pos..pos + 2].to_string());
             pos += 2;
@@ -889,7 +1020,8 @@ pub fn separate_text(text: &str) -> Vec<String> {
         } else {
             let first = pos;
             while pos < len
-                && (s[pos].is_ascii_alphanumeric() || matches!(s[pos], b'-' | b'.' | b'/' | b'@' | b'_' | b':'))
+                && (s[pos].is_ascii_alphanumeric()
+                    || matches!(s[pos], b'-' | b'.' | b'/' | b'@' | b'_' | b':'))
             {
                 pos += 1;
             }
@@ -963,7 +1095,12 @@ impl<'a> Parser<'a> {
                         new_state = Some(S_OREXPR0);
                     }
                     if finish {
-                        self.prog.finish_subtree(self.tree, Combiner::Ternary, J_SUCCESS, J_FAILURE);
+                        self.prog.finish_subtree(
+                            self.tree,
+                            Combiner::Ternary,
+                            J_SUCCESS,
+                            J_FAILURE,
+                        );
                     }
                 }
                 S_OREXPR0 => {
@@ -976,7 +1113,8 @@ impl<'a> Parser<'a> {
                         pos += 1;
                         new_state = Some(S_TERM0);
                     } else {
-                        self.prog.finish_subtree(self.tree, Combiner::Or, J_SUCCESS, J_FAILURE);
+                        self.prog
+                            .finish_subtree(self.tree, Combiner::Or, J_SUCCESS, J_FAILURE);
                     }
                 }
                 S_TERM0 => {
@@ -989,7 +1127,8 @@ impl<'a> Parser<'a> {
                         if state == S_TERM1 {
                             self.errh.error("missing expression");
                         }
-                        self.prog.finish_subtree(self.tree, Combiner::And, J_SUCCESS, J_FAILURE);
+                        self.prog
+                            .finish_subtree(self.tree, Combiner::And, J_SUCCESS, J_FAILURE);
                     } else {
                         if matches!(self.word(pos), Some("and") | Some("&&")) {
                             stk[top].0 = S_TERM1;
@@ -1004,7 +1143,11 @@ impl<'a> Parser<'a> {
                     let w = self.word(pos);
                     if matches!(w, Some("not") | Some("!")) {
                         stk[top].0 = state + 1;
-                        new_state = Some(if state == S_FACTOR0 { S_FACTOR0_NEG } else { S_FACTOR0 });
+                        new_state = Some(if state == S_FACTOR0 {
+                            S_FACTOR0_NEG
+                        } else {
+                            S_FACTOR0
+                        });
                         pos += 1;
                     } else if w == Some("(") {
                         stk[top].0 = state + 2;
@@ -1065,21 +1208,31 @@ impl<'a> Parser<'a> {
         let parsed = if let Some((a, b)) = comb.split_once(':').filter(|(_, b)| !b.is_empty()) {
             parse_int(a).zip(parse_int(b))
         } else if let Some((a, b)) = comb.split_once(',').filter(|(_, b)| !b.is_empty()) {
-            parse_int(a).zip(parse_int(b)).map(|(f, l)| (f, l.wrapping_sub(f).wrapping_add(1)))
+            parse_int(a)
+                .zip(parse_int(b))
+                .map(|(f, l)| (f, l.wrapping_sub(f).wrapping_add(1)))
         } else {
             parse_int(&comb).map(|f| (f, 1))
         };
         let Some((fieldpos, len)) = parsed else {
-            self.errh.error("syntax error after '[', expected '[POS]' or '[POS:LEN]'");
+            self.errh
+                .error("syntax error after '[', expected '[POS]' or '[POS:LEN]'");
             return pos;
         };
         let (fp, l) = (i64::from(fieldpos) * 8, i64::from(len) * 8);
         if !(1..=32).contains(&l) {
-            self.errh.error("LEN in '[POS:LEN]' out of range, should be between 1 and 4");
+            self.errh
+                .error("LEN in '[POS:LEN]' out of range, should be between 1 and 4");
         } else if (fp & !31) != ((fp + l - 1) & !31) || !(0..=0xFFFF).contains(&fp) {
-            self.errh.error(format!("field [{fieldpos}:{len}] does not fit in a single word"));
+            self.errh.error(format!(
+                "field [{fieldpos}:{len}] does not fit in a single word"
+            ));
         } else {
-            let transp = if prim.transp_proto == UNKNOWN { 0 } else { prim.transp_proto };
+            let transp = if prim.transp_proto == UNKNOWN {
+                0
+            } else {
+                prim.transp_proto
+            };
             let t = TYPE_FIELD
                 | ((transp & 0x1FF) << FIELD_PROTO_SHIFT)
                 | ((fp as i32) << FIELD_OFFSET_SHIFT)
@@ -1091,7 +1244,9 @@ impl<'a> Parser<'a> {
 
     fn parse_test(&mut self, mut pos: usize, mut negated: bool) -> usize {
         let n = self.words.len();
-        let Some(first_word) = self.word(pos) else { return pos };
+        let Some(first_word) = self.word(pos) else {
+            return pos;
+        };
         if matches!(first_word, ")" | "||" | "or" | "?" | ":") {
             return pos;
         }
@@ -1113,7 +1268,10 @@ impl<'a> Parser<'a> {
                     let d = d as i32;
                     prim.set_type(d, self.errh);
                     if d & TYPE_FIELD != 0 && d & FIELD_PROTO_MASK != 0 {
-                        prim.set_transp_proto((d & FIELD_PROTO_MASK) >> FIELD_PROTO_SHIFT, self.errh);
+                        prim.set_transp_proto(
+                            (d & FIELD_PROTO_MASK) >> FIELD_PROTO_SHIFT,
+                            self.errh,
+                        );
                     }
                 }
                 Ok(Some((TYPE_PROTO, d))) => prim.set_transp_proto(d as i32, self.errh),
@@ -1180,11 +1338,16 @@ impl<'a> Parser<'a> {
                 given.dt = TYPE_INT;
                 given.u = v;
                 pos += 2;
-            } else if let (true, Ok(a)) = (header != b'e', <Ipv4Addr as FromArg>::from_arg(m, self.ctx)) {
+            } else if let (true, Ok(a)) =
+                (header != b'e', <Ipv4Addr as FromArg>::from_arg(m, self.ctx))
+            {
                 given.dt = TYPE_HOST;
                 given.u = u32::from(a);
                 pos += 2;
-            } else if let (true, Ok(e)) = (header != b'i', <EtherAddr as FromArg>::from_arg(m, self.ctx)) {
+            } else if let (true, Ok(e)) = (
+                header != b'i',
+                <EtherAddr as FromArg>::from_arg(m, self.ctx),
+            ) {
                 given.dt = TYPE_ETHER;
                 given.e = e.0;
                 pos += 2;
@@ -1227,7 +1390,10 @@ impl<'a> Parser<'a> {
                     if let Some(i) = parse_int(&wd) {
                         prim.u = i as u32;
                         prim.data = TYPE_INT;
-                    } else if let (true, Ok(a)) = (header != b'e', <Ipv4Addr as FromArg>::from_arg(&wd, self.ctx)) {
+                    } else if let (true, Ok(a)) = (
+                        header != b'e',
+                        <Ipv4Addr as FromArg>::from_arg(&wd, self.ctx),
+                    ) {
                         prim.u = u32::from(a);
                         let mask_word = if pos + 1 < n && self.words[pos] == "mask" {
                             <Ipv4Addr as FromArg>::from_arg(&self.words[pos + 1], self.ctx).ok()
@@ -1238,9 +1404,10 @@ impl<'a> Parser<'a> {
                             prim.mask = u32::from(m);
                             pos += 2;
                             prim.data = TYPE_NET;
-                        } else if let (true, Ok(pf)) =
-                            (prim.type_ == TYPE_NET, <IpPrefix as FromArg>::from_arg(&wd, self.ctx))
-                        {
+                        } else if let (true, Ok(pf)) = (
+                            prim.type_ == TYPE_NET,
+                            <IpPrefix as FromArg>::from_arg(&wd, self.ctx),
+                        ) {
                             prim.u = u32::from(pf.addr);
                             prim.mask = u32::from(pf.mask);
                             prim.data = TYPE_NET;
@@ -1290,7 +1457,11 @@ impl<'a> Parser<'a> {
 
 /// Parses one `ACTION PATTERN` rule list (IPFilter syntax) into a compressed
 /// program. `noutputs` is the element's output count.
-pub fn parse_program(conf: &[String], noutputs: usize, ctx: &dyn ArgContext) -> Result<ZProgram, Vec<String>> {
+pub fn parse_program(
+    conf: &[String],
+    noutputs: usize,
+    ctx: &dyn ArgContext,
+) -> Result<ZProgram, Vec<String>> {
     let mut errh = Errors::default();
     let mut prog = Program::new();
     let mut tree = prog.init_subtree();
@@ -1326,7 +1497,9 @@ pub fn parse_program(conf: &[String], noutputs: usize, ctx: &dyn ArgContext) -> 
             },
         }
         prog.start_subtree(&mut tree);
-        if words.len() == 1 || (words.len() == 2 && matches!(words[1].as_str(), "-" | "any" | "all")) {
+        if words.len() == 1
+            || (words.len() == 2 && matches!(words[1].as_str(), "-" | "any" | "all"))
+        {
             prog.add_insn(&mut tree, 0, 0, 0);
         } else {
             let mut parser = Parser {

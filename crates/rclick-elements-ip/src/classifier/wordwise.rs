@@ -195,7 +195,17 @@ fn jump_text(out: &mut String, j: i32) {
     }
 }
 
-fn insn_text(out: &mut String, step: usize, offset: i64, value: u32, mask: u32, no: i32, yes: i32, short: bool) {
+#[allow(clippy::too_many_arguments)]
+fn insn_text(
+    out: &mut String,
+    step: usize,
+    offset: i64,
+    value: u32,
+    mask: u32,
+    no: i32,
+    yes: i32,
+    short: bool,
+) {
     let _ = write!(
         out,
         "{}{} {:3}/{:08x}%{:08x}  yes->",
@@ -291,7 +301,13 @@ impl Program {
 
     /// Closes the current subtree, combining its children with `combiner`;
     /// leftover success/failure targets become `success`/`failure`.
-    pub fn finish_subtree(&mut self, tree: &mut Tree, combiner: Combiner, success: i32, failure: i32) {
+    pub fn finish_subtree(
+        &mut self,
+        tree: &mut Tree,
+        combiner: Combiner,
+        success: i32,
+        failure: i32,
+    ) {
         let level = tree[0];
         let n = self.insn.len();
         let mut subtrees: Vec<usize> = Vec::new();
@@ -503,14 +519,21 @@ impl Program {
                     continue;
                 }
                 let (o1, o2) = (map(e1.offset), map(e2.offset));
-                if o1 > o2 || (o1 == o2 && (e1.mask > e2.mask || (e1.mask == e2.mask && e1.value > e2.value))) {
+                if o1 > o2
+                    || (o1 == o2
+                        && (e1.mask > e2.mask || (e1.mask == e2.mask && e1.value > e2.value)))
+                {
                     let mut n2 = e1;
                     n2.j[k] = e2.j[k];
                     let mut n1 = e2;
                     n1.j[k] = j;
                     self.insn[ju] = n2;
                     self.insn[iu] = n1;
-                    i = if inbranch[iu] > 0 { inbranch[iu] as isize - 1 } else { i - 1 };
+                    i = if inbranch[iu] > 0 {
+                        inbranch[iu] as isize - 1
+                    } else {
+                        i - 1
+                    };
                     break;
                 }
             }
@@ -535,7 +558,12 @@ impl Program {
         } else if self.output_everything >= 0 {
             self.insn.clear();
         }
-        self.safe_length = self.insn.iter().map(Insn::required_length).max().unwrap_or(0);
+        self.safe_length = self
+            .insn
+            .iter()
+            .map(Insn::required_length)
+            .max()
+            .unwrap_or(0);
     }
 }
 
@@ -587,7 +615,9 @@ impl<'a> DominatorOptimizer<'a> {
         }
         let mut insn_id = vec![0usize; n];
         for i in 0..n {
-            insn_id[i] = (0..i).find(|&k| p.insn[k].same_test(&p.insn[i])).map_or(i, |k| insn_id[k]);
+            insn_id[i] = (0..i)
+                .find(|&k| p.insn[k].same_test(&p.insn[i]))
+                .map_or(i, |k| insn_id[k]);
         }
         let mut pred_first = vec![-1i32; n];
         let mut pred_next = vec![-1i32; n * 2];
@@ -738,7 +768,10 @@ impl<'a> DominatorOptimizer<'a> {
             let pred_brid = brno(self.insn_id[s], br_yes(pred_br));
             for j in self.domlist_start[s]..self.domlist_start[s + 1] {
                 let (pos1, pos2) = (self.dom_start[j], self.dom_start[j + 1]);
-                if self.dom[pos1..pos2 - 1].iter().any(|&d| (d ^ pred_brid) == 1) {
+                if self.dom[pos1..pos2 - 1]
+                    .iter()
+                    .any(|&d| (d ^ pred_brid) == 1)
+                {
                     continue;
                 }
                 pdom.push(pos1);
@@ -902,6 +935,8 @@ pub struct ZStep {
     pub nval: u32,
     /// Bytes past `offset` whose mask is nonzero (1..=4; 0 for no mask).
     pub need: u8,
+    /// The first (for one-value steps, the only) value.
+    pub value0: u32,
 }
 
 /// Values lists at least this long are searched by bisection.
@@ -994,7 +1029,11 @@ impl ZProgram {
             while no > 0 {
                 let nu = no as usize;
                 let cand = insns[nu];
-                if wanted[nu] == 1 && cand.yes() == insn.yes() && cand.offset == insn.offset && cand.mask == insn.mask {
+                if wanted[nu] == 1
+                    && cand.yes() == insn.yes()
+                    && cand.offset == insn.offset
+                    && cand.mask == insn.mask
+                {
                     z.values.push(cand.value);
                     no = cand.no();
                     wanted[nu] -= 1;
@@ -1015,6 +1054,7 @@ impl ZProgram {
                 vstart,
                 nval,
                 need: need_bytes(insn.mask),
+                value0: z.values[vstart as usize],
             });
             z.print_step.push(print_step);
             print_step += nval as usize;
@@ -1033,12 +1073,31 @@ impl ZProgram {
         let mut out = String::new();
         for (s, st) in self.steps.iter().enumerate() {
             let base = self.print_step[s];
-            let target = |t: i32| if t > 0 { self.print_step[t as usize] as i32 } else { t };
+            let target = |t: i32| {
+                if t > 0 {
+                    self.print_step[t as usize] as i32
+                } else {
+                    t
+                }
+            };
             for j in 0..st.nval as usize {
                 let mystep = base + j;
-                let no = if j + 1 < st.nval as usize { mystep as i32 + 1 } else { target(st.no) };
+                let no = if j + 1 < st.nval as usize {
+                    mystep as i32 + 1
+                } else {
+                    target(st.no)
+                };
                 let value = self.values[st.vstart as usize + j];
-                insn_text(&mut out, mystep, i64::from(st.offset), value, st.mask, no, target(st.yes), st.short_output);
+                insn_text(
+                    &mut out,
+                    mystep,
+                    i64::from(st.offset),
+                    value,
+                    st.mask,
+                    no,
+                    target(st.yes),
+                    st.short_output,
+                );
             }
         }
         if self.steps.is_empty() {
@@ -1055,7 +1114,9 @@ impl ZProgram {
             return self.output_everything >= 0 && self.output_everything as usize == port;
         }
         let t = -(port as i64);
-        self.steps.iter().any(|s| i64::from(s.no) == t || i64::from(s.yes) == t)
+        self.steps
+            .iter()
+            .any(|s| i64::from(s.no) == t || i64::from(s.yes) == t)
     }
 }
 
@@ -1063,7 +1124,16 @@ impl ZProgram {
 pub fn unparse_program(p: &Program) -> String {
     let mut out = String::new();
     for (i, insn) in p.insns().iter().enumerate() {
-        insn_text(&mut out, i, i64::from(insn.offset), insn.value, insn.mask, insn.no(), insn.yes(), insn.short_output);
+        insn_text(
+            &mut out,
+            i,
+            i64::from(insn.offset),
+            insn.value,
+            insn.mask,
+            insn.no(),
+            insn.yes(),
+            insn.short_output,
+        );
     }
     if p.ninsn() == 0 {
         let _ = writeln!(out, "all->[{}]", p.output_everything());
@@ -1138,6 +1208,19 @@ impl View<'_> {
 }
 
 impl ZProgram {
+    fn multi_hit(&self, st: &ZStep, data: u32) -> bool {
+        let vals = self
+            .values
+            .get(st.vstart as usize..(st.vstart + st.nval) as usize)
+            .unwrap_or(&[]);
+        if st.nval < MIN_BINARY_SEARCH {
+            vals.contains(&data)
+        } else {
+            vals.binary_search_by_key(&bisect_key(data), |&v| bisect_key(v))
+                .is_ok()
+        }
+    }
+
     /// The output for packet `p` (`usize::MAX`-ish values mean drop; any
     /// value not below the element's output count is dropped).
     #[inline]
@@ -1152,15 +1235,16 @@ impl ZProgram {
         };
         let mut s = 0usize;
         loop {
-            let Some(st) = self.steps.get(s) else { return usize::MAX };
+            let Some(st) = self.steps.get(s) else {
+                return usize::MAX;
+            };
             let target = match view.word(st) {
                 Some(w) => {
                     let data = w & st.mask;
-                    let vals = &self.values[st.vstart as usize..(st.vstart + st.nval) as usize];
-                    let hit = if st.nval < MIN_BINARY_SEARCH {
-                        vals.iter().any(|&v| v == data)
+                    let hit = if st.nval == 1 {
+                        data == st.value0
                     } else {
-                        vals.binary_search_by_key(&bisect_key(data), |&v| bisect_key(v)).is_ok()
+                        self.multi_hit(st, data)
                     };
                     if hit {
                         st.yes

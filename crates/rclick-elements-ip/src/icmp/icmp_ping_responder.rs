@@ -81,7 +81,9 @@ impl IcmpPingResponder {
             th[0] = types::ECHO_REPLY;
             th[1] = 0;
             let mut sum = update_u16(u16::from_be_bytes([th[2], th[3]]), old, 0);
-            if sum == 0xffff {
+            // The incremental update cannot tell 0x0000 from 0xffff (both
+            // are zero in one's complement); recompute in those cases.
+            if sum == 0 || sum == 0xffff {
                 th[2] = 0;
                 th[3] = 0;
                 sum = internet_checksum(th);

@@ -137,7 +137,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.read_handler("rt.lookup", "10.9.9.9").unwrap(), "0");
-        assert_eq!(r.read_handler("rt.lookup", "11.9.9.9").unwrap(), "0 10.0.0.1");
+        assert_eq!(
+            r.read_handler("rt.lookup", "11.9.9.9").unwrap(),
+            "0 10.0.0.1"
+        );
         assert_eq!(testing::read(&r, "s.addr"), "x:bcast");
         assert!(testing::read(&r, "rt.table").contains("10.255.255.255/32"));
         assert_eq!(r.read_handler("rt.lookup", "x:bcast").unwrap(), "1");

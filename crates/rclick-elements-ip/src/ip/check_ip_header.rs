@@ -183,9 +183,15 @@ impl Element for CheckIPHeader {
         let mut details = false;
         let mut csum = !self.no_checksum_class;
         let rest = Args::new_with(conf, ctx)
-            .read_with("INTERFACES", &mut ifaces, |s| SpaceSep::<IpPrefix>::from_arg(s, ctx).map(Some))
-            .read_with("BADSRC", &mut badsrc, |s| SpaceSep::<Ipv4Addr>::from_arg(s, ctx).map(Some))
-            .read_with("GOODDST", &mut gooddst, |s| SpaceSep::<Ipv4Addr>::from_arg(s, ctx).map(Some))
+            .read_with("INTERFACES", &mut ifaces, |s| {
+                SpaceSep::<IpPrefix>::from_arg(s, ctx).map(Some)
+            })
+            .read_with("BADSRC", &mut badsrc, |s| {
+                SpaceSep::<Ipv4Addr>::from_arg(s, ctx).map(Some)
+            })
+            .read_with("GOODDST", &mut gooddst, |s| {
+                SpaceSep::<Ipv4Addr>::from_arg(s, ctx).map(Some)
+            })
             .read("OFFSET", &mut offset)
             .read("VERBOSE", &mut verbose)
             .read("DETAILS", &mut details)
@@ -209,7 +215,9 @@ impl Element for CheckIPHeader {
         } else if !rest.is_empty() {
             let mut old: Option<SpaceSep<Ipv4Addr>> = None;
             Args::new_with(&rest, ctx)
-                .read_p_with("BADSRC", &mut old, |s| SpaceSep::<Ipv4Addr>::from_arg(s, ctx).map(Some))
+                .read_p_with("BADSRC", &mut old, |s| {
+                    SpaceSep::<Ipv4Addr>::from_arg(s, ctx).map(Some)
+                })
                 .read_p("OFFSET", &mut offset)
                 .complete()
                 .map_err(|e| e.to_string())?;
@@ -295,7 +303,13 @@ mod tests {
         assert!(d.starts_with("1\ttiny packet\n0\tbad IP version\n"), "{d}");
         assert!(d.contains("2\tbad IP checksum\n"), "{d}");
         let log = r.take_log();
-        assert_eq!(log.iter().filter(|l| l.contains("IP header check failed")).count(), 1, "{log:?}");
+        assert_eq!(
+            log.iter()
+                .filter(|l| l.contains("IP header check failed"))
+                .count(),
+            1,
+            "{log:?}"
+        );
     }
 
     #[test]

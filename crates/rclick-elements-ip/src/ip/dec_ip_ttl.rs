@@ -45,8 +45,6 @@ use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 use rclick_wire::Ipv4Packet;
 
-use super::keyword_handler;
-
 /// The DecIPTTL element.
 pub struct DecIPTTL {
     active: bool,
@@ -142,10 +140,21 @@ impl Element for DecIPTTL {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0), keyword_handler("active", "ACTIVE", None)]
+        vec![
+            HandlerDef::read("drops", 0),
+            HandlerDef::read_write("active", 1),
+        ]
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(match id {
+            0 => self.drops.to_string(),
+            _ => self.active.to_string(),
+        })
+    }
+    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        use rclick_core::args::{FromArg, NoContext};
+        self.active = bool::from_arg(value.trim(), &NoContext)?;
+        Ok(())
     }
 }
 
@@ -156,7 +165,9 @@ mod tests {
     #[test]
     fn decrements_and_expires() {
         let d = DecIPTTL::default();
-        let mut h = [0x45u8, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
+        let mut h = [
+            0x45u8, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
         let c = rclick_wire::checksum::internet_checksum(&h);
         h[10..12].copy_from_slice(&c.to_be_bytes());
         let mut p = Packet::from_slice(&h);

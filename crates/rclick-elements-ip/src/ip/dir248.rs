@@ -230,11 +230,7 @@ impl Dir248 {
             + self.tbl8.len() * 3
             + self.nexthops.len() * std::mem::size_of::<NextHop>()
             + self.slots.len() * std::mem::size_of::<Option<(Route, u16)>>()
-            + self
-                .by_len
-                .iter()
-                .map(|m| m.capacity() * 24)
-                .sum::<usize>()
+            + self.by_len.iter().map(|m| m.capacity() * 24).sum::<usize>()
     }
 
     /// Bytes the packet path reads from (first- and second-level tables).
@@ -423,7 +419,13 @@ mod tests {
             t.add(&route("10.0.0.0/8", 0, 5), false),
             Err(AddError::Exists(_))
         ));
-        assert_eq!(t.add(&route("10.0.0.0/8", 0, 5), true).unwrap().unwrap().port, 1);
+        assert_eq!(
+            t.add(&route("10.0.0.0/8", 0, 5), true)
+                .unwrap()
+                .unwrap()
+                .port,
+            1
+        );
         assert_eq!(t.lookup(ip("10.2.3.4")), Some((0, 5)));
         assert_eq!(t.routes().len(), 2);
     }

@@ -58,15 +58,19 @@ impl Element for GetIPAddress {
         let [arg] = conf else {
             return Err("expected 'OFFSET' or 'IP src'/'IP dst'".into());
         };
-        let words: Vec<String> = arg.split_whitespace().map(str::to_ascii_lowercase).collect();
+        let words: Vec<String> = arg
+            .split_whitespace()
+            .map(str::to_ascii_lowercase)
+            .collect();
         let w: Vec<&str> = words.iter().map(String::as_str).collect();
         let (at, offset) = match w.as_slice() {
             ["ip", "src"] | ["src"] | ["ip", "saddr"] => (Where::IpSrc, 12),
             ["ip", "dst"] | ["dst"] | ["ip", "daddr"] => (Where::IpDst, 16),
             ["offset", n] | [n] => (
                 Where::Start,
-                n.parse::<usize>()
-                    .map_err(|_| "OFFSET: expected unsigned integer, 'IP src' or 'IP dst'".to_string())?,
+                n.parse::<usize>().map_err(|_| {
+                    "OFFSET: expected unsigned integer, 'IP src' or 'IP dst'".to_string()
+                })?,
             ),
             _ => return Err("expected 'OFFSET' or 'IP src'/'IP dst'".into()),
         };

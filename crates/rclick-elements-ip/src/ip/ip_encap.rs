@@ -64,13 +64,18 @@ pub(crate) fn parse_proto(s: &str) -> Result<u8, String> {
         "ah" => 51,
         "icmp6" | "ipv6-icmp" => 58,
         "sctp" => 132,
-        n => n.parse::<u8>().map_err(|_| "expected IP protocol".to_string())?,
+        n => n
+            .parse::<u8>()
+            .map_err(|_| "expected IP protocol".to_string())?,
     };
     Ok(v)
 }
 
 /// An address argument that may be `DST_ANNO`: `None` for the annotation.
-pub(crate) fn parse_addr_or_anno(s: &str, ctx: &dyn rclick_core::args::ArgContext) -> Result<Option<Ipv4Addr>, String> {
+pub(crate) fn parse_addr_or_anno(
+    s: &str,
+    ctx: &dyn rclick_core::args::ArgContext,
+) -> Result<Option<Ipv4Addr>, String> {
     if s == "DST_ANNO" {
         Ok(None)
     } else {

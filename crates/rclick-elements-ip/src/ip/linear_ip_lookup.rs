@@ -65,7 +65,8 @@ mod tests {
         assert_eq!(r.read_handler("rt.lookup", "1.2.3.4").unwrap(), "0");
         assert_eq!(r.read_handler("rt.lookup", "1.2.3.5").unwrap(), "1");
         r.write_handler("rt.remove", "foo:ipnet").unwrap();
-        r.write_handler("rt.add", "1.2.0.0/255.255.0.255 2.2.2.2 1").unwrap();
+        r.write_handler("rt.add", "1.2.0.0/255.255.0.255 2.2.2.2 1")
+            .unwrap();
         assert_eq!(r.read_handler("rt.lookup", "1.2.9.0").unwrap(), "1 2.2.2.2");
     }
 }

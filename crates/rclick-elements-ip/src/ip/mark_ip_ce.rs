@@ -72,7 +72,10 @@ impl Element for MarkIPCE {
     }
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         let mut force = false;
-        Args::new(conf).read_p("FORCE", &mut force).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_p("FORCE", &mut force)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.force = force;
         Ok(())
     }

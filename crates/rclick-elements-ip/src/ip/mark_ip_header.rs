@@ -54,7 +54,10 @@ impl Element for MarkIPHeader {
     }
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         let mut offset = 0usize;
-        Args::new(conf).read_p("OFFSET", &mut offset).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_p("OFFSET", &mut offset)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.offset = offset;
         Ok(())
     }

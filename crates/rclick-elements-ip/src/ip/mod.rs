@@ -49,43 +49,167 @@ pub mod unstrip_ip_header;
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
     use iproute::{IpRouteTable, Linear};
-    r.add("AddressInfo", || Box::<address_info::AddressInfo>::default(), include_str!("address_info.rs"));
-    r.add("PortInfo", || Box::<port_info::PortInfo>::default(), include_str!("port_info.rs"));
-    r.add("CheckIPHeader", || Box::new(check_ip_header::CheckIPHeader::new(false)), include_str!("check_ip_header.rs"));
-    r.add("CheckIPHeader2", || Box::new(check_ip_header::CheckIPHeader::new(true)), include_str!("check_ip_header2.rs"));
-    r.add("CheckICMPHeader", check_icmp_header::make, include_str!("check_icmp_header.rs"));
-    r.add("CheckUDPHeader", check_udp_header::make, include_str!("check_udp_header.rs"));
-    r.add("CheckTCPHeader", check_tcp_header::make, include_str!("check_tcp_header.rs"));
-    r.add("MarkIPHeader", || Box::<mark_ip_header::MarkIPHeader>::default(), include_str!("mark_ip_header.rs"));
-    r.add("GetIPAddress", || Box::<get_ip_address::GetIPAddress>::default(), include_str!("get_ip_address.rs"));
-    r.add("SetIPAddress", || Box::<set_ip_address::SetIPAddress>::default(), include_str!("set_ip_address.rs"));
-    r.add("StoreIPAddress", || Box::<store_ip_address::StoreIPAddress>::default(), include_str!("store_ip_address.rs"));
-    r.add("SetRandIPAddress", || Box::<set_rand_ip_address::SetRandIPAddress>::default(), include_str!("set_rand_ip_address.rs"));
-    r.add("LinearIPLookup", || Box::new(IpRouteTable::<Linear>::new("LinearIPLookup", true)), include_str!("linear_ip_lookup.rs"));
-    r.add("StaticIPLookup", || Box::new(IpRouteTable::<Linear>::new("StaticIPLookup", false)), include_str!("static_ip_lookup.rs"));
+    r.add(
+        "AddressInfo",
+        || Box::<address_info::AddressInfo>::default(),
+        include_str!("address_info.rs"),
+    );
+    r.add(
+        "PortInfo",
+        || Box::<port_info::PortInfo>::default(),
+        include_str!("port_info.rs"),
+    );
+    r.add(
+        "CheckIPHeader",
+        || Box::new(check_ip_header::CheckIPHeader::new(false)),
+        include_str!("check_ip_header.rs"),
+    );
+    r.add(
+        "CheckIPHeader2",
+        || Box::new(check_ip_header::CheckIPHeader::new(true)),
+        include_str!("check_ip_header2.rs"),
+    );
+    r.add(
+        "CheckICMPHeader",
+        check_icmp_header::make,
+        include_str!("check_icmp_header.rs"),
+    );
+    r.add(
+        "CheckUDPHeader",
+        check_udp_header::make,
+        include_str!("check_udp_header.rs"),
+    );
+    r.add(
+        "CheckTCPHeader",
+        check_tcp_header::make,
+        include_str!("check_tcp_header.rs"),
+    );
+    r.add(
+        "MarkIPHeader",
+        || Box::<mark_ip_header::MarkIPHeader>::default(),
+        include_str!("mark_ip_header.rs"),
+    );
+    r.add(
+        "GetIPAddress",
+        || Box::<get_ip_address::GetIPAddress>::default(),
+        include_str!("get_ip_address.rs"),
+    );
+    r.add(
+        "SetIPAddress",
+        || Box::<set_ip_address::SetIPAddress>::default(),
+        include_str!("set_ip_address.rs"),
+    );
+    r.add(
+        "StoreIPAddress",
+        || Box::<store_ip_address::StoreIPAddress>::default(),
+        include_str!("store_ip_address.rs"),
+    );
+    r.add(
+        "SetRandIPAddress",
+        || Box::<set_rand_ip_address::SetRandIPAddress>::default(),
+        include_str!("set_rand_ip_address.rs"),
+    );
+    r.add(
+        "LinearIPLookup",
+        || Box::new(IpRouteTable::<Linear>::new("LinearIPLookup", true)),
+        include_str!("linear_ip_lookup.rs"),
+    );
+    r.add(
+        "StaticIPLookup",
+        || Box::new(IpRouteTable::<Linear>::new("StaticIPLookup", false)),
+        include_str!("static_ip_lookup.rs"),
+    );
     r.alias("LookupIPRoute", "StaticIPLookup");
-    r.add("RadixIPLookup", radix_ip_lookup::make, include_str!("radix_ip_lookup.rs"));
-    r.add("DirectIPLookup", direct_ip_lookup::make, include_str!("direct_ip_lookup.rs"));
-    r.add("RangeIPLookup", range_ip_lookup::make, include_str!("range_ip_lookup.rs"));
-    r.add("DropBroadcasts", || Box::<drop_broadcasts::DropBroadcasts>::default(), include_str!("drop_broadcasts.rs"));
-    r.add("FixIPSrc", || Box::<fix_ip_src::FixIPSrc>::default(), include_str!("fix_ip_src.rs"));
-    r.add("DecIPTTL", || Box::<dec_ip_ttl::DecIPTTL>::default(), include_str!("dec_ip_ttl.rs"));
-    r.add("IPEncap", || Box::<ip_encap::IPEncap>::default(), include_str!("ip_encap.rs"));
-    r.add("UDPIPEncap", || Box::<udp_ip_encap::UDPIPEncap>::default(), include_str!("udp_ip_encap.rs"));
-    r.add("StripIPHeader", || Box::<strip_ip_header::StripIPHeader>::default(), include_str!("strip_ip_header.rs"));
-    r.add("UnstripIPHeader", || Box::<unstrip_ip_header::UnstripIPHeader>::default(), include_str!("unstrip_ip_header.rs"));
-    r.add("StripToNetworkHeader", || Box::<strip_to_network_header::StripToNetworkHeader>::default(), include_str!("strip_to_network_header.rs"));
-    r.add("SetIPDSCP", || Box::<set_ip_dscp::SetIPDSCP>::default(), include_str!("set_ip_dscp.rs"));
-    r.add("MarkIPCE", || Box::<mark_ip_ce::MarkIPCE>::default(), include_str!("mark_ip_ce.rs"));
-    r.add("SetIPChecksum", || Box::<set_ip_checksum::SetIPChecksum>::default(), include_str!("set_ip_checksum.rs"));
-    r.add("SetTCPChecksum", || Box::<set_tcp_checksum::SetTCPChecksum>::default(), include_str!("set_tcp_checksum.rs"));
-    r.add("SetUDPChecksum", || Box::<set_udp_checksum::SetUDPChecksum>::default(), include_str!("set_udp_checksum.rs"));
+    r.add(
+        "RadixIPLookup",
+        radix_ip_lookup::make,
+        include_str!("radix_ip_lookup.rs"),
+    );
+    r.add(
+        "DirectIPLookup",
+        direct_ip_lookup::make,
+        include_str!("direct_ip_lookup.rs"),
+    );
+    r.add(
+        "RangeIPLookup",
+        range_ip_lookup::make,
+        include_str!("range_ip_lookup.rs"),
+    );
+    r.add(
+        "DropBroadcasts",
+        || Box::<drop_broadcasts::DropBroadcasts>::default(),
+        include_str!("drop_broadcasts.rs"),
+    );
+    r.add(
+        "FixIPSrc",
+        || Box::<fix_ip_src::FixIPSrc>::default(),
+        include_str!("fix_ip_src.rs"),
+    );
+    r.add(
+        "DecIPTTL",
+        || Box::<dec_ip_ttl::DecIPTTL>::default(),
+        include_str!("dec_ip_ttl.rs"),
+    );
+    r.add(
+        "IPEncap",
+        || Box::<ip_encap::IPEncap>::default(),
+        include_str!("ip_encap.rs"),
+    );
+    r.add(
+        "UDPIPEncap",
+        || Box::<udp_ip_encap::UDPIPEncap>::default(),
+        include_str!("udp_ip_encap.rs"),
+    );
+    r.add(
+        "StripIPHeader",
+        || Box::<strip_ip_header::StripIPHeader>::default(),
+        include_str!("strip_ip_header.rs"),
+    );
+    r.add(
+        "UnstripIPHeader",
+        || Box::<unstrip_ip_header::UnstripIPHeader>::default(),
+        include_str!("unstrip_ip_header.rs"),
+    );
+    r.add(
+        "StripToNetworkHeader",
+        || Box::<strip_to_network_header::StripToNetworkHeader>::default(),
+        include_str!("strip_to_network_header.rs"),
+    );
+    r.add(
+        "SetIPDSCP",
+        || Box::<set_ip_dscp::SetIPDSCP>::default(),
+        include_str!("set_ip_dscp.rs"),
+    );
+    r.add(
+        "MarkIPCE",
+        || Box::<mark_ip_ce::MarkIPCE>::default(),
+        include_str!("mark_ip_ce.rs"),
+    );
+    r.add(
+        "SetIPChecksum",
+        || Box::<set_ip_checksum::SetIPChecksum>::default(),
+        include_str!("set_ip_checksum.rs"),
+    );
+    r.add(
+        "SetTCPChecksum",
+        || Box::<set_tcp_checksum::SetTCPChecksum>::default(),
+        include_str!("set_tcp_checksum.rs"),
+    );
+    r.add(
+        "SetUDPChecksum",
+        || Box::<set_udp_checksum::SetUDPChecksum>::default(),
+        include_str!("set_udp_checksum.rs"),
+    );
 }
 
 /// A handler that reads and writes configuration keyword `keyword` (Click's
 /// `add_read_handler`/`add_write_handler` with `read_keyword_handler` and
 /// `reconfigure_keyword_handler`).
-pub(crate) fn keyword_handler(name: &'static str, keyword: &'static str, position: Option<usize>) -> HandlerDef {
+pub(crate) fn keyword_handler(
+    name: &'static str,
+    keyword: &'static str,
+    position: Option<usize>,
+) -> HandlerDef {
     HandlerDef {
         name: Cow::Borrowed(name),
         flags: HandlerFlags::READ_WRITE,

@@ -112,7 +112,10 @@ impl Element for PortInfo {
                 Some((n, p)) => (n, Some(p.to_ascii_lowercase())),
                 None => (words[1].as_str(), None),
             };
-            let port = num.parse::<u16>().ok().filter(|_| num.bytes().all(|b| b.is_ascii_digit()));
+            let port = num
+                .parse::<u16>()
+                .ok()
+                .filter(|_| num.bytes().all(|b| b.is_ascii_digit()));
             let protos: Vec<&str> = match proto.as_deref() {
                 None => vec!["tcp", "udp"],
                 Some("tcp") => vec!["tcp"],
@@ -128,7 +131,11 @@ impl Element for PortInfo {
             };
             for name in std::iter::once(&words[0]).chain(&words[2..]) {
                 for p in &protos {
-                    defs.push((format!("{p}port"), format!("{scope}{name}"), port.to_string()));
+                    defs.push((
+                        format!("{p}port"),
+                        format!("{scope}{name}"),
+                        port.to_string(),
+                    ));
                 }
             }
         }

@@ -105,7 +105,8 @@ mod tests {
 
     #[test]
     fn dscp_handler() {
-        let r = testing::build("Idle -> s :: SetIPDSCP(DSCP 10) -> Idle", &registry(), true).unwrap();
+        let r =
+            testing::build("Idle -> s :: SetIPDSCP(DSCP 10) -> Idle", &registry(), true).unwrap();
         assert_eq!(testing::read(&r, "s.dscp"), "10");
         r.write_handler("s.dscp", "2").unwrap();
         assert_eq!(testing::read(&r, "s.dscp"), "2");

@@ -68,7 +68,9 @@ impl SetTCPChecksum {
             if proto != 6 || !first || tlen < 20 {
                 return false;
             }
-            let Some(h) = p.ip_header_mut() else { return false };
+            let Some(h) = p.ip_header_mut() else {
+                return false;
+            };
             let seg = &mut h[hlen..hlen + tlen];
             let off = usize::from(seg[12] >> 4) * 4;
             if off < 20 || off > tlen {
@@ -98,7 +100,10 @@ impl Element for SetTCPChecksum {
     }
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         let mut fixoff = true;
-        Args::new(conf).read_p("FIXOFF", &mut fixoff).complete().map_err(|e| e.to_string())?;
+        Args::new(conf)
+            .read_p("FIXOFF", &mut fixoff)
+            .complete()
+            .map_err(|e| e.to_string())?;
         self.fixoff = fixoff;
         Ok(())
     }

@@ -54,7 +54,9 @@ impl SetUDPChecksum {
             if proto != 17 || !first || tlen < 8 {
                 return false;
             }
-            let Some(h) = p.ip_header_mut() else { return false };
+            let Some(h) = p.ip_header_mut() else {
+                return false;
+            };
             let seg = &mut h[hlen..hlen + tlen];
             let ulen = usize::from(u16::from_be_bytes([seg[4], seg[5]]));
             if ulen < 8 || ulen > tlen {

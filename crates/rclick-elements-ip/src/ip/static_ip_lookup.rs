@@ -42,7 +42,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.read_handler("rt.lookup", "10.9.9.9").unwrap(), "0");
-        assert_eq!(r.read_handler("rt.lookup", "11.9.9.9").unwrap(), "1 9.9.9.9");
+        assert_eq!(
+            r.read_handler("rt.lookup", "11.9.9.9").unwrap(),
+            "1 9.9.9.9"
+        );
         assert!(r.write_handler("rt.add", "11.0.0.0/8 0").is_err());
     }
 }

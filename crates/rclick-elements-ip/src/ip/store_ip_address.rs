@@ -70,7 +70,9 @@ pub(crate) fn store_in_ip_header(p: &mut Packet, at: usize, addr: Ipv4Addr) -> b
     }
     let proto = h[9];
     let first_frag = u16::from_be_bytes([h[6], h[7]]) & 0x1fff == 0;
-    let Some(h) = p.ip_header_mut() else { return false };
+    let Some(h) = p.ip_header_mut() else {
+        return false;
+    };
     let old = u32::from_be_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
     let new = u32::from(addr);
     h[at..at + 4].copy_from_slice(&addr.octets());
@@ -163,7 +165,13 @@ mod tests {
         )
         .unwrap();
         let log = r.take_log().join("\n");
-        assert!(log.contains("d:   20 | 99999999 99999999 9999cbca 01000002 99999999"), "{log}");
-        assert!(log.contains("f:   20 | 99999999 99999999 9999cbc8 99999999 01000004"), "{log}");
+        assert!(
+            log.contains("d:   20 | 99999999 99999999 9999cbca 01000002 99999999"),
+            "{log}"
+        );
+        assert!(
+            log.contains("f:   20 | 99999999 99999999 9999cbc8 99999999 01000004"),
+            "{log}"
+        );
     }
 }

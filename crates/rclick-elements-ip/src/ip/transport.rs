@@ -43,9 +43,18 @@ impl HeaderChecker {
     /// A checker for protocol `proto` (6, 17 or 1).
     pub fn new(class: &'static str, proto: u8) -> Self {
         let (what, reasons): (&'static str, &'static [&'static str]) = match proto {
-            6 => ("TCP header", &["not TCP", "bad packet length", "bad TCP checksum"]),
-            17 => ("UDP header", &["not UDP", "bad packet length", "bad UDP checksum"]),
-            _ => ("ICMP header", &["not ICMP", "bad packet length", "bad ICMP checksum"]),
+            6 => (
+                "TCP header",
+                &["not TCP", "bad packet length", "bad TCP checksum"],
+            ),
+            17 => (
+                "UDP header",
+                &["not UDP", "bad packet length", "bad UDP checksum"],
+            ),
+            _ => (
+                "ICMP header",
+                &["not ICMP", "bad packet length", "bad ICMP checksum"],
+            ),
         };
         HeaderChecker {
             class,
@@ -64,7 +73,9 @@ impl HeaderChecker {
         if proto != self.proto || !first {
             return Err(0);
         }
-        let Some(h) = p.ip_header() else { return Err(0) };
+        let Some(h) = p.ip_header() else {
+            return Err(0);
+        };
         let seg = &h[hlen..hlen + tlen];
         let (s, d) = (Ipv4Addr::from(src), Ipv4Addr::from(dst));
         match self.proto {
@@ -76,7 +87,9 @@ impl HeaderChecker {
                 if off < 20 || off > tlen {
                     return Err(1);
                 }
-                if self.checksum && !rclick_wire::TcpPacket::new_unchecked(seg).verify_checksum(s, d) {
+                if self.checksum
+                    && !rclick_wire::TcpPacket::new_unchecked(seg).verify_checksum(s, d)
+                {
                     return Err(2);
                 }
             }
@@ -120,7 +133,9 @@ impl Element for HeaderChecker {
         let mut verbose = false;
         let mut details = false;
         let mut csum = true;
-        let mut a = Args::new(conf).read("VERBOSE", &mut verbose).read("DETAILS", &mut details);
+        let mut a = Args::new(conf)
+            .read("VERBOSE", &mut verbose)
+            .read("DETAILS", &mut details);
         if self.has_checksum_keyword {
             a = a.read("CHECKSUM", &mut csum);
         }
@@ -149,7 +164,11 @@ impl Element for HeaderChecker {
             cx.checked_push(1, bad);
         }
     }
-    fn simple_action(&mut self, p: rclick_core::Packet, cx: &mut Ctx) -> Option<rclick_core::Packet> {
+    fn simple_action(
+        &mut self,
+        p: rclick_core::Packet,
+        cx: &mut Ctx,
+    ) -> Option<rclick_core::Packet> {
         match self.check(&p) {
             Ok(()) => Some(p),
             Err(r) => {

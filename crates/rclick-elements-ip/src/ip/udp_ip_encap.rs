@@ -84,7 +84,9 @@ impl Element for UDPIPEncap {
         let mut sport = 0u16;
         let mut dport = 0u16;
         let mut csum = true;
-        let port = |s: &str| parse_port(s, "udp", &name, ccx).ok_or_else(|| "expected port number".to_string());
+        let port = |s: &str| {
+            parse_port(s, "udp", &name, ccx).ok_or_else(|| "expected port number".to_string())
+        };
         Args::new_with(conf, ctx)
             .read_mp("SRC", &mut src)
             .read_mp_with("SPORT", &mut sport, port)

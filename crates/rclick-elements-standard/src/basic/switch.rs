@@ -21,6 +21,10 @@
 //! * `switch` (read/write): the current output; negative means drop.
 //! * `config` (read/write): the configuration; writing it reconfigures.
 //!
+//! LLRPCs: `CLICK_LLRPC_GET_SWITCH` reads the output as a 4-byte integer,
+//! `CLICK_LLRPC_SET_SWITCH` sets it (an integer that is not an output
+//! sets -1).
+//!
 //! ## Examples
 //!
 //! ```text
@@ -94,6 +98,19 @@ impl Element for Switch {
     fn write_handler(&mut self, _id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let n = parse_int::<i64>(value).ok_or("Switch output must be integer")?;
         self.output = if n >= cx.noutputs() as i64 { -1 } else { n };
+        Ok(())
+    }
+    fn llrpc(&mut self, command: u32, data: &mut [u8], cx: &mut Ctx) -> Result<(), i32> {
+        use rclick_core::router::llrpc::{EINVAL, GET_SWITCH, SET_SWITCH};
+        let word: &mut [u8; 4] = data.try_into().map_err(|_| EINVAL)?;
+        match command {
+            GET_SWITCH => *word = (self.output as i32).to_ne_bytes(),
+            SET_SWITCH => {
+                let n = i64::from(i32::from_ne_bytes(*word));
+                self.output = if n >= cx.noutputs() as i64 { -1 } else { n };
+            }
+            _ => return Err(EINVAL),
+        }
         Ok(())
     }
 }

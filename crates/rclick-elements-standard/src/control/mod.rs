@@ -3,6 +3,7 @@ use rclick_core::Registry;
 
 pub mod drivermanager;
 pub mod script;
+pub mod signals;
 mod script_ops;
 
 /// Registers this module's classes.

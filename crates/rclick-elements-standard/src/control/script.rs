@@ -27,7 +27,13 @@
 //!   (runs once per packet; the default when the Script has inputs),
 //!   `PROXY` (runs when any handler it does not define is called) or
 //!   `DRIVER` (an active script that also manages the router's stop events;
-//!   see DriverManager). `SIGNAL` scripts are not supported.
+//!   see DriverManager), or `SIGNAL SIGNO...` (runs when the process
+//!   receives one of the listed Unix signals: `ABRT`, `HUP`, `INT`, `PIPE`,
+//!   `QUIT`, `TERM`, `TSTP`, `USR1`, `USR2` or a number below 32). A signal
+//!   script is caught once per run: it listens again only if it finished
+//!   with `end` (not `exit` or `stop`). A signal that no script listens for
+//!   takes its default action, except that the `click` driver stops the
+//!   router cleanly on SIGINT and SIGTERM.
 //!
 //! =head1 INSTRUCTIONS
 //!
@@ -234,6 +240,8 @@ pub enum ScriptType {
     Packet,
     /// Runs for any handler.
     Proxy,
+    /// Runs when the process receives a Unix signal.
+    Signal,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -451,11 +459,43 @@ pub struct Script {
     timer: Option<TimerId>,
     cur_steps: Option<i64>,
     rng: u64,
+    /// TYPE SIGNAL: the signals, and this script's registration key.
+    signos: Vec<i32>,
+    signal_key: u64,
 }
 
 impl Default for Script {
     fn default() -> Self {
         Script::new("Script", ScriptType::Active)
+    }
+}
+
+impl Script {
+    /// TYPE SIGNAL: listens (again) for this script's signals.
+    fn listen_for_signals(&mut self, name: &str) -> Result<(), String> {
+        if self.signal_key == 0 {
+            self.signal_key = super::signals::new_key();
+        }
+        super::signals::register(self.signal_key, name, &self.signos)
+    }
+
+    /// TYPE SIGNAL: after a run, listens again if the script ended with
+    /// `end` (Click's `complete_step`).
+    fn after_signal_run(&mut self, cx: &mut Ctx) {
+        if self.ty == ScriptType::Signal && self.last_op() == Some(Op::End) {
+            let name = cx.name().to_string();
+            if let Err(e) = self.listen_for_signals(&name) {
+                cx.log(format!("{}: {e}", cx.declaration()));
+            }
+        }
+    }
+}
+
+impl Drop for Script {
+    fn drop(&mut self) {
+        if self.signal_key != 0 {
+            super::signals::unregister(self.signal_key);
+        }
     }
 }
 
@@ -501,6 +541,8 @@ impl Script {
             timer: None,
             cur_steps: None,
             rng: seed | 1,
+            signos: Vec::new(),
+            signal_key: 0,
         }
     }
 
@@ -1591,6 +1633,7 @@ impl Element for Script {
             .map_err(|e| e.to_string())?;
         let mut targ = type_arg.0.clone();
         let word = pop_word(&mut targ);
+        let mut signos = Vec::new();
         let ty = if !type_given || word.is_empty() {
             if cx.ninputs() > 0 && self.default_type == ScriptType::Active {
                 ScriptType::Packet
@@ -1604,7 +1647,22 @@ impl Element for Script {
                 ("PACKET" | "PUSH", true) => ScriptType::Packet,
                 ("PROXY", true) => ScriptType::Proxy,
                 ("DRIVER", true) => ScriptType::Driver,
-                ("SIGNAL", _) => return Err("TYPE SIGNAL scripts are not supported".into()),
+                ("SIGNAL", _) => {
+                    loop {
+                        let w = pop_word(&mut targ);
+                        if w.is_empty() {
+                            break;
+                        }
+                        match super::signals::signal_number(&w) {
+                            Some(n) => signos.push(n),
+                            None => return Err("bad signal number".into()),
+                        }
+                    }
+                    if signos.is_empty() {
+                        return Err("bad signal number".into());
+                    }
+                    ScriptType::Signal
+                }
                 _ => return Err("bad TYPE".into()),
             }
         };
@@ -1767,6 +1825,7 @@ impl Element for Script {
         self.ty = ty;
         self.insns = insns;
         self.vars = vars;
+        self.signos = signos;
         Ok(())
     }
 
@@ -1808,8 +1867,14 @@ impl Element for Script {
         }
         let passive = matches!(
             self.ty,
-            ScriptType::Passive | ScriptType::Packet | ScriptType::Proxy
+            ScriptType::Passive | ScriptType::Packet | ScriptType::Proxy | ScriptType::Signal
         );
+        if self.ty == ScriptType::Signal {
+            let task = cx.new_task(false);
+            cx.wake_on_external_event(task);
+            let name = cx.name().to_string();
+            self.listen_for_signals(&name)?;
+        }
         if !passive {
             match self.insns.first().map(|i| i.op) {
                 Some(Op::WaitTime) => {
@@ -1843,6 +1908,25 @@ impl Element for Script {
         let mut errs = Vec::new();
         self.step(1, StepType::Timer, 0, cx, &mut errs);
         self.flush_errors(cx, &mut errs);
+    }
+
+    /// TYPE SIGNAL: signals arrived. The first signal script to run calls
+    /// the `run` handler of every script whose signal fired, in order
+    /// (Click's `Master::process_signals`).
+    fn run_task(&mut self, _task: rclick_core::TaskId, cx: &mut Ctx) -> bool {
+        let fired = super::signals::take_fired();
+        for (key, name) in &fired {
+            if *key == self.signal_key {
+                if let Err(e) = self.handler_run(StepWhat::Run, "", true, "run", cx) {
+                    cx.log(format!("While executing '{}':", cx.declaration()));
+                    cx.log(format!("  {e}"));
+                }
+                self.after_signal_run(cx);
+            } else if let Err(e) = cx.call_write(&format!("{name}.run"), "") {
+                cx.log(e);
+            }
+        }
+        !fired.is_empty()
     }
 
     fn push(&mut self, port: usize, batch: PacketBatch, cx: &mut Ctx) {
@@ -1932,6 +2016,11 @@ impl Element for Script {
         let (what, name) = match id {
             H_STEP => (StepWhat::Step, "step"),
             H_GOTO => (StepWhat::Goto, "goto"),
+            H_RUN if self.ty == ScriptType::Signal => {
+                let r = self.handler_run(StepWhat::Run, value, true, "run", cx);
+                self.after_signal_run(cx);
+                return r.map(|_| ());
+            }
             H_RUN => (StepWhat::Run, "run"),
             H_SET => {
                 let mut errs = Vec::new();

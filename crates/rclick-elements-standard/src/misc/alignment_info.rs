@@ -147,11 +147,17 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("conflicting AlignmentInfo for 'src'"), "{e}");
-        let e = testing::run("AlignmentInfo(src 8); src :: Idle -> Discard;", &test_registry())
-            .unwrap_err();
+        let e = testing::run(
+            "AlignmentInfo(src 8); src :: Idle -> Discard;",
+            &test_registry(),
+        )
+        .unwrap_err();
         assert!(e.contains("expected 'ELEMENTNAME"), "{e}");
-        let e = testing::run("AlignmentInfo(src x 2); src :: Idle -> Discard;", &test_registry())
-            .unwrap_err();
+        let e = testing::run(
+            "AlignmentInfo(src x 2); src :: Idle -> Discard;",
+            &test_registry(),
+        )
+        .unwrap_err();
         assert!(e.contains("expected CHUNK"), "{e}");
     }
 }

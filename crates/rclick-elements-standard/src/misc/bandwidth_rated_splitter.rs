@@ -75,6 +75,6 @@ mod tests {
         assert_eq!(testing::read(&r, "c1.count"), "20");
         assert_eq!(testing::read(&r, "c2.count"), "70");
         assert_eq!(testing::read(&r, "c4.count"), "1001");
-        assert_eq!(testing::read(&r, "s1.rate"), "1600bps");
+        assert_eq!(testing::read(&r, "s1.rate"), "1.6kbps");
     }
 }

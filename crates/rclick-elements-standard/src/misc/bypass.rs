@@ -28,7 +28,10 @@
 //! Click's Bypass rewires its neighbours' ports so that an inactive Bypass
 //! costs nothing. rclick passes a whole batch through Bypass with one
 //! branch, so Bypass always stays in the path; the packet flow, and hence
-//! every output, is the same.
+//! every output, is the same. Packets that come back into input 1 while
+//! an active push Bypass is sending are forwarded at once, and pulls that
+//! come back into output 1 while an active pull Bypass is pulling are
+//! answered from input 0, so the side path behaves as if spliced in.
 //!
 //! Keywords:
 //!
@@ -95,11 +98,24 @@ impl Element for Bypass {
     fn push(&mut self, port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let out = usize::from(self.active && port == 0 && cx.noutputs() > 1);
         cx.push(out, batch);
+        if out == 1 {
+            // The side path usually comes straight back into input 1:
+            // forward those packets now, in Click's nested order.
+            for (p, b) in cx.take_reentrant_pushes() {
+                self.push(p, b, cx);
+            }
+        }
     }
 
     fn pull(&mut self, port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let input = usize::from(self.active && port == 0 && cx.ninputs() > 1);
-        cx.pull(input, max)
+        if self.active && port == 0 && cx.ninputs() > 1 {
+            // The side path usually pulls from our output 1 while we are
+            // busy: answer those pulls from input 0.
+            let fwd = if cx.noutputs() > 1 { 1 } else { usize::MAX };
+            cx.pull_forwarding(1, max, fwd, 0)
+        } else {
+            cx.pull(0, max)
+        }
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
@@ -163,6 +179,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(testing::read(&r, "a.count"), "3");
-        assert!(testing::run("Idle -> Bypass(ACTIVE maybe) -> Discard;", &test_registry()).is_err());
+        assert!(
+            testing::run("Idle -> Bypass(ACTIVE maybe) -> Discard;", &test_registry()).is_err()
+        );
     }
 }

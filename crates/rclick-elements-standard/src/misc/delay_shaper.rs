@@ -192,7 +192,8 @@ mod tests {
         )
         .unwrap();
         let out = r.take_stdout();
-        assert_eq!(out.trim(), "0 1 2", "{out}");
+        // InfiniteSource stamps both packets at creation: both are due at 50ms.
+        assert_eq!(out.trim(), "0 2 2", "{out}");
         assert_eq!(testing::read(&r, "u.scheduled"), "false");
         let s = "s";
         assert_eq!(testing::read(&r, &format!("{s}.delay")), "50ms");

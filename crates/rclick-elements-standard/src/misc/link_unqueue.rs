@@ -97,7 +97,7 @@ impl Default for LinkUnqueue {
 
 fn bandwidth_units(bw: Bandwidth) -> Result<u32, String> {
     let b = bw.bytes_per_sec();
-    if !(b >= 100.0) {
+    if b.is_nan() || b < 100.0 {
         return Err("bandwidth too small, minimum 100Bps".into());
     }
     if b > f64::from(u32::MAX) {
@@ -191,11 +191,7 @@ impl Element for LinkUnqueue {
         }
 
         // Send what has arrived.
-        while self
-            .link
-            .front()
-            .is_some_and(|p| p.timestamp_anno() <= now)
-        {
+        while self.link.front().is_some_and(|p| p.timestamp_anno() <= now) {
             if let Some(p) = self.link.pop_front() {
                 cx.push_one(0, p);
                 worked = true;
@@ -247,8 +243,7 @@ impl Element for LinkUnqueue {
         let value = value.trim();
         match id {
             H_LATENCY => {
-                self.latency =
-                    parse_interval(value).map_err(|_| "latency must be a timestamp")?;
+                self.latency = parse_interval(value).map_err(|_| "latency must be a timestamp")?;
             }
             H_BANDWIDTH => {
                 let bw = parse_bandwidth(value).map_err(|_| "invalid bandwidth")?;
@@ -284,8 +279,11 @@ mod tests {
         assert!(r.write_handler("l.bandwidth", "10Bps").is_err());
         assert!(r.write_handler("l.latency", "x").is_err());
         r.write_handler("l.reset", "").unwrap();
-        let e = testing::run("Idle -> LinkUnqueue(1ms, 50Bps) -> Discard;", &test_registry())
-            .unwrap_err();
+        let e = testing::run(
+            "Idle -> LinkUnqueue(1ms, 50Bps) -> Discard;",
+            &test_registry(),
+        )
+        .unwrap_err();
         assert!(e.contains("bandwidth too small"), "{e}");
     }
 }

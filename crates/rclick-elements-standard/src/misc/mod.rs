@@ -126,7 +126,10 @@ impl rclick_core::Element for NameProbe {
         conf: &[String],
         cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
-        let words: Vec<&str> = conf.first().map(|s| s.split_whitespace().collect()).unwrap_or_default();
+        let words: Vec<&str> = conf
+            .first()
+            .map(|s| s.split_whitespace().collect())
+            .unwrap_or_default();
         if let [kind, name] = words[..] {
             self.value = cx.lookup_name(kind, name).unwrap_or("").to_string();
         }

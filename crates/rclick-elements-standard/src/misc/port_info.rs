@@ -112,8 +112,8 @@ impl Element for PortInfo {
                     None => continue,
                 },
             };
-            let names = std::iter::once(first)
-                .chain(words[2..].iter().take_while(|w| !w.starts_with('#')));
+            let names =
+                std::iter::once(first).chain(words[2..].iter().take_while(|w| !w.starts_with('#')));
             for name in names {
                 for k in &kinds {
                     defs.push((k.clone(), name.clone()));

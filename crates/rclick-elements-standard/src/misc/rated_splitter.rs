@@ -109,8 +109,7 @@ impl Element for RatedSplitter {
         let (pass, rest) = if self.bandwidth {
             batch.partition(|p| {
                 if self.tb.contains(BANDWIDTH_THRESH) {
-                    self.tb
-                        .remove(u32::try_from(p.len()).unwrap_or(u32::MAX));
+                    self.tb.remove(u32::try_from(p.len()).unwrap_or(u32::MAX));
                     true
                 } else {
                     false

@@ -73,7 +73,7 @@ impl Element for TimedSink {
         "1/0"
     }
     fn processing(&self) -> &'static str {
-        "l/"
+        "l"
     }
 
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {

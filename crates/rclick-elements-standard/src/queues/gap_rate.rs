@@ -67,6 +67,32 @@ impl GapRate {
         need as i32 >= self.sec_count
     }
 
+    /// The earliest time another event may happen, or `None` when the
+    /// rate is zero (never). Used to sleep until then.
+    pub fn expiry(&self) -> Option<Timestamp> {
+        if self.rate == 0 {
+            return None;
+        }
+        if self.tv_sec < 0 || self.sec_count <= 0 {
+            return Some(Timestamp::from_sec(self.tv_sec.max(0)));
+        }
+        let ugap = i64::from(self.ugap);
+        let mut sec = self.tv_sec;
+        let mut count = i64::from(self.sec_count);
+        for _ in 0..64 {
+            let usec = (count * ugap + (1 << UGAP_SHIFT) - 1) >> UGAP_SHIFT;
+            if usec < 1_000_000 {
+                return Some(Timestamp::from_sec_usec(sec, usec));
+            }
+            sec += 1;
+            count -= i64::from(self.rate);
+            if count <= 0 {
+                break;
+            }
+        }
+        Some(Timestamp::from_sec(sec))
+    }
+
     /// Records one event.
     pub fn update(&mut self) {
         self.sec_count = self.sec_count.wrapping_add(1);

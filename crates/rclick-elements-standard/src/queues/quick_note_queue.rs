@@ -10,8 +10,8 @@
 //! ## Description
 //!
 //! Like Queue, with "empty" and "full" notifiers, except that the "empty"
-//! notifier goes to sleep as soon as a pull finds the queue empty instead
-//! of after several such pulls. That saves downstream tasks some useless
+//! notifier goes to sleep as soon as a pull takes the last packet (or
+//! finds the queue empty) instead of after several empty pulls. That saves downstream tasks some useless
 //! runs, at the price of more notifier traffic for queues that hover around
 //! empty.
 //!

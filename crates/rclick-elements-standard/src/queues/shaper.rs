@@ -44,7 +44,10 @@
 //! BandwidthShaper, RatedUnqueue, RatedSplitter
 
 use rclick_core::args::{unparse_bandwidth, Args, Bandwidth};
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{
+    ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier, NotifierSignal, PacketBatch, TaskId,
+    TimerId,
+};
 
 use super::gap_rate::GapRate;
 
@@ -55,6 +58,13 @@ const H_RESET: u32 = 1;
 pub struct Shaper {
     bandwidth: bool,
     rate: GapRate,
+    /// With one output: an empty notifier that sleeps while the rate
+    /// forbids a packet (timer) or the input is empty (upstream signal), so
+    /// pullers do not spin -- and simulated time can advance.
+    notifier: Option<Notifier>,
+    upstream: NotifierSignal,
+    timer: Option<TimerId>,
+    task: Option<TaskId>,
 }
 
 impl Shaper {
@@ -63,6 +73,10 @@ impl Shaper {
         Shaper {
             bandwidth,
             rate: GapRate::default(),
+            notifier: None,
+            upstream: NotifierSignal::Busy,
+            timer: None,
+            task: None,
         }
     }
 }
@@ -119,6 +133,34 @@ impl Element for Shaper {
         true
     }
 
+    fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        if cx.noutputs() == 1 {
+            self.notifier = Some(Notifier::new(true));
+            self.timer = Some(cx.new_timer());
+            let t = cx.new_task(false);
+            self.task = Some(t);
+            self.upstream = cx.upstream_empty_signal(0, Some(t));
+        }
+        Ok(())
+    }
+
+    fn empty_notifier(&self) -> Option<Notifier> {
+        self.notifier.clone()
+    }
+
+    fn run_timer(&mut self, _timer: TimerId, cx: &mut Ctx) {
+        if let Some(n) = self.notifier.clone() {
+            cx.wake_notifier(&n);
+        }
+    }
+
+    fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
+        if let Some(n) = self.notifier.clone() {
+            cx.wake_notifier(&n);
+        }
+        false
+    }
+
     fn pull(&mut self, port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let now = cx.now();
         if port == 1 {
@@ -140,6 +182,18 @@ impl Element for Shaper {
                 self.rate.update();
             }
             out.push(p);
+        }
+        if out.len() < max {
+            if let Some(n) = &self.notifier {
+                if !self.rate.need_update(now) {
+                    if let (Some(t), Some(when)) = (self.timer, self.rate.expiry()) {
+                        cx.schedule_timer_at(t, when);
+                    }
+                    n.set_active(false);
+                } else if !self.upstream.active() {
+                    n.set_active(false);
+                }
+            }
         }
         out
     }
@@ -190,6 +244,21 @@ mod tests {
         let shaped: u64 = testing::read(&r, "shaped.count").parse().unwrap();
         assert!((98..=100).contains(&shaped), "{shaped}");
         assert_eq!(testing::read(&r, "total.count"), "100");
+    }
+
+    #[test]
+    fn puller_sleeps_while_shaped() {
+        // A notifier-driven puller behind a Shaper must not spin: in
+        // simulated time that would stop the clock.
+        let r = testing::run(
+            "RatedSource(RATE 1000) -> Queue(200) -> Shaper(100) -> c :: Counter
+               -> RatedUnqueue(400) -> Discard;
+             StopAfter(2s);",
+            &test_registry(),
+        )
+        .unwrap();
+        let n: u64 = testing::read(&r, "c.count").parse().unwrap();
+        assert!((195..=205).contains(&n), "{n}");
     }
 
     #[test]

@@ -298,6 +298,10 @@ impl Element for QueueElement {
         let mut out = PacketBatch::with_capacity(n);
         out.extend(self.q.drain(..n));
         self.sleepiness = 0;
+        if self.kind == QueueKind::QuickNote && self.q.is_empty() {
+            // QuickNoteQueue sleeps as soon as it hands out its last packet
+            self.empty_note.set_active(false);
+        }
         self.publish_length();
         self.wake_full(cx);
         out

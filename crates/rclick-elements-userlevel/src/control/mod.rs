@@ -1,7 +1,16 @@
-//! (being written)
+//! The control plane: ControlSocket, which lets other programs call the
+//! router's handlers over TCP or Unix-domain sockets.
+
+pub mod control_socket;
+pub mod protocol;
+
 use rclick_core::Registry;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
-    let _ = r;
+    r.add(
+        "ControlSocket",
+        || Box::<control_socket::ControlSocket>::default(),
+        include_str!("control_socket.rs"),
+    );
 }

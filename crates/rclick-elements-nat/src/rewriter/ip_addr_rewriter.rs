@@ -1,0 +1,93 @@
+//! # IPAddrRewriter
+//!
+//! `IPAddrRewriter(INPUTSPEC1, ..., INPUTSPECn [, KEYWORDS])`
+//!
+//! **Category:** nat. Rewrites packets' source addresses (Basic NAT).
+//!
+//! ## Ports and processing
+//!
+//! One or more push inputs, one per INPUTSPEC; one or more push outputs.
+//! Input packets must have their IP header annotation set.
+//!
+//! ## Description
+//!
+//! Rewrites the source address of packets of any protocol, and the
+//! destination address of their replies. Mappings are indexed by source
+//! address alone (replies by destination address). Patterns have two words,
+//! `SADDR DADDR`, where SADDR may be an address range `A-B` or prefix
+//! `A/len` (without its network and broadcast addresses) and DADDR must be
+//! `-`. TCP and UDP checksums are updated.
+//!
+//! Keywords: `TIMEOUT` (time, default 2 hours).
+//!
+//! The INPUTSPECs are IPRewriter's: `drop`, `pass OUTPUT`,
+//! `keep FOUTPUT ROUTPUT`, `pattern ... FOUTPUT ROUTPUT`,
+//! `pattern PATNAME FOUTPUT ROUTPUT` and `ELEMENTNAME` (a mapper). Flows
+//! expire as in IPRewriter: guaranteed for GUARANTEE after each packet, then
+//! best-effort until their timeout; a full table removes the next-to-expire
+//! best-effort flow or refuses the new one.
+//!
+//! Common keyword arguments: `GUARANTEE` (time, default 5 seconds),
+//! `REAP_INTERVAL` (time, default 15 minutes), `MAPPING_CAPACITY` or
+//! `CAPACITY` (integer or rewriter element name to share its flow set,
+//! default unlimited), `REPLY_ANNO` (annotation: copied from a flow's first
+//! packet onto its replies).
+//!
+//! ## Annotations
+//!
+//! Uses the IP header annotation; sets the destination IP annotation and the
+//! REPLY_ANNO annotation.
+//!
+//! ## Handlers
+//!
+//! - `table` (read): mappings as `SA => SA' [*FOUT ROUT] iN expS`.
+//! - `nmappings`, `mapping_failures`, `size` (read); `capacity`
+//!   (read/write); `clear` (write); `patterns` (read); `patternN`
+//!   (read/write): as IPRewriter.
+//!
+//! ## Example
+//!
+//! ```text
+//! rw :: IPAddrRewriter(pattern 3.0.0.1-3.0.0.255# - 0 1);
+//! ```
+//!
+//! ## See also
+//!
+//! IPRewriter, TCPRewriter, UDPRewriter, IPAddrRewriter, IPAddrPairRewriter,
+//! ICMPPingRewriter, ICMPRewriter, IPRewriterPatterns
+
+use super::base::Rewriter;
+use super::flowset::Kind;
+
+/// A new IPAddrRewriter.
+pub fn new() -> Rewriter {
+    Rewriter::new(Kind::IpAddr)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rewriter::testutil::*;
+
+    #[test]
+    fn source_addresses_and_replies() {
+        let out = run_dump(
+            "rw :: IPAddrRewriter(pattern 3.0.0.1-3.0.0.255# - 0 0);",
+            "rw",
+            &[
+                tcp(ip(1, 0, 0, 1), 5, ip(9, 9, 9, 9), 80),
+                tcp(ip(1, 0, 0, 2), 5, ip(9, 9, 9, 8), 80),
+                tcp(ip(1, 0, 0, 1), 5, ip(9, 9, 9, 7), 80),
+                tcp(ip(9, 9, 9, 6), 80, ip(3, 0, 0, 1), 5),
+            ],
+        );
+        assert_eq!(
+            out,
+            vec![
+                "3.0.0.1:5 > 9.9.9.9:80 ok",
+                "3.0.0.2:5 > 9.9.9.8:80 ok",
+                "3.0.0.1:5 > 9.9.9.7:80 ok",
+                "9.9.9.6:80 > 1.0.0.1:5 ok",
+            ]
+        );
+    }
+}

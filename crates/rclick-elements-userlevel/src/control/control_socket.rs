@@ -1,0 +1,776 @@
+//! =c
+//!
+//! ControlSocket("TCP", PORT [, I<keywords> READONLY, PROXY, VERBOSE, LOCALHOST, RETRIES, RETRY_WARNINGS])
+//!
+//! ControlSocket("UNIX", FILENAME [, I<keywords>])
+//!
+//! =s control
+//!
+//! opens control sockets for other programs
+//!
+//! =io
+//!
+//! None.
+//!
+//! =d
+//!
+//! Listens on TCP port PORT, or on the Unix-domain socket FILENAME, and lets
+//! the programs that connect call the router's read and write handlers
+//! through a simple line-based text protocol. PORT may end in `+`
+//! (`41900+`): if the port is taken, the next ones are tried, up to ten
+//! more; the `port` handler tells which one was bound. The sockets are
+//! polled from the driver thread (every millisecond when idle), so handler
+//! calls run exactly as calls from other elements do. A router with a
+//! ControlSocket keeps running until it is stopped.
+//!
+//! Keyword arguments:
+//!
+//! * READONLY: boolean. If true, write handlers and LLRPCs are refused.
+//!   Default false.
+//! * PROXY: not supported (an element name; giving it is an error).
+//! * VERBOSE: boolean. If true, print a message for each connection opened
+//!   and closed. Default false.
+//! * LOCALHOST: boolean. If true, a TCP socket accepts connections only on
+//!   the loopback address 127.0.0.1. Default false.
+//! * RETRIES: integer. If the socket cannot be opened, try again once a
+//!   second, at most RETRIES times, then stop the router. Default 0
+//!   (fail at once).
+//! * RETRY_WARNINGS: boolean. Whether to warn at each failed attempt.
+//!   Default true.
+//!
+//! =head1 SERVER COMMANDS
+//!
+//! A connection is greeted by `Click::ControlSocket/1.3`. Commands are
+//! lines of words (ended by CR, LF or CRLF; command names are
+//! case-insensitive). Each reply is one or more lines `CODE text` (`CODE-text`
+//! for all but the last line of a reply), ended by CRLF, sometimes followed
+//! by a line `DATA N` and N bytes of data. A *handler* is `element.handler`,
+//! `number.handler` (elements numbered from 1) or a global `handler`;
+//! private handlers are invisible.
+//!
+//! * `READ handler [params...]`: calls a read handler; replies with `DATA`.
+//! * `READDATA handler N`: the same, with the N bytes after the line as
+//!   parameters.
+//! * `READUNTIL handler [TERM]`: the same, with the lines up to one equal to
+//!   TERM (default: an empty line; trailing spaces ignored) as parameters.
+//! * `WRITE handler [value...]`, `WRITEDATA handler N`, `WRITEUNTIL handler
+//!   [TERM]`: call a write handler with the value given the same ways.
+//! * `CHECKREAD handler`, `CHECKWRITE handler`: whether the handler exists
+//!   and is readable (writable).
+//! * `LLRPC element#HEX [N]`: calls a flat low-level RPC by its portable
+//!   number, with N bytes of input; replies with `DATA`.
+//! * `QUIT` (or `CLOSE`): closes the connection.
+//! * `HELP`: lists the commands.
+//!
+//! Reply codes: 200 OK; 220 OK with warnings; 500 syntax error; 501
+//! unimplemented command; 510 no such element; 511 no such handler; 520
+//! handler error; 521 data too big; 522 LLRPC error; 530 permission denied;
+//! 540 no router; 590 read handler error.
+//!
+//! Hot swap: a ControlSocket replacing one of the same name, type and port
+//! (or a `+` port) takes over its listening socket and open connections,
+//! so clients are not interrupted.
+//!
+//! =h port read-only
+//!
+//! The TCP port actually bound (TCP sockets only).
+//!
+//! =h filename read-only
+//!
+//! The socket's file name (Unix sockets only).
+//!
+//! =e
+//!
+//!   ControlSocket(unix, /tmp/clicksocket);
+//!   ControlSocket(tcp, 41900+, LOCALHOST true);
+//!
+//! =a
+//!
+//! DriverManager, Script; the `click` driver's `-p` and `-u` options.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::{UnixListener, UnixStream};
+
+use rclick_core::args::{Args, Word};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId, TimerId, Timestamp};
+
+use super::protocol::{Handlers, Lookup, Progress, Session};
+
+/// How often idle sockets are polled.
+const POLL_NS: i64 = 1_000_000;
+/// Bytes read from one connection per pass.
+const READ_CHUNK: usize = 2048;
+
+const H_PORT: u32 = 0;
+const H_FILENAME: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    Tcp,
+    Unix,
+}
+
+enum Listener {
+    Tcp(TcpListener),
+    Unix(UnixListener),
+}
+
+enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Stream {
+    fn fd(&self) -> i32 {
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf),
+            Stream::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(buf),
+            Stream::Unix(s) => s.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Conn {
+    stream: Stream,
+    session: Session,
+}
+
+/// Click's ControlSocket. See the module documentation.
+pub struct ControlSocket {
+    kind: Kind,
+    /// The port (`41900`, `41900+`; the bound port once open) or file name.
+    target: String,
+    read_only: bool,
+    verbose: bool,
+    retry_warnings: bool,
+    localhost: bool,
+    retries: i32,
+    listener: Option<Listener>,
+    conns: Vec<Conn>,
+    poll_timer: Option<TimerId>,
+    retry_timer: Option<TimerId>,
+    task: Option<TaskId>,
+}
+
+impl Default for ControlSocket {
+    fn default() -> Self {
+        ControlSocket {
+            kind: Kind::Tcp,
+            target: String::new(),
+            read_only: false,
+            verbose: false,
+            retry_warnings: true,
+            localhost: false,
+            retries: 0,
+            listener: None,
+            conns: Vec::new(),
+            poll_timer: None,
+            retry_timer: None,
+            task: None,
+        }
+    }
+}
+
+/// The C library's text for an I/O error.
+fn strerror(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// Parses a TCP port argument: `N` or `N+`.
+fn parse_port(s: &str) -> Option<String> {
+    if let Ok(p) = s.parse::<u16>() {
+        return Some(p.to_string());
+    }
+    let base = s.strip_suffix('+')?;
+    let n: u32 = base.parse().ok()?;
+    (1..65536).contains(&n).then(|| format!("{n}+"))
+}
+
+impl ControlSocket {
+    /// Opens the listening socket. Errors name the failing system call.
+    fn open(&mut self, hotswap: bool) -> Result<(), String> {
+        match self.kind {
+            Kind::Tcp => {
+                let plus = self.target.ends_with('+');
+                let mut port: u32 = self.target.trim_end_matches('+').parse().unwrap_or(0);
+                let ip = if self.localhost {
+                    Ipv4Addr::LOCALHOST
+                } else {
+                    Ipv4Addr::UNSPECIFIED
+                };
+                let mut tries = 0;
+                loop {
+                    match TcpListener::bind(SocketAddr::from((ip, port as u16))) {
+                        Ok(l) => {
+                            l.set_nonblocking(true)
+                                .map_err(|e| format!("fcntl: {}", strerror(&e)))?;
+                            self.target = port.to_string();
+                            self.listener = Some(Listener::Tcp(l));
+                            return Ok(());
+                        }
+                        Err(e) => {
+                            if tries > 10
+                                || !plus
+                                || port >= 65534
+                                || (self.retries >= 0 && hotswap)
+                            {
+                                return Err(format!("bind: {}", strerror(&e)));
+                            }
+                            port += 1;
+                            tries += 1;
+                        }
+                    }
+                }
+            }
+            Kind::Unix => {
+                let _ = std::fs::remove_file(&self.target);
+                let l = UnixListener::bind(&self.target)
+                    .map_err(|e| format!("bind: {}", strerror(&e)))?;
+                l.set_nonblocking(true)
+                    .map_err(|e| format!("fcntl: {}", strerror(&e)))?;
+                self.listener = Some(Listener::Unix(l));
+                Ok(())
+            }
+        }
+    }
+
+    /// Click's `initialize_socket`: one attempt, counting down RETRIES.
+    /// `Ok(false)` means "failed, but retry later" (after a warning).
+    fn try_open(&mut self, hotswap: bool) -> Result<bool, (String, bool)> {
+        self.retries -= 1;
+        match self.open(hotswap) {
+            Ok(()) => Ok(true),
+            Err(msg) if self.retries >= 0 => {
+                let left = self.retries + 1;
+                let msg = format!(
+                    "{msg} ({left} {} left)",
+                    if left == 1 { "try" } else { "tries" }
+                );
+                Err((msg, self.retry_warnings))
+            }
+            Err(msg) => Err((msg, true)),
+        }
+    }
+
+    /// Whether this socket may take over `old_conf`'s socket in a hot swap
+    /// (same type, and same port or file, or a `+` port).
+    fn compatible_with(&self, old_conf: &str) -> bool {
+        let args = rclick_core::confparse::split_args(old_conf);
+        let Some(ty) = args.first() else {
+            return false;
+        };
+        let same_type = matches!(
+            (ty.to_ascii_uppercase().as_str(), &self.kind),
+            ("TCP", Kind::Tcp) | ("UNIX", Kind::Unix)
+        );
+        let same_target = args
+            .get(1)
+            .is_some_and(|t| rclick_core::confparse::unquote(t) == self.target);
+        same_type && (same_target || (self.kind == Kind::Tcp && self.target.ends_with('+')))
+    }
+
+    /// Accepts new connections.
+    fn accept(&mut self, cx: &mut Ctx) {
+        loop {
+            let r = match &self.listener {
+                None => return,
+                Some(Listener::Tcp(l)) => l.accept().map(|(s, a)| (Stream::Tcp(s), Some(a))),
+                Some(Listener::Unix(l)) => l.accept().map(|(s, _)| (Stream::Unix(s), None)),
+            };
+            match r {
+                Ok((stream, addr)) => {
+                    let ok = match &stream {
+                        Stream::Tcp(s) => s.set_nonblocking(true),
+                        Stream::Unix(s) => s.set_nonblocking(true),
+                    };
+                    if ok.is_err() {
+                        continue;
+                    }
+                    if self.verbose {
+                        let fd = stream.fd();
+                        match addr {
+                            Some(a) => cx.log(format!(
+                                "{}: opened connection {fd} from {}.{}",
+                                cx.declaration(),
+                                a.ip(),
+                                a.port()
+                            )),
+                            None => cx.log(format!("{}: opened connection {fd}", cx.declaration())),
+                        }
+                    }
+                    self.conns.push(Conn {
+                        stream,
+                        session: Session::new(),
+                    });
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    cx.log(format!("{}: accept: {}", cx.declaration(), strerror(&e)));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// One pass over every connection: read, run at most one command each,
+    /// write. Returns whether commands are still waiting.
+    fn poll(&mut self, cx: &mut Ctx) -> bool {
+        self.accept(cx);
+        let mut conns = std::mem::take(&mut self.conns);
+        let mut more = false;
+        for c in &mut conns {
+            if !c.session.in_closed {
+                let mut buf = [0u8; READ_CHUNK];
+                match c.stream.read(&mut buf) {
+                    Ok(0) => c.session.in_closed = true,
+                    Ok(n) => c.session.receive(&buf[..n]),
+                    Err(e)
+                        if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
+                    Err(_) => c.session.in_closed = true,
+                }
+            }
+            if !cx.is_quitting() {
+                let mut h = CxHandlers { cx, me: &*self };
+                if c.session.step(&mut h, self.read_only) == Progress::Ran
+                    && c.session.has_command()
+                {
+                    more = true;
+                }
+            }
+            flush(c);
+        }
+        conns.retain(|c| {
+            let done = c.session.finished();
+            if done && self.verbose {
+                cx.log(format!(
+                    "{}: closed connection {}",
+                    cx.declaration(),
+                    c.stream.fd()
+                ));
+            }
+            !done
+        });
+        conns.append(&mut self.conns);
+        self.conns = conns;
+        more && !cx.is_quitting()
+    }
+
+    /// Closes everything (Click's `cleanup`).
+    fn close_all(&mut self) {
+        for c in &mut self.conns {
+            flush(c);
+        }
+        self.conns.clear();
+        if let Some(Listener::Unix(_)) = self.listener.take() {
+            let _ = std::fs::remove_file(&self.target);
+        }
+    }
+}
+
+/// Writes as much pending output as the socket takes.
+fn flush(c: &mut Conn) {
+    let s = &mut c.session;
+    let mut written = 0;
+    while !s.out_closed && written < s.output.len() {
+        match c.stream.write(&s.output[written..]) {
+            Ok(0) => break,
+            Ok(n) => written += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+            Err(_) => s.out_closed = true,
+        }
+    }
+    s.output.drain(..written.min(s.output.len()));
+    if s.out_closed {
+        s.output.clear();
+    }
+}
+
+/// The router's handlers, as the protocol sees them from this element.
+struct CxHandlers<'a, 'b, 'c> {
+    cx: &'a mut Ctx<'b>,
+    me: &'c ControlSocket,
+}
+
+impl CxHandlers<'_, '_, '_> {
+    /// This element's own handlers, answered without re-entering it.
+    fn own(&self, spec: &str) -> Option<String> {
+        let (e, h) = spec.rsplit_once('.')?;
+        if e != self.cx.name() {
+            return None;
+        }
+        match (h, &self.me.kind) {
+            ("port", Kind::Tcp) | ("filename", Kind::Unix) => Some(self.me.target.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl Handlers for CxHandlers<'_, '_, '_> {
+    fn lookup(&mut self, name: &str) -> Lookup {
+        let spec = match name.split_once('.') {
+            Some((ename, h)) => {
+                let e = self.cx.find(ename).or_else(|| {
+                    ename
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|&n| n > 0 && n <= self.cx.nelements())
+                        .map(|n| n - 1)
+                });
+                match e {
+                    Some(e) => format!("{}.{h}", self.cx.element_info(e).name),
+                    None => return Lookup::NoElement(ename.to_string()),
+                }
+            }
+            None => name.to_string(),
+        };
+        match self.cx.handler_flags(&spec) {
+            Some(f) if !f.private => Lookup::Found(spec, f),
+            _ => Lookup::NoHandler,
+        }
+    }
+
+    fn read(&mut self, spec: &str, param: &str) -> Result<String, String> {
+        if let Some(v) = self.own(spec) {
+            return Ok(v);
+        }
+        self.cx.call_read(spec, param)
+    }
+
+    fn write(&mut self, spec: &str, value: &str) -> Result<(), String> {
+        self.cx.call_write(spec, value)
+    }
+
+    fn llrpc(&mut self, spec: &str, command: u32, data: &mut [u8]) -> Result<(), i32> {
+        let ename = spec.strip_suffix(".name").unwrap_or(spec);
+        let e = self
+            .cx
+            .find(ename)
+            .ok_or(rclick_core::router::llrpc::EINVAL)?;
+        self.cx.call_llrpc(e, command, data)
+    }
+}
+
+impl Element for ControlSocket {
+    fn class_name(&self) -> &'static str {
+        "ControlSocket"
+    }
+
+    fn port_count(&self) -> &'static str {
+        "0/0"
+    }
+
+    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut ty = Word::default();
+        let mut read_only = false;
+        let mut proxy = String::new();
+        let mut proxy_given = false;
+        let mut verbose = false;
+        let mut retries: i32 = 0;
+        let mut retry_warnings = true;
+        let mut localhost = false;
+        let rest = Args::new(conf)
+            .read_mp("TYPE", &mut ty)
+            .read("READONLY", &mut read_only)
+            .read("PROXY", &mut proxy)
+            .read_status(&mut proxy_given)
+            .read("VERBOSE", &mut verbose)
+            .read("RETRIES", &mut retries)
+            .read("RETRY_WARNINGS", &mut retry_warnings)
+            .read("LOCALHOST", &mut localhost)
+            .consume()
+            .map_err(|e| e.to_string())?;
+        if proxy_given {
+            return Err("PROXY is not supported".into());
+        }
+        let (kind, target) = match ty.0.to_ascii_uppercase().as_str() {
+            "TCP" => {
+                let mut port = Word::default();
+                Args::new(&rest)
+                    .read_mp("PORT", &mut port)
+                    .complete()
+                    .map_err(|e| e.to_string())?;
+                let p = parse_port(&port.0).ok_or("PORT requires TCP port")?;
+                (Kind::Tcp, p)
+            }
+            "UNIX" => {
+                let mut file = String::new();
+                Args::new(&rest)
+                    .read_mp("FILENAME", &mut file)
+                    .complete()
+                    .map_err(|e| e.to_string())?;
+                if file.len() >= 108 {
+                    return Err("filename too long".into());
+                }
+                (Kind::Unix, file)
+            }
+            _ => return Err(format!("unknown socket type '{}'", ty.0)),
+        };
+        self.kind = kind;
+        self.target = target;
+        self.read_only = read_only;
+        self.verbose = verbose;
+        self.retries = retries;
+        self.retry_warnings = retry_warnings;
+        self.localhost = localhost;
+        Ok(())
+    }
+
+    fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        let poll = cx.new_timer();
+        let retry = cx.new_timer();
+        self.poll_timer = Some(poll);
+        self.retry_timer = Some(retry);
+        self.task = Some(cx.new_task(false));
+        cx.schedule_timer_after(poll, Timestamp::from_nsec(POLL_NS));
+        let hotswap = cx
+            .hotswap_element()
+            .is_some_and(|conf| self.compatible_with(&conf));
+        if hotswap && self.retries > 0 {
+            // The old socket holds the port: take it over (take_state);
+            // try on our own later if that does not happen.
+            self.retries -= 1;
+            cx.schedule_timer_after(retry, Timestamp::from_sec(1));
+            return Ok(());
+        }
+        match self.try_open(hotswap) {
+            Ok(_) => Ok(()),
+            Err((msg, warn)) if self.retries >= 0 => {
+                if warn {
+                    cx.warning(msg);
+                }
+                cx.schedule_timer_after(retry, Timestamp::from_sec(1));
+                Ok(())
+            }
+            Err((msg, _)) => Err(msg),
+        }
+    }
+
+    fn run_timer(&mut self, timer: TimerId, cx: &mut Ctx) {
+        if Some(timer) == self.retry_timer {
+            if self.listener.is_some() {
+                return;
+            }
+            match self.try_open(false) {
+                Ok(_) => {}
+                Err((msg, warn)) => {
+                    if warn || self.retries < 0 {
+                        cx.log(format!("{}: {msg}", cx.declaration()));
+                    }
+                    if self.retries >= 0 {
+                        cx.schedule_timer_after(timer, Timestamp::from_sec(1));
+                    } else {
+                        cx.request_stop();
+                    }
+                }
+            }
+            return;
+        }
+        let more = self.poll(cx);
+        if more {
+            if let Some(t) = self.task {
+                cx.schedule_task(t);
+            }
+        }
+        cx.schedule_timer_after(timer, Timestamp::from_nsec(POLL_NS));
+    }
+
+    fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
+        if self.poll(cx) {
+            cx.reschedule();
+        }
+        true
+    }
+
+    fn cleanup(&mut self, _cx: &mut Ctx) {
+        self.close_all();
+    }
+
+    fn take_state(&mut self, old: &mut dyn Element, cx: &mut Ctx) {
+        let Some(o) = old.downcast_mut::<ControlSocket>() else {
+            return;
+        };
+        if self.listener.is_some() {
+            cx.log(format!(
+                "{}: already initialized, can't take state",
+                cx.declaration()
+            ));
+            return;
+        }
+        if o.kind != self.kind
+            || !(o.target == self.target || (self.kind == Kind::Tcp && self.target.ends_with('+')))
+        {
+            return;
+        }
+        self.listener = o.listener.take();
+        self.target = o.target.clone();
+        self.conns = std::mem::take(&mut o.conns);
+        if let Some(t) = self.task {
+            cx.schedule_task(t);
+        }
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        match self.kind {
+            Kind::Tcp => vec![HandlerDef::read("port", H_PORT)],
+            Kind::Unix => vec![HandlerDef::read("filename", H_FILENAME)],
+        }
+    }
+
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        match id {
+            H_PORT | H_FILENAME => Ok(self.target.clone()),
+            _ => Err("no such handler".into()),
+        }
+    }
+}
+
+impl Drop for ControlSocket {
+    fn drop(&mut self) {
+        self.close_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader};
+    use std::sync::Arc;
+
+    fn registry() -> rclick_core::Registry {
+        let mut r = rclick_core::Registry::new();
+        rclick_elements_standard::register(&mut r);
+        crate::register(&mut r);
+        r
+    }
+
+    fn build(text: &str) -> rclick_core::Router {
+        let flat = rclick_lang_parse(text);
+        rclick_core::Router::build(
+            flat,
+            Arc::new(registry()),
+            rclick_core::BuildOptions {
+                threads: 1,
+                capture_log: true,
+                ..Default::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn rclick_lang_parse(text: &str) -> rclick_lang::FlatConfig {
+        rclick_lang::parse(
+            text,
+            &rclick_lang::Options {
+                file_name: "config".into(),
+                defines: vec![],
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn configuration_errors() {
+        let r = registry();
+        let e = rclick_core::testing::build("ControlSocket(tcp, 70000)", &r, false).unwrap_err();
+        assert!(e.contains("PORT requires TCP port"), "{e}");
+        let e = rclick_core::testing::build("ControlSocket(udp, 1)", &r, false).unwrap_err();
+        assert!(e.contains("unknown socket type 'udp'"), "{e}");
+        let e = rclick_core::testing::build("ControlSocket(tcp)", &r, false).unwrap_err();
+        assert!(e.contains("PORT"), "{e}");
+        assert_eq!(parse_port("41900+").as_deref(), Some("41900+"));
+        assert_eq!(parse_port("0+"), None);
+    }
+
+    #[test]
+    fn serves_handlers_over_tcp_and_stops_the_router() {
+        let r = build(
+            "cs :: ControlSocket(tcp, 42900+, LOCALHOST true);\n\
+             Idle -> s :: Switch(0) -> Idle; s[1] -> Idle;",
+        );
+        let port: u16 = r.read_handler("cs.port", "").unwrap().parse().unwrap();
+        let client = std::thread::spawn(move || {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.write_all(b"read s.switch\nwrite s.switch 1\nread 3.switch\nread cs.port\nread s.nope\nwrite stop true\n")
+                .unwrap();
+            let mut out = Vec::new();
+            let _ = s.read_to_end(&mut out);
+            String::from_utf8_lossy(&out).into_owned()
+        });
+        r.run();
+        drop(r);
+        let out = client.join().unwrap();
+        assert_eq!(
+            out,
+            format!(
+                "Click::ControlSocket/1.3\r\n\
+                 200 Read handler 's.switch' OK\r\nDATA 1\r\n0\
+                 200 Write handler 's.switch' OK\r\n\
+                 200 Read handler '3.switch' OK\r\nDATA 1\r\n1\
+                 200 Read handler 'cs.port' OK\r\nDATA {}\r\n{port}\
+                 511 No handler named 's.nope'\r\n\
+                 200 Write handler 'stop' OK\r\n",
+                port.to_string().len()
+            )
+        );
+    }
+
+    #[test]
+    fn unix_socket_file_is_removed() {
+        let path = std::env::temp_dir().join(format!("rclick-cs-{}.sock", std::process::id()));
+        let p = path.display().to_string();
+        let r = build(&format!("cs :: ControlSocket(unix, \"{p}\");"));
+        assert_eq!(r.read_handler("cs.filename", "").unwrap(), p);
+        let client = std::thread::spawn(move || {
+            let s = UnixStream::connect(&path).unwrap();
+            let mut w = s.try_clone().unwrap();
+            let mut lines = BufReader::new(s).lines();
+            let hello = lines.next().unwrap().unwrap();
+            w.write_all(b"checkread cs.filename\r\nquit\r\n").unwrap();
+            let a = lines.next().unwrap().unwrap();
+            let b = lines.next().unwrap().unwrap();
+            w.write_all(b"").unwrap();
+            let s2 = UnixStream::connect(&path).unwrap();
+            let mut w2 = s2.try_clone().unwrap();
+            w2.write_all(b"write stop\n").unwrap();
+            let mut out = String::new();
+            let _ = BufReader::new(s2).read_to_string(&mut out);
+            (hello, a, b, out, path)
+        });
+        r.run();
+        drop(r);
+        let (hello, a, b, out, path) = client.join().unwrap();
+        assert_eq!(hello, "Click::ControlSocket/1.3");
+        assert_eq!(a, "200 Read handler 'cs.filename' OK");
+        assert_eq!(b, "200 Goodbye!");
+        assert!(out.ends_with("200 Write handler 'stop' OK\r\n"), "{out}");
+        assert!(!path.exists());
+    }
+}

@@ -1,0 +1,235 @@
+//! Network devices: FromDevice and ToDevice read and write Ethernet frames
+//! on Linux interfaces through packet sockets (Click's `METHOD LINUX`).
+//!
+//! All system calls are in [`sys`], the one module of this crate with
+//! `unsafe`. The elements poll their non-blocking sockets from tasks, and
+//! fall back to a short timer while a device is idle.
+
+pub mod from_device;
+pub mod sys;
+pub mod to_device;
+
+use rclick_core::Registry;
+
+pub use from_device::FromDevice;
+pub use to_device::ToDevice;
+
+/// Registers this module's classes.
+pub fn register(r: &mut Registry) {
+    r.add(
+        "FromDevice",
+        || Box::new(FromDevice::default()),
+        include_str!("from_device.rs"),
+    );
+    r.add(
+        "ToDevice",
+        || Box::new(ToDevice::default()),
+        include_str!("to_device.rs"),
+    );
+}
+
+/// Shortest idle poll interval, in nanoseconds (right after traffic).
+pub(crate) const IDLE_POLL_MIN_NS: i64 = 50_000;
+/// Longest idle poll interval, in nanoseconds.
+pub(crate) const IDLE_POLL_MAX_NS: i64 = 500_000;
+
+/// Parses METHOD: only `LINUX` (the default) is implemented.
+pub(crate) fn parse_method(m: &str) -> Result<(), String> {
+    match m.to_ascii_uppercase().as_str() {
+        "" | "LINUX" | "DEFAULT" => Ok(()),
+        "PCAP" | "NETMAP" | "DPDK" => Err(format!(
+            "METHOD {m} is not supported by this build; use METHOD LINUX (packet sockets)"
+        )),
+        _ => Err(format!("bad METHOD '{m}' (expected LINUX)")),
+    }
+}
+
+/// Opens a packet socket on `ifname` for `class`, with an error message
+/// that says what to do when the interface is missing or the process lacks
+/// the privilege.
+pub(crate) fn open_socket(
+    class: &str,
+    ifname: &str,
+    receive: bool,
+) -> Result<sys::PacketSocket, String> {
+    let Some(ifindex) = sys::if_index(ifname) else {
+        return Err(format!(
+            "{class}({ifname}): no such network interface '{ifname}' \
+             (check `ip link`; to use an interface in a network namespace, \
+             run the router with `ip netns exec NAMESPACE`)"
+        ));
+    };
+    sys::PacketSocket::open(ifindex, receive).map_err(|e| {
+        let why = sys::strerror(&e);
+        match e.raw_os_error() {
+            Some(libc::EPERM) | Some(libc::EACCES) => format!(
+                "{class}({ifname}): packet socket: {why} (reading and writing \
+                 network devices needs CAP_NET_RAW: run as root, or give the \
+                 program the capability with `setcap cap_net_raw,cap_net_admin+ep PROGRAM`)"
+            ),
+            _ => format!("{class}({ifname}): packet socket: {why}"),
+        }
+    })
+}
+
+/// Completes the partial transport checksum of an Ethernet frame read from
+/// a packet socket with `TP_STATUS_CSUMNOTREADY` (veth and other virtual
+/// devices leave checksums to "hardware" that never runs). Handles TCP and
+/// UDP over IPv4, behind an optional VLAN tag; returns whether it fixed one.
+pub(crate) fn complete_checksum(frame: &mut [u8]) -> bool {
+    use rclick_wire::checksum;
+    let mut off = 12;
+    let mut ethertype = match frame.get(off..off + 2) {
+        Some(b) => u16::from_be_bytes([b[0], b[1]]),
+        None => return false,
+    };
+    off += 2;
+    while ethertype == 0x8100 || ethertype == 0x88a8 {
+        ethertype = match frame.get(off + 2..off + 4) {
+            Some(b) => u16::from_be_bytes([b[0], b[1]]),
+            None => return false,
+        };
+        off += 4;
+    }
+    if ethertype != 0x0800 {
+        return false;
+    }
+    let ip = &frame[off.min(frame.len())..];
+    if ip.len() < 20 || ip[0] >> 4 != 4 {
+        return false;
+    }
+    let ihl = usize::from(ip[0] & 0x0f) * 4;
+    let total = usize::from(u16::from_be_bytes([ip[2], ip[3]]));
+    // Fragments other than the first carry no transport header.
+    let frag = u16::from_be_bytes([ip[6], ip[7]]);
+    if ihl < 20 || total < ihl || total > ip.len() || frag & 0x1fff != 0 {
+        return false;
+    }
+    let proto = ip[9];
+    let csum_at = match proto {
+        6 => 16,
+        17 => 6,
+        _ => return false,
+    };
+    let src = std::net::Ipv4Addr::new(ip[12], ip[13], ip[14], ip[15]);
+    let dst = std::net::Ipv4Addr::new(ip[16], ip[17], ip[18], ip[19]);
+    let l4_len = total - ihl;
+    if l4_len < csum_at + 2 || l4_len > usize::from(u16::MAX) {
+        return false;
+    }
+    let l4 = &mut frame[off + ihl..off + total];
+    l4[csum_at] = 0;
+    l4[csum_at + 1] = 0;
+    let ph = checksum::pseudo_header_v4(src, dst, proto, l4_len as u16);
+    let mut c = !checksum::combine(&[ph, checksum::sum(l4)]);
+    if proto == 17 && c == 0 {
+        c = 0xffff;
+    }
+    l4[csum_at..csum_at + 2].copy_from_slice(&c.to_be_bytes());
+    true
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use rclick_core::Registry;
+
+    /// This crate's classes and the standard ones.
+    pub(crate) fn registry() -> Registry {
+        let mut r = Registry::new();
+        rclick_elements_standard::register(&mut r);
+        crate::register(&mut r);
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rclick_wire::checksum;
+
+    /// An Ethernet frame with IPv4 and UDP (or TCP), payload "hello!".
+    fn frame(proto: u8) -> Vec<u8> {
+        let mut v = vec![2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00];
+        let l4len: usize = if proto == 6 { 20 + 6 } else { 8 + 6 };
+        let total = 20 + l4len;
+        let mut ip = vec![0x45, 0, 0, total as u8, 0, 1, 0, 0, 64, proto, 0, 0];
+        ip.extend_from_slice(&[192, 0, 2, 2, 198, 51, 100, 2]);
+        let c = checksum::internet_checksum(&ip);
+        ip[10..12].copy_from_slice(&c.to_be_bytes());
+        v.extend_from_slice(&ip);
+        if proto == 6 {
+            let mut tcp = vec![0u8; 20];
+            tcp[0..4].copy_from_slice(&[0x30, 0x39, 0, 80]);
+            tcp[12] = 0x50;
+            tcp[13] = 0x18;
+            v.extend_from_slice(&tcp);
+        } else {
+            v.extend_from_slice(&[0x30, 0x39, 0, 53, 0, l4len as u8, 0, 0]);
+        }
+        v.extend_from_slice(b"hello!");
+        v
+    }
+
+    fn l4_verifies(f: &[u8], proto: u8) -> bool {
+        let l4 = &f[34..];
+        let ph = checksum::pseudo_header_v4(
+            [192, 0, 2, 2].into(),
+            [198, 51, 100, 2].into(),
+            proto,
+            l4.len() as u16,
+        );
+        checksum::combine(&[ph, checksum::sum(l4)]) == 0xffff
+    }
+
+    #[test]
+    fn completes_partial_udp_and_tcp_checksums() {
+        for proto in [6u8, 17] {
+            let mut f = frame(proto);
+            // What a veth delivers: the pseudo-header sum only.
+            let at = 34 + if proto == 6 { 16 } else { 6 };
+            let ph = checksum::pseudo_header_v4(
+                [192, 0, 2, 2].into(),
+                [198, 51, 100, 2].into(),
+                proto,
+                (f.len() - 34) as u16,
+            );
+            f[at..at + 2].copy_from_slice(&ph.to_be_bytes());
+            assert!(!l4_verifies(&f, proto));
+            assert!(complete_checksum(&mut f));
+            assert!(l4_verifies(&f, proto), "proto {proto}");
+        }
+    }
+
+    #[test]
+    fn leaves_other_frames_alone() {
+        // ARP, short frames, ICMP, non-first fragments: untouched.
+        let mut arp = vec![0xff; 12];
+        arp.extend_from_slice(&[0x08, 0x06]);
+        arp.resize(42, 0);
+        let copy = arp.clone();
+        assert!(!complete_checksum(&mut arp));
+        assert_eq!(arp, copy);
+        for n in 0..40 {
+            let mut f = frame(17);
+            f.truncate(n);
+            assert!(!complete_checksum(&mut f));
+        }
+        let mut icmp = frame(1);
+        assert!(!complete_checksum(&mut icmp));
+        let mut frag = frame(17);
+        frag[14 + 7] = 1;
+        assert!(!complete_checksum(&mut frag));
+        // A lying total length is ignored.
+        let mut bad = frame(17);
+        bad[14 + 3] = 200;
+        assert!(!complete_checksum(&mut bad));
+    }
+
+    #[test]
+    fn methods() {
+        assert!(parse_method("LINUX").is_ok());
+        assert!(parse_method("linux").is_ok());
+        assert!(parse_method("PCAP").unwrap_err().contains("not supported"));
+        assert!(parse_method("FOO").is_err());
+    }
+}

@@ -1,0 +1,340 @@
+//! Linux packet sockets (`AF_PACKET`, `SOCK_RAW`): the only module of this
+//! crate with `unsafe`. Every call into the C library is here, wrapped in a
+//! safe function that checks sizes and turns `-1` into an `io::Error`.
+//!
+//! Sockets are opened non-blocking and bound to one interface. Receiving
+//! uses `recvmmsg` into caller-owned slots, with `PACKET_AUXDATA` control
+//! messages (checksum status, stripped VLAN tags); sending uses `sendmmsg`.
+
+use std::ffi::CString;
+use std::io;
+use std::mem::{size_of, zeroed};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+/// Most messages one `recvmmsg`/`sendmmsg` call moves.
+pub const MAX_BATCH: usize = 64;
+
+/// Bytes of control-message space per received message (one
+/// `tpacket_auxdata` with its `cmsghdr`, with room to spare).
+const CMSG_SPACE: usize = 64;
+
+/// What the kernel said about one received frame.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RecvInfo {
+    /// Bytes stored in the slot.
+    pub len: usize,
+    /// The frame's length on the wire (larger than `len` if truncated).
+    pub wire_len: usize,
+    /// `sll_pkttype`: `PACKET_HOST`, `PACKET_OUTGOING`, ...
+    pub pkttype: u8,
+    /// The transport checksum is partial (`TP_STATUS_CSUMNOTREADY`).
+    pub csum_not_ready: bool,
+    /// A VLAN tag the kernel stripped: `(tpid, tci)`.
+    pub vlan: Option<(u16, u16)>,
+}
+
+/// Aligned storage for one message's control data.
+#[derive(Clone, Copy)]
+#[repr(C, align(8))]
+struct CmsgBuf([u8; CMSG_SPACE]);
+
+/// An `AF_PACKET` socket bound to one interface.
+#[derive(Debug)]
+pub struct PacketSocket {
+    fd: OwnedFd,
+    ifindex: i32,
+}
+
+/// The index of interface `name`, or `None` if there is no such interface.
+pub fn if_index(name: &str) -> Option<i32> {
+    let c = CString::new(name).ok()?;
+    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
+    let i = unsafe { libc::if_nametoindex(c.as_ptr()) };
+    if i == 0 {
+        None
+    } else {
+        i32::try_from(i).ok()
+    }
+}
+
+/// The MTU of interface `name` (from sysfs), if it can be read.
+pub fn if_mtu(name: &str) -> Option<usize> {
+    if name.contains('/') {
+        return None;
+    }
+    std::fs::read_to_string(format!("/sys/class/net/{name}/mtu"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+fn check(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+fn setsockopt<T>(fd: &OwnedFd, level: libc::c_int, name: libc::c_int, val: &T) -> io::Result<()> {
+    let len = libc::socklen_t::try_from(size_of::<T>()).map_err(|_| io::ErrorKind::InvalidInput)?;
+    // SAFETY: `val` points to `size_of::<T>()` readable bytes for the whole
+    // call; the kernel copies them and keeps no pointer.
+    let r = unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            level,
+            name,
+            (val as *const T).cast::<libc::c_void>(),
+            len,
+        )
+    };
+    check(r).map(|_| ())
+}
+
+impl PacketSocket {
+    /// Opens a non-blocking packet socket on interface `ifindex`. With
+    /// `receive`, it receives every protocol (`ETH_P_ALL`); without, it
+    /// receives nothing (a send-only socket).
+    pub fn open(ifindex: i32, receive: bool) -> io::Result<PacketSocket> {
+        let proto: u16 = if receive { libc::ETH_P_ALL as u16 } else { 0 };
+        // SAFETY: plain system call with integer arguments.
+        let raw = unsafe {
+            libc::socket(
+                libc::AF_PACKET,
+                libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                i32::from(proto.to_be()),
+            )
+        };
+        let raw = check(raw)?;
+        // SAFETY: `raw` is a freshly created descriptor that nothing else
+        // owns; the OwnedFd closes it exactly once.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
+        let mut sll: libc::sockaddr_ll = unsafe { zeroed() };
+        sll.sll_family = libc::AF_PACKET as u16;
+        sll.sll_protocol = proto.to_be();
+        sll.sll_ifindex = ifindex;
+        // SAFETY: `sll` is a valid sockaddr_ll and the length says so.
+        let r = unsafe {
+            libc::bind(
+                fd.as_raw_fd(),
+                (&sll as *const libc::sockaddr_ll).cast::<libc::sockaddr>(),
+                size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        };
+        check(r)?;
+        Ok(PacketSocket { fd, ifindex })
+    }
+
+    /// Asks for `PACKET_AUXDATA` control messages (checksum status, VLAN tags).
+    pub fn enable_auxdata(&self) -> io::Result<()> {
+        setsockopt(&self.fd, libc::SOL_PACKET, libc::PACKET_AUXDATA, &1i32)
+    }
+
+    /// Stops the kernel from queueing outgoing frames to this socket
+    /// (`PACKET_IGNORE_OUTGOING`, Linux 4.20+).
+    pub fn ignore_outgoing(&self) -> io::Result<()> {
+        setsockopt(
+            &self.fd,
+            libc::SOL_PACKET,
+            libc::PACKET_IGNORE_OUTGOING,
+            &1i32,
+        )
+    }
+
+    /// Puts the interface in promiscuous mode for as long as the socket is
+    /// open (the kernel counts and undoes it on close).
+    pub fn set_promiscuous(&self) -> io::Result<()> {
+        // SAFETY: packet_mreq is plain old data; all-zero is a valid value.
+        let mut mr: libc::packet_mreq = unsafe { zeroed() };
+        mr.mr_ifindex = self.ifindex;
+        mr.mr_type = libc::PACKET_MR_PROMISC as u16;
+        setsockopt(&self.fd, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mr)
+    }
+
+    /// Sets the receive buffer size (`SO_RCVBUF`).
+    pub fn set_rcvbuf(&self, bytes: i32) -> io::Result<()> {
+        setsockopt(&self.fd, libc::SOL_SOCKET, libc::SO_RCVBUF, &bytes)
+    }
+
+    /// Packets received and dropped by the kernel since the last call
+    /// (`PACKET_STATISTICS`, which resets on read).
+    pub fn statistics(&self) -> io::Result<(u32, u32)> {
+        // SAFETY: tpacket_stats is plain old data; all-zero is a valid value.
+        let mut st: libc::tpacket_stats = unsafe { zeroed() };
+        let mut len = size_of::<libc::tpacket_stats>() as libc::socklen_t;
+        // SAFETY: `st` has `len` writable bytes; the kernel writes at most
+        // `len` bytes and updates `len`.
+        let r = unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&mut st as *mut libc::tpacket_stats).cast::<libc::c_void>(),
+                &mut len,
+            )
+        };
+        check(r)?;
+        Ok((st.tp_packets, st.tp_drops))
+    }
+
+    /// Receives up to `infos.len()` frames (at most [`MAX_BATCH`]) without
+    /// blocking. Frame `i` is stored at `buf[i * slot..]`, at most `slot`
+    /// bytes. Returns how many arrived (0 when none is waiting).
+    pub fn recv_batch(
+        &self,
+        buf: &mut [u8],
+        slot: usize,
+        infos: &mut [RecvInfo],
+    ) -> io::Result<usize> {
+        if slot == 0 {
+            return Ok(0);
+        }
+        let n = infos.len().min(MAX_BATCH).min(buf.len() / slot);
+        if n == 0 {
+            return Ok(0);
+        }
+        // SAFETY: these are plain old data; all-zero is a valid value.
+        let mut addrs: [libc::sockaddr_ll; MAX_BATCH] = unsafe { zeroed() };
+        // SAFETY: as above.
+        let mut iovs: [libc::iovec; MAX_BATCH] = unsafe { zeroed() };
+        // SAFETY: as above.
+        let mut hdrs: [libc::mmsghdr; MAX_BATCH] = unsafe { zeroed() };
+        let mut cmsgs = [CmsgBuf([0; CMSG_SPACE]); MAX_BATCH];
+        let base = buf.as_mut_ptr();
+        for i in 0..n {
+            // SAFETY: i * slot + slot <= n * slot <= buf.len(), so the
+            // pointer stays inside `buf`.
+            iovs[i].iov_base = unsafe { base.add(i * slot) }.cast::<libc::c_void>();
+            iovs[i].iov_len = slot;
+            let h = &mut hdrs[i].msg_hdr;
+            h.msg_name = (&mut addrs[i] as *mut libc::sockaddr_ll).cast::<libc::c_void>();
+            h.msg_namelen = size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+            h.msg_iov = &mut iovs[i];
+            h.msg_iovlen = 1;
+            h.msg_control = cmsgs[i].0.as_mut_ptr().cast::<libc::c_void>();
+            h.msg_controllen = CMSG_SPACE as _;
+        }
+        // SAFETY: every header points at live, correctly sized buffers
+        // (`buf` slots, `addrs`, `iovs`, `cmsgs`) that outlive the call;
+        // `n` <= the arrays' lengths; MSG_TRUNC only changes the reported
+        // length.
+        let r = unsafe {
+            libc::recvmmsg(
+                self.fd.as_raw_fd(),
+                hdrs.as_mut_ptr(),
+                n as libc::c_uint,
+                libc::MSG_DONTWAIT | libc::MSG_TRUNC,
+                std::ptr::null_mut(),
+            )
+        };
+        let got = match check(r) {
+            Ok(k) => k as usize,
+            Err(e) if would_block(&e) => return Ok(0),
+            Err(e) => return Err(e),
+        };
+        for i in 0..got.min(n) {
+            let wire_len = hdrs[i].msg_len as usize;
+            let mut info = RecvInfo {
+                len: wire_len.min(slot),
+                wire_len,
+                pkttype: addrs[i].sll_pkttype,
+                ..RecvInfo::default()
+            };
+            if let Some(aux) = auxdata(&hdrs[i].msg_hdr) {
+                info.csum_not_ready = aux.tp_status & libc::TP_STATUS_CSUMNOTREADY != 0;
+                if aux.tp_status & libc::TP_STATUS_VLAN_VALID != 0 {
+                    let tpid = if aux.tp_status & libc::TP_STATUS_VLAN_TPID_VALID != 0 {
+                        aux.tp_vlan_tpid
+                    } else {
+                        0x8100
+                    };
+                    info.vlan = Some((tpid, aux.tp_vlan_tci));
+                }
+            }
+            infos[i] = info;
+        }
+        Ok(got.min(n))
+    }
+
+    /// Sends up to [`MAX_BATCH`] frames without blocking. Returns how many
+    /// the kernel took (the first `k`); an error only if it took none.
+    pub fn send_batch(&self, frames: &[&[u8]]) -> io::Result<usize> {
+        let n = frames.len().min(MAX_BATCH);
+        if n == 0 {
+            return Ok(0);
+        }
+        // SAFETY: plain old data; all-zero is a valid value.
+        let mut iovs: [libc::iovec; MAX_BATCH] = unsafe { zeroed() };
+        // SAFETY: as above.
+        let mut hdrs: [libc::mmsghdr; MAX_BATCH] = unsafe { zeroed() };
+        for i in 0..n {
+            // The kernel only reads through this pointer (sendmmsg).
+            iovs[i].iov_base = frames[i].as_ptr() as *mut libc::c_void;
+            iovs[i].iov_len = frames[i].len();
+            hdrs[i].msg_hdr.msg_iov = &mut iovs[i];
+            hdrs[i].msg_hdr.msg_iovlen = 1;
+        }
+        // SAFETY: each header points at one iovec describing a live frame
+        // slice that outlives the call; sendmmsg does not write through
+        // iov_base. The socket is bound, so no address is needed.
+        let r = unsafe {
+            libc::sendmmsg(
+                self.fd.as_raw_fd(),
+                hdrs.as_mut_ptr(),
+                n as libc::c_uint,
+                libc::MSG_DONTWAIT,
+            )
+        };
+        check(r).map(|k| k as usize)
+    }
+}
+
+/// The `tpacket_auxdata` control message of a received message, if any.
+// The length fields are `size_t` on glibc but `socklen_t` on musl.
+#[allow(clippy::unnecessary_cast)]
+fn auxdata(h: &libc::msghdr) -> Option<libc::tpacket_auxdata> {
+    if h.msg_control.is_null() || (h.msg_controllen as usize) < size_of::<libc::cmsghdr>() {
+        return None;
+    }
+    // SAFETY: msg_control/msg_controllen describe the buffer the kernel
+    // filled; CMSG_FIRSTHDR/CMSG_NXTHDR stay within it and return null at
+    // its end.
+    let mut c = unsafe { libc::CMSG_FIRSTHDR(h) };
+    while !c.is_null() {
+        // SAFETY: `c` is non-null and points at a complete cmsghdr inside
+        // the control buffer (guaranteed by CMSG_FIRSTHDR/CMSG_NXTHDR).
+        let (level, ty, len) = unsafe { ((*c).cmsg_level, (*c).cmsg_type, (*c).cmsg_len) };
+        // SAFETY: computing a length from a constant.
+        let need = unsafe { libc::CMSG_LEN(size_of::<libc::tpacket_auxdata>() as u32) } as usize;
+        if level == libc::SOL_PACKET && ty == libc::PACKET_AUXDATA && len as usize >= need {
+            // SAFETY: the message holds at least a full tpacket_auxdata
+            // (checked above); read_unaligned tolerates any alignment.
+            return Some(unsafe {
+                std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<libc::tpacket_auxdata>())
+            });
+        }
+        // SAFETY: `h` and `c` describe the same control buffer.
+        c = unsafe { libc::CMSG_NXTHDR(h, c) };
+    }
+    None
+}
+
+/// Whether `e` means "try again later" (the socket is full or empty).
+pub fn would_block(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EAGAIN) | Some(libc::ENOBUFS) | Some(libc::EINTR)
+    ) || e.kind() == io::ErrorKind::WouldBlock
+}
+
+/// The C library's message for `e` (`Operation not permitted`).
+pub fn strerror(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
