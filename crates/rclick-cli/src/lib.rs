@@ -158,12 +158,11 @@ fn add_control_sockets(
         file: "click".into(),
         line: 0,
     };
-    let configs = ports
-        .iter()
-        .map(|p| format!("TCP, {p}{retries}"))
-        .chain(unix_sockets.iter().map(|u| {
-            format!("UNIX, {}{retries}", rclick_core::confparse::quote(u))
-        }));
+    let configs = ports.iter().map(|p| format!("TCP, {p}{retries}")).chain(
+        unix_sockets
+            .iter()
+            .map(|u| format!("UNIX, {}{retries}", rclick_core::confparse::quote(u))),
+    );
     for (n, config) in configs.enumerate() {
         flat.elements.push(rclick_lang::FlatElement {
             name: control_socket_name(n),
@@ -392,6 +391,40 @@ pub fn flatten(source: Source, defines: &[(String, String)], output: Option<&str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_socket_options() {
+        assert_eq!(parse_port_arg("41900").as_deref(), Some("41900"));
+        assert_eq!(parse_port_arg("41900+").as_deref(), Some("41900+"));
+        assert_eq!(parse_port_arg("70000"), None);
+        assert_eq!(parse_port_arg("x+"), None);
+        let mut flat = rclick_lang::parse(
+            "Idle -> Discard;",
+            &Options {
+                file_name: "config".into(),
+                defines: vec![],
+            },
+        )
+        .unwrap();
+        add_control_sockets(&mut flat, &["41900+".into()], &["/tmp/s".into()], true);
+        let cs: Vec<(&str, &str)> = flat.elements[2..]
+            .iter()
+            .map(|e| (e.name.as_str(), e.config.as_str()))
+            .collect();
+        assert_eq!(
+            cs,
+            vec![
+                (
+                    "click_driver@@ControlSocket",
+                    "TCP, 41900+, RETRIES 1, RETRY_WARNINGS false"
+                ),
+                (
+                    "click_driver@@ControlSocket@1",
+                    "UNIX, \"/tmp/s\", RETRIES 1, RETRY_WARNINGS false"
+                ),
+            ]
+        );
+    }
 
     #[test]
     fn defines() {
