@@ -229,26 +229,4 @@ mod tests {
         assert_eq!(signal_number("40"), None);
         assert_eq!(signal_number("FOO"), None);
     }
-
-    /// The only test that sends a signal (USR2): handlers are process-wide.
-    #[test]
-    fn signal_scripts_run_once_per_registration() {
-        let conf = "sig :: Script(TYPE SIGNAL USR2, export n 0, set n $(add $n 1), end);\n\
-                    once :: Script(TYPE SIGNAL USR2 HUP, export n 0, set n $(add $n 1), exit);\n\
-                    Script(set y $(kill USR2 $$), wait 5ms, set y $(kill USR2 $$), wait 5ms, stop);";
-        let r =
-            rclick_core::testing::build(conf, &crate::basic::test_util::registry(), false).unwrap();
-        r.run();
-        assert_eq!(rclick_core::testing::read(&r, "sig.n"), "2");
-        assert_eq!(rclick_core::testing::read(&r, "once.n"), "1");
-        drop(r);
-        // Nobody listens any more: the default action is back.
-        let st = state();
-        let s = &st.sigs[signal_hook::consts::SIGUSR2 as usize];
-        assert!(s.default.load(Ordering::Acquire));
-        assert!(!st
-            .regs
-            .iter()
-            .any(|r| r.signo == signal_hook::consts::SIGUSR2));
-    }
 }
