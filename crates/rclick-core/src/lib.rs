@@ -21,4 +21,6 @@ pub use notifier::{Notifier, NotifierSignal};
 pub use rclick_lang::confparse;
 pub use rclick_packet::{Packet, PacketBatch, Timestamp};
 pub use registry::{ClassInfo, Registry};
-pub use router::{BuildError, BuildOptions, ConfigureCx, Ctx, ElementId, HotConfig, InitCx, Router};
+pub use router::{
+    BuildError, BuildOptions, ConfigureCx, Ctx, ElementId, HotConfig, InitCx, Router,
+};

@@ -222,7 +222,10 @@ fn parse_flow_side(s: &str, whole: &str) -> Result<Vec<FlowEntry>, SpecError> {
                 }
                 out.push(FlowEntry { negated, codes });
             }
-            c if valid(c) => out.push(FlowEntry { negated: false, codes: vec![c] }),
+            c if valid(c) => out.push(FlowEntry {
+                negated: false,
+                codes: vec![c],
+            }),
             _ => return Err(err()),
         }
     }

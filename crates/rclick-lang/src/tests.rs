@@ -787,15 +787,26 @@ fn exponential_expansion_is_bounded() {
 fn require_library_reads_classes_once() {
     let dir = std::env::temp_dir().join(format!("rclick-lib-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("sub")).unwrap();
-    std::fs::write(dir.join("lib"), "require(library sub/lib2)\nelementclass A { b :: B; }\n").unwrap();
+    std::fs::write(
+        dir.join("lib"),
+        "require(library sub/lib2)\nelementclass A { b :: B; }\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("sub/lib2"), "elementclass B { i :: Idle; }\n").unwrap();
     std::fs::write(dir.join("lib3"), "require(library lib)\n").unwrap();
     let main = dir.join("main");
-    let opts = Options { file_name: main.to_string_lossy().into_owned(), defines: vec![] };
+    let opts = Options {
+        file_name: main.to_string_lossy().into_owned(),
+        defines: vec![],
+    };
     let flat = parse("require(library lib, library lib3)\na :: A;\n", &opts).unwrap();
     assert_eq!(flat.elements.len(), 1);
     assert_eq!(flat.elements[0].name, "a/b/i");
     let errs = parse("require(library nosuch)\n", &opts).unwrap_err();
-    assert!(errs[0].to_string().contains("No such file or directory"), "{}", errs[0]);
+    assert!(
+        errs[0].to_string().contains("No such file or directory"),
+        "{}",
+        errs[0]
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

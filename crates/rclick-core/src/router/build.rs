@@ -415,7 +415,11 @@ impl Router {
                 let lm = b.info[i].landmark.clone();
                 let decl = b.info[i].declaration();
                 let mut lines = vec![format!("{lm}: While configuring '{decl}':")];
-                lines.extend(messages.iter().flat_map(|m| m.lines().map(|l| format!("  {l}")).collect::<Vec<_>>()));
+                lines.extend(
+                    messages
+                        .iter()
+                        .flat_map(|m| m.lines().map(|l| format!("  {l}")).collect::<Vec<_>>()),
+                );
                 b.emit(lines);
             }
             b.elements[i] = Some(el);
@@ -491,7 +495,11 @@ impl Router {
             }
         }
         let element_home: Vec<usize> = (0..n)
-            .map(|e| b.home_thread.get(&e).map_or(0, |&(th, _)| th.min(nthreads - 1)))
+            .map(|e| {
+                b.home_thread
+                    .get(&e)
+                    .map_or(0, |&(th, _)| th.min(nthreads - 1))
+            })
             .collect();
         for t in &b.tasks {
             if let Some(&(th, _)) = b.home_thread.get(&t.element) {
@@ -630,8 +638,14 @@ mod tests {
     }
 
     fn build(text: &str) -> Result<Router, Vec<String>> {
-        let flat = rclick_lang::parse(text, &rclick_lang::Options { file_name: "t".into(), defines: vec![] })
-            .map_err(|e| e.iter().map(|d| d.to_string()).collect::<Vec<_>>())?;
+        let flat = rclick_lang::parse(
+            text,
+            &rclick_lang::Options {
+                file_name: "t".into(),
+                defines: vec![],
+            },
+        )
+        .map_err(|e| e.iter().map(|d| d.to_string()).collect::<Vec<_>>())?;
         Router::build(flat, registry(), BuildOptions::default()).map_err(|e| e.messages)
     }
 
@@ -662,7 +676,10 @@ mod tests {
         let r = build("Src -> a :: Agn2; a [0] -> Q -> Sink; a [1] -> Sink; ").unwrap();
         let a = r.find("a").unwrap();
         assert_eq!(r.element_info(a).inputs, vec![Processing::Push]);
-        assert_eq!(r.element_info(a).outputs, vec![Processing::Push, Processing::Pull]);
+        assert_eq!(
+            r.element_info(a).outputs,
+            vec![Processing::Push, Processing::Pull]
+        );
     }
 
     #[test]
@@ -674,10 +691,22 @@ mod tests {
         )
         .unwrap_err();
         let text = errs.join("\n");
-        assert!(text.contains("'src :: Src' push output 0 connected to 'snk :: Sink' pull input 0"), "{text}");
-        assert!(text.contains("agnostic 'c :: Agn' in mixed context: push input 0, pull output 0"), "{text}");
-        assert!(text.contains("illegal reuse of 'src :: Src' push output 0"), "{text}");
-        assert!(text.contains("illegal reuse of 'snk :: Sink' pull input 0"), "{text}");
+        assert!(
+            text.contains("'src :: Src' push output 0 connected to 'snk :: Sink' pull input 0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("agnostic 'c :: Agn' in mixed context: push input 0, pull output 0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("illegal reuse of 'src :: Src' push output 0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("illegal reuse of 'snk :: Sink' pull input 0"),
+            "{text}"
+        );
         assert_eq!(errs.len(), 4, "{text}");
         // The legal version, with a queue.
         build("src :: Src; snk :: Sink; c :: Agn; src -> c -> Q -> snk;").unwrap();
@@ -686,16 +715,31 @@ mod tests {
     #[test]
     fn port_range_and_unused_errors() {
         let errs = build("s :: Src; s [1] -> Q -> Sink;").unwrap_err();
-        assert!(errs.iter().any(|m| m == "t:1: 's :: Src' has no output 1"), "{errs:?}");
+        assert!(
+            errs.iter().any(|m| m == "t:1: 's :: Src' has no output 1"),
+            "{errs:?}"
+        );
         let errs = build("s :: Src; q :: Q -> Sink;").unwrap_err();
-        assert!(errs.iter().any(|m| m == "t:1: 's :: Src' output 0 unused"), "{errs:?}");
-        assert!(errs.iter().any(|m| m == "t:1: 'q :: Q' input 0 unused"), "{errs:?}");
+        assert!(
+            errs.iter().any(|m| m == "t:1: 's :: Src' output 0 unused"),
+            "{errs:?}"
+        );
+        assert!(
+            errs.iter().any(|m| m == "t:1: 'q :: Q' input 0 unused"),
+            "{errs:?}"
+        );
     }
 
     #[test]
     fn unknown_classes_all_reported() {
         let errs = build("Foo -> Bar;").unwrap_err();
-        assert_eq!(errs, vec!["t:1: unknown element class 'Foo'", "t:1: unknown element class 'Bar'"]);
+        assert_eq!(
+            errs,
+            vec![
+                "t:1: unknown element class 'Foo'",
+                "t:1: unknown element class 'Bar'"
+            ]
+        );
     }
 
     #[test]

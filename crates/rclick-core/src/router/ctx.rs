@@ -177,8 +177,9 @@ impl<'a> ConfigureCx<'a> {
         candidates.push(name.to_string());
         for c in candidates {
             let pre = format!("{c}/");
-            let members: Vec<ElementId> =
-                (0..self.info.len()).filter(|&i| self.info[i].name.starts_with(&pre)).collect();
+            let members: Vec<ElementId> = (0..self.info.len())
+                .filter(|&i| self.info[i].name.starts_with(&pre))
+                .collect();
             if !members.is_empty() {
                 return Some((c, members));
             }
@@ -361,7 +362,10 @@ impl<'a> InitCx<'a> {
     pub fn warning(&mut self, msg: impl std::fmt::Display) {
         let lm = self.b.info[self.id].landmark.clone();
         let decl = self.b.info[self.id].declaration();
-        let lines = vec![format!("{lm}: While initializing '{decl}':"), format!("  warning: {msg}")];
+        let lines = vec![
+            format!("{lm}: While initializing '{decl}':"),
+            format!("  warning: {msg}"),
+        ];
         self.b.emit(lines);
     }
 

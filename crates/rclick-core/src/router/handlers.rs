@@ -284,12 +284,11 @@ impl RouterInner {
                 .collect::<Vec<_>>()
                 .join("\n")),
             "home_thread" => Ok(self.element_home[e].to_string()),
-            "scheduled" | "tickets" | "home_thread" if !self.element_tasks[e].is_empty() => {
+            "scheduled" | "tickets" if !self.element_tasks[e].is_empty() => {
                 let t = &self.tasks[self.element_tasks[e][0] as usize];
                 Ok(match h {
                     "scheduled" => t.scheduled.load(Ordering::Acquire).to_string(),
-                    "tickets" => t.tickets.load(Ordering::Relaxed).to_string(),
-                    _ => t.thread.load(Ordering::Relaxed).to_string(),
+                    _ => t.tickets.load(Ordering::Relaxed).to_string(),
                 })
             }
             _ if self.element_handler(e, "*").is_some() => {

@@ -39,8 +39,8 @@ pub(crate) use slot::Slot;
 pub use slot::SlotBusy;
 
 pub use build::{BuildError, BuildOptions};
-pub use hotswap::HotConfig;
 pub use ctx::{ConfigureCx, Ctx, InitCx};
+pub use hotswap::HotConfig;
 
 /// Index of an element in its router.
 pub type ElementId = usize;
@@ -180,7 +180,9 @@ pub struct Router {
 
 impl std::fmt::Debug for Router {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Router").field("elements", &self.inner.info.len()).finish()
+        f.debug_struct("Router")
+            .field("elements", &self.inner.info.len())
+            .finish()
     }
 }
 

@@ -216,7 +216,8 @@ impl ThreadSched {
         let stride = STRIDE1 / u64::from(ti.tickets.load(Ordering::Relaxed).clamp(1, MAX_TICKETS));
         let next_pass = pass + stride;
         ti.pass.store(next_pass, Ordering::Relaxed);
-        ti.runs.store(ti.runs.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        ti.runs
+            .store(ti.runs.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
         let e = ti.element;
         if let Ok(mut g) = rt.slots[e].lock(self.id) {
             self.current_task = Some(t);
@@ -497,7 +498,11 @@ mod tests {
             vec![HandlerDef::read("gaps", 0)]
         }
         fn read_handler(&mut self, _id: u32, _p: &str, _cx: &mut Ctx) -> Result<String, String> {
-            let gaps: Vec<String> = self.fired.windows(2).map(|w| ((w[1] - w[0]) / 1_000_000).to_string()).collect();
+            let gaps: Vec<String> = self
+                .fired
+                .windows(2)
+                .map(|w| ((w[1] - w[0]) / 1_000_000).to_string())
+                .collect();
             Ok(gaps.join(" "))
         }
     }
@@ -507,8 +512,24 @@ mod tests {
         r.add("Src", || Box::<Src>::default(), "");
         r.add("Count", || Box::<Count>::default(), "");
         r.add("Tick", || Box::<Tick>::default(), "");
-        let flat = rclick_lang::parse(text, &rclick_lang::Options { file_name: "t".into(), defines: vec![] }).unwrap();
-        Router::build(flat, Arc::new(r), BuildOptions { simtime, threads: 1, ..Default::default() }).unwrap()
+        let flat = rclick_lang::parse(
+            text,
+            &rclick_lang::Options {
+                file_name: "t".into(),
+                defines: vec![],
+            },
+        )
+        .unwrap();
+        Router::build(
+            flat,
+            Arc::new(r),
+            BuildOptions {
+                simtime,
+                threads: 1,
+                ..Default::default()
+            },
+        )
+        .unwrap()
     }
 
     #[test]
@@ -517,7 +538,10 @@ mod tests {
         r.run();
         assert_eq!(r.read_handler("a.count", "").unwrap(), "100");
         assert_eq!(r.read_handler("b.count", "").unwrap(), "100");
-        assert_eq!(r.read_handler("a.scheduled", "").unwrap_err(), "no 'a.scheduled' handler");
+        assert_eq!(
+            r.read_handler("a.scheduled", "").unwrap_err(),
+            "no 'a.scheduled' handler"
+        );
     }
 
     #[test]

@@ -22,7 +22,10 @@
 //! following lines, `!proto P` sets the default IP protocol, `!flowid SRC
 //! SPORT DST DPORT [PROTO]` sets default addresses and ports, `!aggregate
 //! N` and `!IPSummaryDump MAJOR.MINOR` are understood; `#` lines are
-//! comments. A field given as `-` is left at its default. See
+//! comments. A `!binary` line switches to binary records, as written by
+//! ToIPSummaryDump's BINARY option: each record is a 4-byte big-endian
+//! length (counting itself) followed by the fields' binary encodings; a
+//! length with the top bit set marks a text record (a `!` or `#` line). A field given as `-` is left at its default. See
 //! ToIPSummaryDump for field names.
 //!
 //! Keywords:
@@ -78,7 +81,9 @@ use rclick_core::{
 };
 use rclick_packet::Packet;
 
-use super::ipsumdump_fields::{parse_u32, Field, FlowId, Odesc, MAJOR_VERSION, MINOR_VERSION};
+use super::ipsumdump_fields::{
+    binary_args, decode_binary, parse_u32, Field, FlowId, Odesc, MAJOR_VERSION, MINOR_VERSION,
+};
 
 /// The FromIPSummaryDump element.
 pub struct FromIPSummaryDump {
@@ -105,6 +110,7 @@ pub struct FromIPSummaryDump {
     aggregate: Option<u32>,
     minor_version: i32,
     format_complaint: bool,
+    binary: bool,
     work: Option<Packet>,
     have_timing: bool,
     timing_offset: Timestamp,
@@ -141,6 +147,7 @@ impl Default for FromIPSummaryDump {
             aggregate: None,
             minor_version: MINOR_VERSION,
             format_complaint: false,
+            binary: false,
             work: None,
             have_timing: false,
             timing_offset: Timestamp::ZERO,
@@ -170,7 +177,42 @@ fn parse_proto(s: &str) -> Option<u8> {
 
 impl FromIPSummaryDump {
     fn landmark(&self) -> String {
-        format!("{}:{}", self.filename, self.lineno)
+        if self.binary {
+            format!("{}:record {}", self.filename, self.lineno)
+        } else {
+            format!("{}:{}", self.filename, self.lineno)
+        }
+    }
+
+    /// Reads one binary record: `Ok(bytes, textual)`; `None` at end of
+    /// file or on error (after which reading stops).
+    fn next_record(&mut self, cx: &Ctx) -> Option<(Vec<u8>, bool)> {
+        let r = self.reader.as_mut()?;
+        let mut hdr = [0u8; 4];
+        if r.read_exact(&mut hdr).is_err() {
+            self.reader = None;
+            return None;
+        }
+        let word = u32::from_be_bytes(hdr);
+        let textual = word & 0x8000_0000 != 0;
+        let len = (word & 0x7FFF_FFFF) as usize;
+        if len < 4 {
+            self.reader = None;
+            cx.log(format!("{}: binary record too short", self.landmark()));
+            return None;
+        }
+        let mut body = vec![0u8; len - 4];
+        if r.read_exact(&mut body).is_err() {
+            self.reader = None;
+            return None;
+        }
+        if textual {
+            while body.last() == Some(&0) {
+                body.pop();
+            }
+        }
+        self.lineno += 1;
+        Some((body, textual))
     }
 
     /// Handles a `!data` line or DEFAULT_FIELDS; returns warnings.
@@ -296,8 +338,18 @@ impl FromIPSummaryDump {
     /// Reads the next packet; `None` at end of file or on a bad line
     /// (check [`at_eof`](Self::at_eof)).
     fn read_packet(&mut self, cx: &Ctx) -> Option<Packet> {
+        let mut bin_record: Option<Vec<u8>> = None;
         let line = loop {
-            let line = self.next_line()?;
+            let line = if self.binary {
+                let (body, textual) = self.next_record(cx)?;
+                if !textual || body.first().is_some_and(|&c| c != b'!' && c != b'#') {
+                    bin_record = Some(body);
+                    break String::new();
+                }
+                String::from_utf8_lossy(&body).into_owned()
+            } else {
+                self.next_line()?
+            };
             let b = line.as_bytes();
             if b.is_empty() || b[0] == b'#' {
                 continue;
@@ -330,8 +382,14 @@ impl FromIPSummaryDump {
                     }
                 }
                 "!binary" => {
-                    self.reader = None;
-                    vec!["binary dumps are not supported".into()]
+                    let bad = words.len() != 1;
+                    self.binary = true;
+                    self.lineno = 1;
+                    if bad {
+                        vec!["bad !binary specification".into()]
+                    } else {
+                        vec![]
+                    }
                 }
                 _ => vec![],
             };
@@ -339,6 +397,10 @@ impl FromIPSummaryDump {
                 cx.log(format!("{}: {m}", self.landmark()));
             }
         };
+
+        if let Some(body) = bin_record {
+            return self.binary_packet(&body, cx);
+        }
 
         // split the line into fields
         let b = line.as_bytes();
@@ -385,6 +447,43 @@ impl FromIPSummaryDump {
         }
         if nfields == 0 {
             if !self.format_complaint && !line.trim().is_empty() {
+                let msg = if self.fields.is_empty() {
+                    "no '!data' provided"
+                } else {
+                    "packet parse error"
+                };
+                cx.log(format!("{}: {msg}", self.landmark()));
+                self.format_complaint = true;
+            }
+            return None;
+        }
+        if let Some(a) = self.aggregate {
+            if !self.fields.contains(&Field::Aggregate) {
+                d.aggregate = Some(a);
+            }
+        }
+        Some(d.finish(self.checksum))
+    }
+
+    /// Builds a packet from a binary record.
+    fn binary_packet(&mut self, body: &[u8], cx: &Ctx) -> Option<Packet> {
+        let args = binary_args(&self.fields, body);
+        let flowid = self.flowid;
+        let mut d = Odesc::new(self.proto, flowid.as_ref(), self.minor_version);
+        let mut nfields = 0;
+        for &i in &self.order {
+            let f = self.fields[i];
+            let Some(at) = args[i] else { continue };
+            if f == Field::None {
+                continue;
+            }
+            if let Some(v) = decode_binary(f, body, at) {
+                d.inject(f, v);
+            }
+            nfields += 1;
+        }
+        if nfields == 0 {
+            if !self.format_complaint {
                 let msg = if self.fields.is_empty() {
                     "no '!data' provided"
                 } else {
@@ -489,6 +588,7 @@ impl FromIPSummaryDump {
         };
         self.reader = Some(reader);
         self.lineno = 0;
+        self.binary = false;
         self.minor_version = MINOR_VERSION;
         if let Some(first) = self.next_line() {
             if let Some(rest) = first.strip_prefix("!IPSummaryDump") {
@@ -846,5 +946,106 @@ mod tests {
             true,
         );
         assert!(e.is_err());
+    }
+
+    /// Text dump -> binary dump -> text dump; returns (binary bytes, text).
+    fn binary_round_trip(input: &str, fields: &str) -> (Vec<u8>, String) {
+        let f = tmp(
+            &format!(
+                "bin{}",
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            ),
+            input,
+        );
+        let bin = format!("{f}.bin");
+        let out = format!("{f}.out");
+        let conf = format!(
+            "FromIPSummaryDump({f}, STOP true) -> ToIPSummaryDump({bin}, BINARY true, FIELDS {fields});"
+        );
+        testing::run(&conf, &registry()).unwrap();
+        let conf = format!(
+            "FromIPSummaryDump({bin}, STOP true) -> ToIPSummaryDump({out}, FIELDS {fields});"
+        );
+        testing::run(&conf, &registry()).unwrap();
+        let bytes = std::fs::read(&bin).unwrap();
+        let text = std::fs::read_to_string(&out).unwrap();
+        let text = text
+            .lines()
+            .filter(|l| !l.starts_with('!'))
+            .collect::<Vec<_>>()
+            .join("\n");
+        (bytes, text)
+    }
+
+    #[test]
+    fn binary_round_trip_ip_opt() {
+        let input = "!data src sport dst dport proto ip_opt\n\
+18.26.4.44 30 10.0.0.4 40 T .\n\
+18.26.4.44 20 10.0.0.8 80 T ssrr{128.4.45.60,128.4.49.61^1.1.1.1,2.2.2.2}\n\
+18.26.4.44 10 10.0.0.8 80 T rr{2.3.4.5}+3\n\
+18.26.4.44 12 10.0.0.1 80 T ts.ip{1.0.0.1=!8320,1.0.0.2=8321^}++5\n\
+18.26.4.44 15 10.0.0.1 80 T ts{1,10000,!45}+2;rr{}+1\n";
+        let (bytes, text) = binary_round_trip(input, "src sport dst dport proto ip_opt");
+        let want: Vec<&str> = input.lines().skip(1).collect();
+        assert_eq!(text, want.join("\n"));
+        // header, then the first record: length, fields, option bytes
+        let hdr = b"!IPSummaryDump 1.3\n!data ip_src sport ip_dst dport ip_proto ip_opt\n!binary\n";
+        assert!(
+            bytes.starts_with(hdr),
+            "{:?}",
+            String::from_utf8_lossy(&bytes)
+        );
+        let rec = &bytes[hdr.len()..];
+        let len = u32::from_be_bytes([rec[0], rec[1], rec[2], rec[3]]) as usize;
+        assert_eq!(len, 4 + 4 + 2 + 4 + 2 + 1 + 2);
+        assert_eq!(
+            &rec[4..len],
+            &[18, 26, 4, 44, 0, 30, 10, 0, 0, 4, 0, 40, 6, 0, 0]
+        );
+    }
+
+    #[test]
+    fn binary_round_trip_numbers() {
+        // tcp_opt last: Click follows its options with a second, filtered copy
+        let input = "!data timestamp src ip_id ip_fragoff ip_ttl tcp_seq tcp_flags tcp_window ip_len aggregate tcp_opt\n\
+1.500000 1.2.3.4 77 0+ 64 4000000000 SA 512 60 9 mss1460;sackok\n\
+3.000001 5.6.7.8 0 0 1 1 . 0 40 0 .\n";
+        let fields =
+            "timestamp src ip_id ip_fragoff ip_ttl tcp_seq tcp_flags tcp_window ip_len aggregate tcp_opt";
+        let (_, text) = binary_round_trip(input, fields);
+        let want: Vec<&str> = input.lines().skip(1).collect();
+        assert_eq!(text, want.join("\n"));
+
+        let input = "!data ntimestamp first_timestamp count\n2.000000123 1.25 1\n";
+        let (bytes, text) = binary_round_trip(input, "ntimestamp first_timestamp count");
+        assert_eq!(text, "2.000000123 1.250000 1");
+        // the binary header keeps the name ntimestamp; nsec comes first
+        let hdr = b"!IPSummaryDump 1.3\n!data ntimestamp first_timestamp count\n!binary\n";
+        assert!(bytes.starts_with(hdr));
+        assert_eq!(
+            &bytes[hdr.len()..],
+            &[0, 0, 0, 24, 0, 0, 0, 123, 0, 0, 0, 2, 0, 0, 0, 1, 0, 3, 0xD0, 0x90, 0, 0, 0, 1]
+        );
+    }
+
+    #[test]
+    fn binary_payload_refused_and_short_record() {
+        let e = testing::build(
+            "InfiniteSource -> ToIPSummaryDump(/tmp/x, BINARY true, FIELDS payload);",
+            &registry(),
+            true,
+        );
+        assert!(e.is_err());
+        // a truncated record ends the dump without panicking
+        let f = tmp("binshort", "");
+        let mut data = b"!IPSummaryDump 1.3\n!data ip_src\n!binary\n".to_vec();
+        data.extend_from_slice(&[0, 0, 0, 8, 1, 2, 3, 4, 0, 0, 0, 2]);
+        std::fs::write(&f, &data).unwrap();
+        let out = format!("{f}.out");
+        let conf =
+            format!("FromIPSummaryDump({f}, STOP true) -> ToIPSummaryDump({out}, FIELDS src);");
+        testing::run(&conf, &registry()).unwrap();
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.ends_with("!data ip_src\n1.2.3.4\n"), "{text}");
     }
 }

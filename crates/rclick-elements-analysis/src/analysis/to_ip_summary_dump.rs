@@ -48,7 +48,13 @@
 //!   as bad.
 //! * `EXTRA_LENGTH` (boolean, default true): count the extra length
 //!   annotation in lengths.
-//! * `BINARY` (boolean, default false): binary output is not supported.
+//! * `BINARY` (boolean, default false): write a binary dump. After the
+//!   header (which ends with a `!binary` line), each packet is a record: a
+//!   4-byte big-endian length (counting itself), then each field in its
+//!   binary encoding (numbers big-endian in 1, 2, 4 or 8 bytes, addresses
+//!   in 4, timestamps as seconds and microseconds, options with a length
+//!   byte). `!bad` lines become records whose length has the top bit set.
+//!   The `payload` field is not allowed in binary dumps.
 //!
 //! ## Annotations
 //!
@@ -76,7 +82,7 @@ use rclick_core::{
 };
 use rclick_packet::Packet;
 
-use super::ipsumdump_fields::{prepare, Field, MAJOR_VERSION, MINOR_VERSION};
+use super::ipsumdump_fields::{prepare, BinKind, Field, MAJOR_VERSION, MINOR_VERSION};
 
 /// The ToIPSummaryDump element.
 pub struct ToIPSummaryDump {
@@ -91,6 +97,9 @@ pub struct ToIPSummaryDump {
     extra_length: bool,
     file: Option<File>,
     pending: String,
+    binary: bool,
+    bin_pending: Vec<u8>,
+    scratch: String,
     task: Option<TaskId>,
     signal: NotifierSignal,
     output_count: u64,
@@ -110,6 +119,9 @@ impl Default for ToIPSummaryDump {
             extra_length: true,
             file: None,
             pending: String::new(),
+            binary: false,
+            bin_pending: Vec::new(),
+            scratch: String::new(),
             task: None,
             signal: NotifierSignal::Busy,
             output_count: 0,
@@ -129,6 +141,25 @@ impl ToIPSummaryDump {
             self.bad_packets,
             self.needs_ip,
         );
+        if self.binary {
+            let start = self.bin_pending.len();
+            self.bin_pending.extend_from_slice(&[0; 4]);
+            for &f in &self.fields {
+                d.write_binary(f, &mut self.bin_pending, &mut self.scratch);
+            }
+            let bad_after = d.bad.take();
+            let len = (self.bin_pending.len() - start) as u32;
+            self.bin_pending[start..start + 4].copy_from_slice(&len.to_be_bytes());
+            if let Some(b) = bad_after.filter(|b| !b.is_empty()) {
+                // the explanation goes before the record, as in text dumps
+                let marker = (b.len() as u32) | 0x8000_0000;
+                let mut pre = marker.to_be_bytes().to_vec();
+                pre.extend_from_slice(b.as_bytes());
+                self.bin_pending.splice(start..start, pre);
+            }
+            self.output_count += 1;
+            return;
+        }
         let mut line = String::with_capacity(64);
         for (i, &f) in self.fields.iter().enumerate() {
             if i > 0 {
@@ -147,6 +178,21 @@ impl ToIPSummaryDump {
     }
 
     fn flush(&mut self, cx: &Ctx) {
+        if !self.bin_pending.is_empty() {
+            let mut bytes = std::mem::take(&mut self.pending).into_bytes();
+            bytes.append(&mut self.bin_pending);
+            match &mut self.file {
+                Some(f) => {
+                    if let Err(e) = f.write_all(&bytes) {
+                        cx.log(format!("{}: {}: {e}", cx.name(), self.filename));
+                    }
+                }
+                None => cx.print_stdout(&bytes),
+            }
+            bytes.clear();
+            self.bin_pending = bytes;
+            return;
+        }
         if self.pending.is_empty() {
             return;
         }
@@ -184,7 +230,7 @@ impl ToIPSummaryDump {
             .fields
             .iter()
             .map(|f| {
-                if *f == Field::NTimestamp {
+                if *f == Field::NTimestamp && !self.binary {
                     "timestamp"
                 } else {
                     f.name()
@@ -193,6 +239,9 @@ impl ToIPSummaryDump {
             .collect();
         sa.push_str(&names.join(" "));
         sa.push('\n');
+        if self.binary {
+            sa.push_str("!binary\n");
+        }
         sa
     }
 }
@@ -253,7 +302,11 @@ impl Element for ToIPSummaryDump {
             errors.push("no contents specified".to_string());
         }
         if binary {
-            errors.push("BINARY output is not supported".to_string());
+            for f in &fields {
+                if f.binary_kind() == BinKind::NotAllowed {
+                    errors.push(format!("'{}' field not allowed in binary output", f.name()));
+                }
+            }
         }
         if !errors.is_empty() {
             return Err(errors.join("\n"));
@@ -262,6 +315,7 @@ impl Element for ToIPSummaryDump {
         self.filename = filename;
         self.fields = fields;
         self.verbose = verbose;
+        self.binary = binary;
         self.header = header;
         self.banner = banner;
         self.bad_packets = bad_packets;

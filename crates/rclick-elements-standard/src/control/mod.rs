@@ -3,8 +3,8 @@ use rclick_core::Registry;
 
 pub mod drivermanager;
 pub mod script;
-pub mod signals;
 mod script_ops;
+pub mod signals;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {

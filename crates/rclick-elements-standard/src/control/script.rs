@@ -846,6 +846,14 @@ impl Script {
                     .ok_or("bad SIGNO")?;
                 while !rest.is_empty() {
                     let pid = ops::parse_int(&pop_word(&mut rest)).ok_or("bad PID")?;
+                    if pid == i64::from(std::process::id()) {
+                        // This process: raise directly, as fast as Click's
+                        // kill(2), so signals arrive before the next step.
+                        if signo != 0 && signal_hook::low_level::raise(signo).is_err() {
+                            return Err(format!("kill({pid}, {signo}) failed"));
+                        }
+                        continue;
+                    }
                     let ok = std::process::Command::new("kill")
                         .arg(format!("-{signo}"))
                         .arg(pid.to_string())
@@ -1925,6 +1933,9 @@ impl Element for Script {
             } else if let Err(e) = cx.call_write(&format!("{name}.run"), "") {
                 cx.log(e);
             }
+        }
+        if !fired.is_empty() {
+            super::signals::finish_dispatch();
         }
         !fired.is_empty()
     }

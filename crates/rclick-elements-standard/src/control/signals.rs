@@ -9,6 +9,13 @@
 //! the process), except SIGINT and SIGTERM once the driver asked for them
 //! ([`stop_router_on`]): then they stop the router cleanly.
 //!
+//! While fired registrations are being run (from [`take_fired`] to
+//! [`finish_dispatch`]), their signals stay caught even if nobody listens
+//! any more, as in Click's `Master::process_signals`: a signal arriving
+//! meanwhile waits for the Script to listen again (it ends with `end`) and
+//! is then delivered to it; if the Script stopped listening, the signal is
+//! raised again and takes its default action.
+//!
 //! Signal handlers only set flags (through `signal_hook::flag`); the
 //! router's driver thread notices them ([`rclick_core::router::external`])
 //! and runs the Scripts, so no element is touched from a signal handler.
@@ -69,6 +76,8 @@ struct State {
     regs: Vec<Reg>,
     /// Registrations that fired and whose Scripts have not run yet.
     fired: VecDeque<(u64, String)>,
+    /// Signals whose registrations are being run (bit per signal).
+    dispatching: u32,
 }
 
 fn state() -> std::sync::MutexGuard<'static, State> {
@@ -85,6 +94,7 @@ fn state() -> std::sync::MutexGuard<'static, State> {
                 .collect(),
             regs: Vec::new(),
             fired: VecDeque::new(),
+            dispatching: 0,
         })
     })
     .lock()
@@ -115,8 +125,10 @@ impl State {
     /// Recomputes whether `signo` takes its default action.
     fn update_default(&mut self, signo: i32) {
         let listened = self.regs.iter().any(|r| r.signo == signo);
+        let dispatching = self.dispatching & (1 << signo) != 0;
         let s = &self.sigs[signo as usize];
-        s.default.store(!listened && !s.stop, Ordering::Release);
+        s.default
+            .store(!listened && !s.stop && !dispatching, Ordering::Release);
     }
 }
 
@@ -159,7 +171,8 @@ pub fn unregister(key: u64) {
 
 /// Collects the signals that arrived: their registrations fire (and are
 /// removed). Returns every fired registration not yet run, in order, as
-/// `(key, element name)`, and forgets them: the caller runs them.
+/// `(key, element name)`, and forgets them: the caller runs them, then
+/// calls [`finish_dispatch`]. Until then those signals stay caught.
 pub fn take_fired() -> Vec<(u64, String)> {
     let mut st = state();
     for signo in 0..NSIG {
@@ -176,6 +189,7 @@ pub fn take_fired() -> Vec<(u64, String)> {
             .into_iter()
             .partition(|r| r.signo == signo as i32);
         st.regs = keep;
+        st.dispatching |= 1 << signo;
         for r in hit {
             if !st.fired.iter().any(|(k, _)| *k == r.key) {
                 st.fired.push_back((r.key, r.name));
@@ -184,6 +198,32 @@ pub fn take_fired() -> Vec<(u64, String)> {
         st.update_default(signo as i32);
     }
     st.fired.drain(..).collect()
+}
+
+/// Ends a dispatch begun by [`take_fired`]: signals nobody listens for any
+/// more take their default action again, and one that arrived during the
+/// dispatch is raised again so that it does (Click kills itself with it).
+/// A signal that arrived meanwhile for a Script listening again stays
+/// pending: the driver delivers it on its next pass.
+pub fn finish_dispatch() {
+    let mut redeliver = Vec::new();
+    {
+        let mut st = state();
+        let bits = std::mem::take(&mut st.dispatching);
+        for signo in 0..NSIG as i32 {
+            if bits & (1 << signo) == 0 {
+                continue;
+            }
+            st.update_default(signo);
+            let s = &st.sigs[signo as usize];
+            if s.default.load(Ordering::Acquire) && s.pending.swap(false, Ordering::AcqRel) {
+                redeliver.push(signo);
+            }
+        }
+    }
+    for signo in redeliver {
+        let _ = signal_hook::low_level::raise(signo);
+    }
 }
 
 /// Makes `signos` stop the router when no Script listens for them (the

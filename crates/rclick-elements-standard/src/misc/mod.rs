@@ -1,14 +1,15 @@
 //! Miscellaneous standard elements: path switches (Bypass, InputSwitch,
 //! Hub), rate splitters, link and delay emulation (LinkUnqueue,
 //! DelayShaper), packet editing (Clipboard, Resize, Align), information
-//! elements (AlignmentInfo, PortInfo, RandomSeed), TimedSink and
-//! NotifierDebug.
+//! elements (AlignmentInfo, PortInfo, RandomSeed), TimedSink,
+//! NotifierDebug and the BlockThread test element.
 
 use rclick_core::Registry;
 
 pub mod align;
 pub mod alignment_info;
 pub mod bandwidth_rated_splitter;
+pub mod block_thread;
 pub mod bypass;
 pub mod clipboard;
 pub mod delay_shaper;
@@ -89,6 +90,11 @@ pub fn register(r: &mut Registry) {
         "PortInfo",
         || Box::<port_info::PortInfo>::default(),
         include_str!("port_info.rs"),
+    );
+    r.add(
+        "BlockThread",
+        || Box::<block_thread::BlockThread>::default(),
+        include_str!("block_thread.rs"),
     );
     r.add(
         "RandomSeed",

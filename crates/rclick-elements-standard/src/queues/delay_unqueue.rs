@@ -11,7 +11,9 @@
 //!
 //! Pulls packets from its input and pushes each one out once the current
 //! time is at least its timestamp annotation plus DELAY. A packet whose
-//! timestamp is unset (zero) is stamped with the time it was pulled. Only
+//! timestamp is unset (its whole-seconds part is zero, as for a zero or
+//! trace-relative timestamp under one second) is stamped with the time it
+//! was pulled. Only
 //! one packet is held at a time, so packets leave in order. While waiting
 //! it sleeps on a timer; while the input is empty it sleeps on the
 //! upstream "empty" notifiers.
@@ -22,7 +24,8 @@
 //!
 //! ## Annotations
 //!
-//! Uses the timestamp annotation and sets it to the time the packet leaves.
+//! Uses the timestamp annotation and sets it to the packet's due time
+//! (timestamp, or pull time if unset, plus DELAY).
 //!
 //! ## Handlers
 //!
@@ -100,7 +103,10 @@ impl Element for DelayUnqueue {
         loop {
             if self.held.is_none() {
                 if let Some(mut p) = cx.pull_one(0) {
-                    if p.timestamp_anno().is_zero() {
+                    // Like Click, any timestamp within the first second
+                    // of the epoch counts as unset (e.g. dump-relative
+                    // times such as 0.12 s).
+                    if p.timestamp_anno().sec() == 0 {
                         p.set_timestamp_anno(cx.now());
                     }
                     let due = p.timestamp_anno().saturating_add(delay);
@@ -117,8 +123,7 @@ impl Element for DelayUnqueue {
             let now = cx.now();
             let due = p.timestamp_anno();
             if due <= now {
-                if let Some(mut p) = self.held.take() {
-                    p.set_timestamp_anno(now);
+                if let Some(p) = self.held.take() {
                     cx.push_one(0, p);
                 }
                 worked = true;
