@@ -233,7 +233,9 @@ impl ThreadSched {
         if std::mem::take(&mut self.resched_current) && ti.scheduled.load(Ordering::Acquire) {
             let first = match self.runq.peek() {
                 None => true,
-                Some(Reverse((p, _, _))) => next_pass <= *p,
+                // A tie goes to the task already waiting (first in, first
+                // out, as Click inserts after equal passes).
+                Some(Reverse((p, _, _))) => next_pass < *p,
             };
             if first {
                 return Some((next_pass, t));
