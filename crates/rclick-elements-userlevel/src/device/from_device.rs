@@ -89,10 +89,85 @@ use rclick_core::args::{Args, Word};
 use rclick_core::{phase, ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId, TimerId};
 use rclick_packet::{Packet, PacketBatch, PacketType, Timestamp};
 
+use super::ring::{RingConfig, RxRing, RxVersion};
 use super::sys::{self, PacketSocket, RecvInfo, MAX_BATCH};
+use super::Method;
 
 /// Bytes per receive slot: a whole 64 KB GSO frame plus a VLAN tag.
 const SLOT: usize = 65536 + 64;
+
+/// Where frames come from.
+enum Source {
+    /// Not initialized (or cleaned up).
+    Closed,
+    /// METHOD LINUX: `recvmmsg` into `buf`, `SLOT` bytes per frame.
+    Socket {
+        sock: PacketSocket,
+        buf: Vec<u8>,
+        infos: Vec<RecvInfo>,
+    },
+    /// METHOD MMAP: a receive ring.
+    Ring(RxRing),
+}
+
+/// What turning a received frame into a packet needs.
+#[derive(Clone, Copy)]
+struct RxOpts {
+    outbound: bool,
+    snaplen: usize,
+    headroom: usize,
+    timestamp: bool,
+}
+
+/// Turns a received frame into a packet, or `None` to skip it.
+fn make_packet(o: RxOpts, frame: &mut [u8], info: RecvInfo, now: Timestamp) -> Option<Packet> {
+    if info.pkttype == libc::PACKET_OUTGOING && !o.outbound {
+        return None;
+    }
+    let len = info.len.min(frame.len());
+    let frame = &mut frame[..len];
+    if info.csum_not_ready {
+        super::complete_checksum(frame);
+    }
+    let keep = len.min(o.snaplen);
+    let mut p = match info.vlan {
+        Some((tpid, tci)) if keep >= 12 => {
+            let mut p = Packet::try_make(o.headroom, &frame[..keep], 0).ok()?;
+            // Put the stripped tag back after the two MAC addresses.
+            p.push(4).ok()?;
+            let d = p.data_mut();
+            d.copy_within(4..16, 0);
+            d[12..14].copy_from_slice(&tpid.to_be_bytes());
+            d[14..16].copy_from_slice(&tci.to_be_bytes());
+            p
+        }
+        _ => Packet::try_make(o.headroom, &frame[..keep], 0).ok()?,
+    };
+    let extra = info.wire_len.saturating_sub(keep);
+    if extra > 0 {
+        p.set_extra_length_anno(u32::try_from(extra).unwrap_or(u32::MAX));
+    }
+    p.set_packet_type_anno(PacketType::from_u8(info.pkttype).unwrap_or_default());
+    if o.timestamp {
+        p.set_timestamp_anno(now);
+    }
+    p.set_mac_header(0);
+    Some(p)
+}
+
+/// Sets the IP header annotation of an Ethernet IPv4 frame.
+fn force_ip(p: &mut Packet) -> bool {
+    let d = p.data();
+    if d.len() < 34 || d[12] != 0x08 || d[13] != 0x00 || d[14] >> 4 != 4 {
+        return false;
+    }
+    let ihl = usize::from(d[14] & 0x0f) * 4;
+    if ihl < 20 || 14 + ihl > d.len() {
+        return false;
+    }
+    p.set_ip_header(14, ihl);
+    true
+}
 
 /// The FromDevice element.
 pub struct FromDevice {
@@ -104,14 +179,17 @@ pub struct FromDevice {
     headroom: usize,
     burst: usize,
     timestamp: bool,
-    sock: Option<PacketSocket>,
-    buf: Vec<u8>,
-    infos: Vec<RecvInfo>,
+    method: Method,
+    ring_size: usize,
+    tpacket: RxVersion,
+    block_timeout_ms: u32,
+    source: Source,
     task: Option<TaskId>,
     timer: Option<TimerId>,
     idle_ns: i64,
     count: u64,
     kernel_drops: u64,
+    oversize: u64,
     errors_reported: u32,
 }
 
@@ -126,14 +204,17 @@ impl Default for FromDevice {
             headroom: rclick_packet::DEFAULT_HEADROOM,
             burst: 32,
             timestamp: true,
-            sock: None,
-            buf: Vec::new(),
-            infos: Vec::new(),
+            method: Method::Linux,
+            ring_size: 4 << 20,
+            tpacket: RxVersion::V2,
+            block_timeout_ms: 1,
+            source: Source::Closed,
             task: None,
             timer: None,
             idle_ns: super::IDLE_POLL_MIN_NS,
             count: 0,
             kernel_drops: 0,
+            oversize: 0,
             errors_reported: 0,
         }
     }
@@ -143,6 +224,9 @@ const H_COUNT: u32 = 0;
 const H_KERNEL_DROPS: u32 = 1;
 const H_ENCAP: u32 = 2;
 const H_RESET: u32 = 3;
+const H_OVERSIZE: u32 = 4;
+const H_METHOD: u32 = 5;
+const H_RING: u32 = 6;
 
 impl FromDevice {
     /// The interface name.
@@ -150,103 +234,102 @@ impl FromDevice {
         &self.ifname
     }
 
+    fn socket(&self) -> Option<&PacketSocket> {
+        match &self.source {
+            Source::Socket { sock, .. } => Some(sock),
+            Source::Ring(r) => Some(r.socket()),
+            Source::Closed => None,
+        }
+    }
+
     fn update_drops(&mut self) {
-        if let Some(s) = &self.sock {
+        if let Some(s) = self.socket() {
             if let Ok((_, drops)) = s.statistics() {
                 self.kernel_drops += u64::from(drops);
             }
         }
     }
 
-    /// Turns received slot `i` into a packet, or `None` to skip it.
-    fn make_packet(&mut self, i: usize, now: Timestamp) -> Option<Packet> {
-        let info = self.infos[i];
-        if info.pkttype == libc::PACKET_OUTGOING && !self.outbound {
-            return None;
+    fn opts(&self) -> RxOpts {
+        RxOpts {
+            outbound: self.outbound,
+            snaplen: self.snaplen,
+            headroom: self.headroom,
+            timestamp: self.timestamp,
         }
-        let start = i * SLOT;
-        let len = info.len.min(SLOT);
-        let frame = &mut self.buf[start..start + len];
-        if info.csum_not_ready {
-            super::complete_checksum(frame);
-        }
-        let keep = len.min(self.snaplen);
-        let mut p = match info.vlan {
-            Some((tpid, tci)) if keep >= 12 => {
-                let mut p = Packet::try_make(self.headroom, &frame[..keep], 0).ok()?;
-                // Put the stripped tag back after the two MAC addresses.
-                p.push(4).ok()?;
-                let d = p.data_mut();
-                d.copy_within(4..16, 0);
-                d[12..14].copy_from_slice(&tpid.to_be_bytes());
-                d[14..16].copy_from_slice(&tci.to_be_bytes());
-                p
-            }
-            _ => Packet::try_make(self.headroom, &frame[..keep], 0).ok()?,
-        };
-        let extra = info.wire_len.saturating_sub(keep);
-        if extra > 0 {
-            p.set_extra_length_anno(u32::try_from(extra).unwrap_or(u32::MAX));
-        }
-        p.set_packet_type_anno(PacketType::from_u8(info.pkttype).unwrap_or_default());
-        if self.timestamp {
-            p.set_timestamp_anno(now);
-        }
-        p.set_mac_header(0);
-        Some(p)
-    }
-
-    /// Sets the IP header annotation of an Ethernet IPv4 frame.
-    fn force_ip(p: &mut Packet) -> bool {
-        let d = p.data();
-        if d.len() < 34 || d[12] != 0x08 || d[13] != 0x00 || d[14] >> 4 != 4 {
-            return false;
-        }
-        let ihl = usize::from(d[14] & 0x0f) * 4;
-        if ihl < 20 || 14 + ihl > d.len() {
-            return false;
-        }
-        p.set_ip_header(14, ihl);
-        true
     }
 
     /// Reads one batch and pushes it; returns how many frames were read.
     fn poll(&mut self, cx: &mut Ctx) -> usize {
-        let Some(sock) = &self.sock else {
-            return 0;
-        };
-        let n = match sock.recv_batch(&mut self.buf, SLOT, &mut self.infos[..self.burst]) {
-            Ok(n) => n,
-            Err(e) => {
-                if self.errors_reported < 5 {
-                    self.errors_reported += 1;
-                    cx.log(format!(
-                        "FromDevice({}): recvmmsg: {}",
-                        self.ifname,
-                        sys::strerror(&e)
-                    ));
-                }
-                return 0;
-            }
-        };
-        if n == 0 {
-            return 0;
-        }
+        let opts = self.opts();
         let now = if self.timestamp {
             cx.now()
         } else {
             Timestamp::ZERO
         };
-        let mut out = PacketBatch::with_capacity(n);
+        let mut out = PacketBatch::with_capacity(self.burst);
         let mut other = PacketBatch::new();
-        for i in 0..n {
-            if let Some(mut p) = self.make_packet(i, now) {
-                if self.force_ip && !Self::force_ip(&mut p) {
+        let force = self.force_ip;
+        let mut emit = |p: Option<Packet>| {
+            if let Some(mut p) = p {
+                if force && !force_ip(&mut p) {
                     other.push(p);
                 } else {
                     out.push(p);
                 }
             }
+        };
+        let n = match &mut self.source {
+            Source::Closed => 0,
+            Source::Socket { sock, buf, infos } => {
+                let n = match sock.recv_batch(buf, SLOT, &mut infos[..self.burst]) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        if self.errors_reported < 5 {
+                            self.errors_reported += 1;
+                            cx.log(format!(
+                                "FromDevice({}): recvmmsg: {}",
+                                self.ifname,
+                                sys::strerror(&e)
+                            ));
+                        }
+                        return 0;
+                    }
+                };
+                for (i, info) in infos[..n].iter().enumerate() {
+                    let start = i * SLOT;
+                    let len = info.len.min(SLOT);
+                    emit(make_packet(opts, &mut buf[start..start + len], *info, now));
+                }
+                n
+            }
+            Source::Ring(ring) => {
+                let max_frame = ring.max_frame();
+                let mut oversize = 0u64;
+                let n = ring.recv(self.burst, |frame, info| {
+                    // Cut short by the ring's slot size, not by SNAPLEN.
+                    if info.len < info.wire_len && info.len < opts.snaplen {
+                        oversize += 1;
+                        return;
+                    }
+                    emit(make_packet(opts, frame, info, now));
+                });
+                if oversize > 0 {
+                    if self.oversize == 0 {
+                        cx.log(format!(
+                            "FromDevice({}): dropped a frame longer than the ring's \
+                             {max_frame}-byte slots (turn off GRO/LRO on the device, \
+                             or raise its MTU before starting the router); counted in `oversize`",
+                            self.ifname
+                        ));
+                    }
+                    self.oversize += oversize;
+                }
+                n
+            }
+        };
+        if n == 0 {
+            return 0;
         }
         self.count += out.len() as u64;
         if !out.is_empty() {
@@ -256,6 +339,66 @@ impl FromDevice {
             cx.checked_push(1, other);
         }
         n
+    }
+
+    fn open(&self) -> Result<Source, String> {
+        let sock = super::open_socket("FromDevice", &self.ifname, true)?;
+        let fail = |what: &str, e: std::io::Error| {
+            format!("FromDevice({}): {what}: {}", self.ifname, sys::strerror(&e))
+        };
+        if self.promisc {
+            sock.set_promiscuous()
+                .map_err(|e| fail("cannot enable promiscuous mode", e))?;
+        }
+        if !self.outbound {
+            // Older kernels lack it; outgoing frames are then skipped here.
+            let _ = sock.ignore_outgoing();
+        }
+        match self.method {
+            Method::Linux => {
+                // Without auxdata, partial checksums would go out unrepaired.
+                sock.enable_auxdata()
+                    .map_err(|e| fail("PACKET_AUXDATA", e))?;
+                let _ = sock.set_rcvbuf(4 << 20);
+                // Discard the statistics of frames queued before we start.
+                let _ = sock.statistics();
+                Ok(Source::Socket {
+                    sock,
+                    // Zeroed pages are mapped lazily: only touched slot bytes cost memory.
+                    buf: vec![0u8; SLOT * self.burst],
+                    infos: vec![RecvInfo::default(); self.burst],
+                })
+            }
+            Method::Mmap => {
+                let cfg = RingConfig {
+                    version: self.tpacket,
+                    max_frame: super::max_frame(&self.ifname),
+                    ring_bytes: self.ring_size,
+                    block_timeout_ms: self.block_timeout_ms,
+                };
+                let ring = RxRing::new(sock, &cfg).map_err(|e| fail("PACKET_RX_RING", e))?;
+                let _ = ring.socket().statistics();
+                Ok(Source::Ring(ring))
+            }
+            Method::Xdp => Err(super::xdp_unavailable("FromDevice", &self.ifname)),
+        }
+    }
+
+    fn ring_description(&self) -> String {
+        match &self.source {
+            Source::Ring(r) => {
+                let g = r.geometry();
+                format!(
+                    "TPACKET_V{} blocks {} x {} frame {} max_frame {}",
+                    if self.tpacket == RxVersion::V2 { 2 } else { 3 },
+                    g.block_nr,
+                    g.block_size,
+                    g.frame_size,
+                    r.max_frame()
+                )
+            }
+            _ => String::new(),
+        }
     }
 }
 
@@ -288,6 +431,9 @@ impl Element for FromDevice {
         let mut burst: u32 = 32;
         let mut timestamp = true;
         let mut allow_nonexistent = false;
+        let mut ring_size: u32 = 4 << 20;
+        let mut tpacket: u32 = 2;
+        let mut block_timeout: u32 = 1;
         Args::new(conf)
             .read_mp("DEVNAME", &mut ifname)
             .read("SNIFFER", &mut sniffer)
@@ -303,12 +449,15 @@ impl Element for FromDevice {
             .read("BURST", &mut burst)
             .read("TIMESTAMP", &mut timestamp)
             .read("ALLOW_NONEXISTENT", &mut allow_nonexistent)
+            .read("RING_SIZE", &mut ring_size)
+            .read("TPACKET", &mut tpacket)
+            .read("BLOCK_TIMEOUT", &mut block_timeout)
             .complete()
             .map_err(|e| e.to_string())?;
         if ifname.is_empty() {
             return Err("DEVNAME: interface not set".into());
         }
-        super::parse_method(if method.0.is_empty() {
+        let method = super::parse_method(if method.0.is_empty() {
             &capture.0
         } else {
             &method.0
@@ -328,6 +477,17 @@ impl Element for FromDevice {
         if headroom > 4096 {
             return Err("HEADROOM too large (at most 4096)".into());
         }
+        let tpacket = match tpacket {
+            2 => RxVersion::V2,
+            3 => RxVersion::V3,
+            _ => return Err("TPACKET must be 2 or 3".into()),
+        };
+        if !(1..=1000).contains(&block_timeout) {
+            return Err("BLOCK_TIMEOUT must be between 1 and 1000 (milliseconds)".into());
+        }
+        if !((64 << 10)..=(1 << 30)).contains(&ring_size) {
+            return Err("RING_SIZE must be between 65536 and 1073741824 bytes".into());
+        }
         if !bpf.is_empty() {
             cx.warning("BPF_FILTER ignored: it requires METHOD PCAP");
         }
@@ -345,46 +505,22 @@ impl Element for FromDevice {
         self.headroom = headroom as usize;
         self.burst = burst as usize;
         self.timestamp = timestamp;
+        self.method = method;
+        self.ring_size = ring_size as usize;
+        self.tpacket = tpacket;
+        self.block_timeout_ms = block_timeout;
         Ok(())
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        let sock = super::open_socket("FromDevice", &self.ifname, true)?;
-        if self.promisc {
-            sock.set_promiscuous().map_err(|e| {
-                format!(
-                    "FromDevice({}): cannot enable promiscuous mode: {}",
-                    self.ifname,
-                    sys::strerror(&e)
-                )
-            })?;
-        }
-        // Without auxdata, partial checksums would go out unrepaired.
-        sock.enable_auxdata().map_err(|e| {
-            format!(
-                "FromDevice({}): PACKET_AUXDATA: {}",
-                self.ifname,
-                sys::strerror(&e)
-            )
-        })?;
-        if !self.outbound {
-            // Older kernels lack it; outgoing frames are then skipped here.
-            let _ = sock.ignore_outgoing();
-        }
-        let _ = sock.set_rcvbuf(4 << 20);
-        // Discard the statistics of frames queued before we start.
-        let _ = sock.statistics();
-        self.sock = Some(sock);
-        // Zeroed pages are mapped lazily: only touched slot bytes cost memory.
-        self.buf = vec![0u8; SLOT * self.burst];
-        self.infos = vec![RecvInfo::default(); self.burst];
+        self.source = self.open()?;
         self.task = Some(cx.new_task(true));
         self.timer = Some(cx.new_timer());
         Ok(())
     }
 
     fn cleanup(&mut self, _cx: &mut Ctx) {
-        self.sock = None;
+        self.source = Source::Closed;
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
@@ -413,6 +549,9 @@ impl Element for FromDevice {
             HandlerDef::read("count", H_COUNT),
             HandlerDef::read("kernel_drops", H_KERNEL_DROPS),
             HandlerDef::read("drops", H_KERNEL_DROPS),
+            HandlerDef::read("oversize", H_OVERSIZE),
+            HandlerDef::read("method", H_METHOD),
+            HandlerDef::read("ring", H_RING),
             HandlerDef::read("encap", H_ENCAP),
             HandlerDef::write("reset_counts", H_RESET),
         ]
@@ -425,6 +564,9 @@ impl Element for FromDevice {
                 self.update_drops();
                 Ok(self.kernel_drops.to_string())
             }
+            H_OVERSIZE => Ok(self.oversize.to_string()),
+            H_METHOD => Ok(super::method_name(self.method).into()),
+            H_RING => Ok(self.ring_description()),
             H_ENCAP => Ok("ETHER".into()),
             _ => Err("no such handler".into()),
         }
@@ -436,6 +578,7 @@ impl Element for FromDevice {
                 self.update_drops();
                 self.count = 0;
                 self.kernel_drops = 0;
+                self.oversize = 0;
                 Ok(())
             }
             _ => Err("no such handler".into()),

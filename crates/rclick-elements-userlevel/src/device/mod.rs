@@ -1,11 +1,13 @@
 //! Network devices: FromDevice and ToDevice read and write Ethernet frames
-//! on Linux interfaces through packet sockets (Click's `METHOD LINUX`).
+//! on Linux interfaces through packet sockets (Click's `METHOD LINUX`),
+//! memory-mapped packet rings (`METHOD MMAP`) or AF_XDP (`METHOD XDP`).
 //!
-//! All system calls are in [`sys`], the one module of this crate with
-//! `unsafe`. The elements poll their non-blocking sockets from tasks, and
+//! All system calls are in [`sys`] and [`ring`], the modules of this crate
+//! with `unsafe`. The elements poll their non-blocking sockets from tasks, and
 //! fall back to a short timer while a device is idle.
 
 pub mod from_device;
+pub mod ring;
 pub mod sys;
 pub mod to_device;
 
@@ -33,15 +35,52 @@ pub(crate) const IDLE_POLL_MIN_NS: i64 = 50_000;
 /// Longest idle poll interval, in nanoseconds.
 pub(crate) const IDLE_POLL_MAX_NS: i64 = 500_000;
 
-/// Parses METHOD: only `LINUX` (the default) is implemented.
-pub(crate) fn parse_method(m: &str) -> Result<(), String> {
+/// How a device element moves frames (the METHOD keyword).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Method {
+    /// Packet sockets with `recvmmsg`/`sendmmsg` (Click's `LINUX`).
+    #[default]
+    Linux,
+    /// Memory-mapped packet rings (`PACKET_RX_RING`/`PACKET_TX_RING`).
+    Mmap,
+    /// AF_XDP sockets (copy mode).
+    Xdp,
+}
+
+/// Parses METHOD.
+pub(crate) fn parse_method(m: &str) -> Result<Method, String> {
     match m.to_ascii_uppercase().as_str() {
-        "" | "LINUX" | "DEFAULT" => Ok(()),
+        "" | "LINUX" | "DEFAULT" => Ok(Method::Linux),
+        "MMAP" | "RING" | "PACKET_MMAP" => Ok(Method::Mmap),
+        "XDP" | "AF_XDP" => Ok(Method::Xdp),
         "PCAP" | "NETMAP" | "DPDK" => Err(format!(
-            "METHOD {m} is not supported by this build; use METHOD LINUX (packet sockets)"
+            "METHOD {m} is not supported by this build; use METHOD LINUX (packet sockets), \
+             MMAP (memory-mapped rings) or XDP (AF_XDP)"
         )),
-        _ => Err(format!("bad METHOD '{m}' (expected LINUX)")),
+        _ => Err(format!("bad METHOD '{m}' (expected LINUX, MMAP or XDP)")),
     }
+}
+
+/// METHOD's canonical spelling.
+pub(crate) fn method_name(m: Method) -> &'static str {
+    match m {
+        Method::Linux => "LINUX",
+        Method::Mmap => "MMAP",
+        Method::Xdp => "XDP",
+    }
+}
+
+/// The initialization error of METHOD XDP.
+pub(crate) fn xdp_unavailable(class: &str, ifname: &str) -> String {
+    format!(
+        "{class}({ifname}): METHOD XDP is not available in this build; use METHOD MMAP or LINUX"
+    )
+}
+
+/// The largest link-level frame of interface `ifname`: its MTU plus an
+/// Ethernet header and two VLAN tags (1500 when the MTU cannot be read).
+pub(crate) fn max_frame(ifname: &str) -> usize {
+    sys::if_mtu(ifname).unwrap_or(1500) + 14 + 8
 }
 
 /// Opens a packet socket on `ifname` for `class`, with an error message
@@ -227,8 +266,11 @@ mod tests {
 
     #[test]
     fn methods() {
-        assert!(parse_method("LINUX").is_ok());
-        assert!(parse_method("linux").is_ok());
+        assert_eq!(parse_method("LINUX"), Ok(Method::Linux));
+        assert_eq!(parse_method("linux"), Ok(Method::Linux));
+        assert_eq!(parse_method(""), Ok(Method::Linux));
+        assert_eq!(parse_method("MMAP"), Ok(Method::Mmap));
+        assert_eq!(parse_method("xdp"), Ok(Method::Xdp));
         assert!(parse_method("PCAP").unwrap_err().contains("not supported"));
         assert!(parse_method("FOO").is_err());
     }

@@ -69,7 +69,7 @@ pub fn if_mtu(name: &str) -> Option<usize> {
         .ok()
 }
 
-fn check(r: libc::c_int) -> io::Result<libc::c_int> {
+pub(crate) fn check(r: libc::c_int) -> io::Result<libc::c_int> {
     if r < 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -77,7 +77,12 @@ fn check(r: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
-fn setsockopt<T>(fd: &OwnedFd, level: libc::c_int, name: libc::c_int, val: &T) -> io::Result<()> {
+pub(crate) fn setsockopt<T>(
+    fd: &OwnedFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    val: &T,
+) -> io::Result<()> {
     let len = libc::socklen_t::try_from(size_of::<T>()).map_err(|_| io::ErrorKind::InvalidInput)?;
     // SAFETY: `val` points to `size_of::<T>()` readable bytes for the whole
     // call; the kernel copies them and keeps no pointer.
@@ -94,6 +99,11 @@ fn setsockopt<T>(fd: &OwnedFd, level: libc::c_int, name: libc::c_int, val: &T) -
 }
 
 impl PacketSocket {
+    /// The socket's descriptor (for the memory-mapped rings of `ring`).
+    pub(crate) fn fd(&self) -> &OwnedFd {
+        &self.fd
+    }
+
     /// Opens a non-blocking packet socket on interface `ifindex`. With
     /// `receive`, it receives every protocol (`ETH_P_ALL`); without, it
     /// receives nothing (a send-only socket).

@@ -63,14 +63,31 @@ use rclick_core::{
 };
 use rclick_packet::{PacketBatch, Timestamp};
 
+use super::ring::{RingConfig, RxVersion, TxRefused, TxRing};
 use super::sys::{self, PacketSocket, MAX_BATCH};
+use super::Method;
+
+/// Where packets go.
+enum Sink {
+    /// Not initialized (or cleaned up).
+    Closed,
+    /// METHOD LINUX: `sendmmsg` on a packet socket.
+    Socket(PacketSocket),
+    /// METHOD MMAP: a transmit ring.
+    Ring(TxRing),
+}
 
 /// The ToDevice element.
 pub struct ToDevice {
     ifname: String,
     burst: usize,
     debug: bool,
-    sock: Option<PacketSocket>,
+    method: Method,
+    ring_size: usize,
+    /// Longest frame the device takes (MTU + Ethernet header), read at
+    /// initialization; a VLAN-tagged frame may be 4 bytes longer.
+    max_len: usize,
+    sink: Sink,
     /// Packets pulled but not yet accepted by the kernel, oldest first.
     pending: PacketBatch,
     task: Option<TaskId>,
@@ -80,6 +97,8 @@ pub struct ToDevice {
     count: u64,
     drops: u64,
     pulls: u64,
+    oversize: u64,
+    ring_full: u64,
     errors_reported: u32,
 }
 
@@ -89,7 +108,10 @@ impl Default for ToDevice {
             ifname: String::new(),
             burst: 32,
             debug: false,
-            sock: None,
+            method: Method::Linux,
+            ring_size: 1 << 20,
+            max_len: 1514,
+            sink: Sink::Closed,
             pending: PacketBatch::new(),
             task: None,
             timer: None,
@@ -98,6 +120,8 @@ impl Default for ToDevice {
             count: 0,
             drops: 0,
             pulls: 0,
+            oversize: 0,
+            ring_full: 0,
             errors_reported: 0,
         }
     }
@@ -110,6 +134,9 @@ const H_Q: u32 = 3;
 const H_SIGNAL: u32 = 4;
 const H_DEBUG: u32 = 5;
 const H_RESET: u32 = 6;
+const H_OVERSIZE: u32 = 7;
+const H_RING_FULL: u32 = 8;
+const H_METHOD: u32 = 9;
 
 /// What one send attempt did.
 enum Sent {
@@ -126,7 +153,7 @@ impl ToDevice {
     }
 
     fn try_send(&self) -> Sent {
-        let Some(sock) = &self.sock else {
+        let Sink::Socket(sock) = &self.sink else {
             return Sent::Some(0);
         };
         let mut frames: [&[u8]; MAX_BATCH] = [&[]; MAX_BATCH];
@@ -208,6 +235,7 @@ impl Element for ToDevice {
         let mut queue: u32 = 0;
         let mut debug = false;
         let mut allow_nonexistent = false;
+        let mut ring_size: u32 = 1 << 20;
         Args::new(conf)
             .read_mp("DEVNAME", &mut ifname)
             .read("BURST", &mut burst)
@@ -215,15 +243,21 @@ impl Element for ToDevice {
             .read("QUEUE", &mut queue)
             .read("DEBUG", &mut debug)
             .read("ALLOW_NONEXISTENT", &mut allow_nonexistent)
+            .read("RING_SIZE", &mut ring_size)
             .complete()
             .map_err(|e| e.to_string())?;
         if ifname.is_empty() {
             return Err("DEVNAME: interface not set".into());
         }
-        super::parse_method(&method.0)?;
+        let method = super::parse_method(&method.0)?;
         if !(1..=MAX_BATCH as u32).contains(&burst) {
             return Err(format!("BURST must be between 1 and {MAX_BATCH}"));
         }
+        if !((64 << 10)..=(1 << 30)).contains(&ring_size) {
+            return Err("RING_SIZE must be between 65536 and 1073741824 bytes".into());
+        }
+        self.method = method;
+        self.ring_size = ring_size as usize;
         self.ifname = ifname;
         self.burst = burst as usize;
         self.debug = debug;
@@ -231,7 +265,28 @@ impl Element for ToDevice {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.sock = Some(super::open_socket("ToDevice", &self.ifname, false)?);
+        let sock = super::open_socket("ToDevice", &self.ifname, false)?;
+        // The frame limit the kernel applies (the Ethernet header on top of the MTU).
+        self.max_len = super::max_frame(&self.ifname) - 8;
+        self.sink = match self.method {
+            Method::Linux => Sink::Socket(sock),
+            Method::Mmap => {
+                let cfg = RingConfig {
+                    version: RxVersion::V2,
+                    max_frame: self.max_len + 4,
+                    ring_bytes: self.ring_size,
+                    block_timeout_ms: 1,
+                };
+                Sink::Ring(TxRing::new(sock, &cfg).map_err(|e| {
+                    format!(
+                        "ToDevice({}): PACKET_TX_RING: {}",
+                        self.ifname,
+                        sys::strerror(&e)
+                    )
+                })?)
+            }
+            Method::Xdp => return Err(super::xdp_unavailable("ToDevice", &self.ifname)),
+        };
         let t = cx.new_task(true);
         self.task = Some(t);
         self.timer = Some(cx.new_timer());
@@ -241,10 +296,17 @@ impl Element for ToDevice {
 
     fn cleanup(&mut self, _cx: &mut Ctx) {
         self.pending.clear();
-        self.sock = None;
+        if let Sink::Ring(r) = &mut self.sink {
+            // Frames already in the ring go out.
+            let _ = r.kick();
+        }
+        self.sink = Sink::Closed;
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
+        if matches!(self.sink, Sink::Ring(_)) {
+            return self.run_ring(cx);
+        }
         let mut worked = false;
         if !self.pending.is_empty() && !self.flush(cx) {
             // Still full: back off; the timer reschedules the task.
@@ -280,6 +342,9 @@ impl Element for ToDevice {
             HandlerDef::read("drops", H_DROPS),
             HandlerDef::read("pulls", H_PULLS),
             HandlerDef::read("q", H_Q),
+            HandlerDef::read("oversize", H_OVERSIZE),
+            HandlerDef::read("ring_full", H_RING_FULL),
+            HandlerDef::read("method", H_METHOD),
             HandlerDef::read("signal", H_SIGNAL),
             HandlerDef::read_write("debug", H_DEBUG),
             HandlerDef::write("reset_counts", H_RESET),
@@ -291,7 +356,14 @@ impl Element for ToDevice {
             H_COUNT => Ok(self.count.to_string()),
             H_DROPS => Ok(self.drops.to_string()),
             H_PULLS => Ok(self.pulls.to_string()),
-            H_Q => Ok(self.pending.len().to_string()),
+            H_Q => Ok(match &self.sink {
+                Sink::Ring(r) => r.in_flight(),
+                _ => self.pending.len(),
+            }
+            .to_string()),
+            H_OVERSIZE => Ok(self.oversize.to_string()),
+            H_RING_FULL => Ok(self.ring_full.to_string()),
+            H_METHOD => Ok(super::method_name(self.method).into()),
             H_SIGNAL => Ok(self.signal.active().to_string()),
             H_DEBUG => Ok(self.debug.to_string()),
             _ => Err("no such handler".into()),
@@ -313,6 +385,8 @@ impl Element for ToDevice {
                 self.count = 0;
                 self.drops = 0;
                 self.pulls = 0;
+                self.oversize = 0;
+                self.ring_full = 0;
                 Ok(())
             }
             _ => Err("no such handler".into()),
@@ -321,6 +395,105 @@ impl Element for ToDevice {
 }
 
 impl ToDevice {
+    /// Whether the kernel would refuse `frame` as too long for the device
+    /// (a VLAN tag may add 4 bytes to the MTU).
+    fn too_long(&self, frame: &[u8]) -> bool {
+        let tagged =
+            frame.len() >= 14 && matches!([frame[12], frame[13]], [0x81, 0x00] | [0x88, 0xa8]);
+        frame.len() > self.max_len + if tagged { 4 } else { 0 }
+    }
+
+    fn log_error(&mut self, cx: &mut Ctx, msg: String) {
+        if self.debug || self.errors_reported < 5 {
+            self.errors_reported += 1;
+            cx.log(format!("ToDevice({}): {msg}", self.ifname));
+        }
+    }
+
+    /// One task run with a transmit ring: pull only as many packets as the
+    /// ring has free slots (a full ring leaves them in the upstream queue),
+    /// copy them in, and kick the kernel.
+    fn run_ring(&mut self, cx: &mut Ctx) -> bool {
+        let Sink::Ring(ring) = &mut self.sink else {
+            return false;
+        };
+        if let Err(e) = ring.kick() {
+            let msg = format!("send: {}", sys::strerror(&e));
+            self.log_error(cx, msg);
+        }
+        let Sink::Ring(ring) = &self.sink else {
+            return false;
+        };
+        let free = ring.free_slots(self.burst);
+        if free == 0 {
+            self.ring_full += 1;
+            self.retry_later(cx);
+            return false;
+        }
+        let batch = cx.pull(0, free);
+        if batch.is_empty() {
+            if self.signal.active() {
+                cx.reschedule();
+            } else if ring.needs_kick() {
+                // The kernel's socket buffer was full: kick again soon.
+                self.retry_later(cx);
+            }
+            return false;
+        }
+        self.pulls += 1;
+        self.backoff_ns = super::IDLE_POLL_MIN_NS;
+        let mut sent = PacketBatch::with_capacity(batch.len());
+        let mut refused = PacketBatch::new();
+        let mut errors = Vec::new();
+        for p in batch {
+            let why = if p.len() < 14 {
+                Some("shorter than an Ethernet header")
+            } else if self.too_long(p.data()) {
+                Some("longer than the device MTU")
+            } else {
+                let Sink::Ring(ring) = &mut self.sink else {
+                    return false;
+                };
+                match ring.push(p.data()) {
+                    Ok(()) => None,
+                    Err(TxRefused::TooLong) => Some("longer than a ring slot"),
+                    // free_slots said there was room; nothing else fills the ring.
+                    Err(TxRefused::Full) => Some("ring full"),
+                }
+            };
+            match why {
+                None => sent.push(p),
+                Some(why) => {
+                    if why.starts_with("ring") {
+                        self.ring_full += 1;
+                    } else {
+                        self.oversize += 1;
+                    }
+                    self.drops += 1;
+                    errors.push(format!("dropped a {}-byte packet: {why}", p.len()));
+                    refused.push(p);
+                }
+            }
+        }
+        if let Sink::Ring(ring) = &mut self.sink {
+            if let Err(e) = ring.kick() {
+                errors.push(format!("send: {}", sys::strerror(&e)));
+            }
+        }
+        for e in errors {
+            self.log_error(cx, e);
+        }
+        self.count += sent.len() as u64;
+        if !sent.is_empty() {
+            cx.checked_push(0, sent);
+        }
+        if !refused.is_empty() {
+            cx.checked_push(1, refused);
+        }
+        cx.reschedule();
+        true
+    }
+
     fn retry_later(&mut self, cx: &mut Ctx) {
         if let Some(t) = self.timer {
             cx.schedule_timer_after(t, Timestamp::from_nsec(self.backoff_ns));
