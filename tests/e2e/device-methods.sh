@@ -194,13 +194,13 @@ fi
 
 # --bench: a sender in A blasts 60-byte UDP frames to B through the router.
 frame="02000000000102000000000208004500002e000040004011"
-frame+="0000c0000202c6336402"          # 192.0.2.2 -> 198.51.100.2
+frame+="4e87c0000202c6336402"          # 192.0.2.2 -> 198.51.100.2, checksum 4e87
 frame+="3039dbba001a0000"              # UDP 12345 -> 56250, length 26
 frame+="000000000000000000000000000000000000"
 sender_conf="$work/sender.click"
 cat >"$sender_conf" <<EOF
 src :: InfiniteSource(DATA \\<$frame>, LIMIT -1, BURST 64, STOP false)
-  -> SetIPChecksum(14) -> Queue(2048) -> td :: ToDevice(eth0, METHOD MMAP, BURST 64);
+  -> Queue(2048) -> td :: ToDevice(eth0, METHOD MMAP, BURST 64);
 Script(wait 5s, stop);
 EOF
 hz=$(getconf CLK_TCK)
@@ -223,10 +223,10 @@ for m in $methods; do
         fwd=$(hval td1.count)
         [[ "$fwd" =~ ^[0-9]+$ ]] || { cat "$work/router.log"; fail "$m: no td1.count"; }
         cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.3f", (b - a) / hz }')
-        pc=$(awk -v n="$fwd" -v c="$cpu" 'BEGIN { printf "%d", c > 0 ? n / c : 0 }')
+        pc=$(awk -v n="$fwd" -v c="$cpu" 'BEGIN { printf "%d", (c > 0 ? n / c : 0) }')
         pw=$(awk -v n="$fwd" -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", n / (b - a) }')
         printf '%-8s %5s %12s %14s %14s   (sent %s, router cpu %ss, %s)\n' "$m" "$r" "$fwd" "$pc" "$pw" \
-            "$(sed -n 2p "$work/sender.log")" "$cpu" \
+            "$(awk '$0 == "td.count:" { getline; print }' "$work/sender.log")" "$cpu" \
             "drops $(hval fd0.kernel_drops) ring_full $(hval td1.ring_full) oversize $(hval fd0.oversize)"
         cpu_rates[$m]+="$pc "
         wall_rates[$m]+="$pw "

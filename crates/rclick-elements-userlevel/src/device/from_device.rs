@@ -17,18 +17,38 @@
 //! namespace), or filter the kernel's traffic. Frames sent on DEVNAME (by
 //! the kernel or by a ToDevice) are not emitted unless OUTBOUND is true.
 //!
-//! FromDevice polls its non-blocking socket from a task, reading up to
-//! BURST frames per run with one `recvmmsg` call. When no frame is waiting
-//! it sleeps on a short timer (50 µs, growing to 500 µs while the device
-//! stays idle) instead of spinning.
+//! FromDevice polls from a task, reading up to BURST frames per run. When
+//! no frame is waiting it sleeps on a short timer (50 µs, growing to 500 µs
+//! while the device stays idle) instead of spinning.
+//!
+//! METHOD chooses how frames come from the kernel:
+//!
+//! * `LINUX` (the default): a packet socket read with `recvmmsg`, one
+//!   system call per batch. Receive buffers are 64 KB, so frames larger
+//!   than the MTU (GRO/GSO aggregates) arrive whole.
+//! * `MMAP`: a receive ring shared with the kernel (`PACKET_RX_RING`): no
+//!   system call per frame or batch, the kernel copies each frame into a
+//!   slot and FromDevice copies it out and hands the slot back. Slots are
+//!   sized for the device's MTU (read when the router starts) plus the
+//!   Ethernet header and two VLAN tags. A longer frame (a GRO aggregate, or
+//!   an MTU raised after start) does not fit: it is dropped and counted in
+//!   `oversize`, with a message the first time. With `TPACKET 2` (the
+//!   default) each slot holds one frame and is handed over at once. With
+//!   `TPACKET 3` the kernel packs frames into 64 KB blocks and hands over a
+//!   block when it is full or BLOCK_TIMEOUT milliseconds after its first
+//!   frame: fewer handovers at high rates, but up to BLOCK_TIMEOUT of added
+//!   latency on a quiet link (a ping's round trip grows by about 1 ms
+//!   per router hop with the default).
+//! * `XDP`: refused at initialization in this build (see the project's
+//!   docs/E2E-DEVICES.md for what AF_XDP needs).
 //!
 //! Frames from virtual devices (veth, tap) may carry a partial TCP/UDP
-//! checksum, which the kernel marks `TP_STATUS_CSUMNOTREADY`; FromDevice
-//! completes those checksums (TCP and UDP over IPv4). VLAN tags the kernel
-//! stripped are put back into the frame. Receive buffers are 64 KB, so
-//! frames larger than the MTU (GRO/GSO aggregates) arrive whole; turning
-//! offloads off (`ethtool -K DEV tso off gso off gro off`) keeps frames
-//! MTU-sized, which a router needs anyway.
+//! checksum, which the kernel marks `TP_STATUS_CSUMNOTREADY` (in the
+//! auxiliary data with LINUX, in the ring slot's status with MMAP);
+//! FromDevice completes those checksums (TCP and UDP over IPv4). VLAN tags
+//! the kernel stripped are put back into the frame. Turning offloads off
+//! (`ethtool -K DEV tso off gso off gro off`) keeps frames MTU-sized, which
+//! a router needs anyway.
 //!
 //! Opening a packet socket needs CAP_NET_RAW (root). A missing interface
 //! or a missing privilege fails initialization with a message saying what
@@ -47,8 +67,15 @@
 //! * `FORCE_IP` (boolean): emit only IPv4 frames, with the IP header
 //!   annotation set; others go to output 1 if it exists, else are dropped.
 //!   Default false.
-//! * `METHOD` (word): capture method. Only `LINUX` (packet sockets, the
-//!   default) is implemented; `PCAP` and `NETMAP` are refused.
+//! * `METHOD` (word): capture method, `LINUX` (packet socket, the
+//!   default), `MMAP` (memory-mapped receive ring) or `XDP` (refused in
+//!   this build). `PCAP` and `NETMAP` are refused.
+//! * `TPACKET` (2 or 3): with METHOD MMAP, the ring format. Default 2.
+//! * `BLOCK_TIMEOUT` (milliseconds, 1 to 1000): with TPACKET 3, how long
+//!   the kernel waits before handing over a block that is not full.
+//!   Default 1.
+//! * `RING_SIZE` (bytes): with METHOD MMAP, the receive ring's memory.
+//!   Default 4194304 (4 MB: 2048 slots at MTU 1500).
 //! * `BPF_FILTER` (string): ignored with a warning (needs METHOD PCAP).
 //! * `ENCAP` (word): ignored unless `ETHER` (needs METHOD PCAP).
 //! * `OUTBOUND` (boolean): also emit frames sent on DEVNAME. Default false.
@@ -71,6 +98,11 @@
 //! * `kernel_drops` (read): frames the kernel dropped before FromDevice
 //!   read them (its socket buffer was full), from `PACKET_STATISTICS`.
 //! * `drops` (read): same as `kernel_drops`.
+//! * `oversize` (read): with METHOD MMAP, frames dropped because they were
+//!   longer than a ring slot.
+//! * `method` (read): the METHOD in use.
+//! * `ring` (read): with METHOD MMAP, the ring's shape (format, blocks,
+//!   slot size, longest frame it holds).
 //! * `encap` (read): the link encapsulation, `ETHER`.
 //! * `reset_counts` (write): sets `count` and the drop counters to 0.
 //!
@@ -79,6 +111,7 @@
 //! ```text
 //! FromDevice(veth0) -> c :: Classifier(12/0806, 12/0800, -) ...
 //! FromDevice(eth0, PROMISC true) -> ToDump(capture.pcap);
+//! FromDevice(veth0, METHOD MMAP) -> ...
 //! ```
 //!
 //! ## See also
@@ -604,6 +637,12 @@ mod tests {
         assert!(build_err("FromDevice(lo, METHOD PCAP) -> Discard").contains("not supported"));
         assert!(build_err("FromDevice(lo, METHOD BOGUS) -> Discard").contains("METHOD"));
         assert!(build_err("FromDevice(lo, BURST 0) -> Discard").contains("BURST"));
+        assert!(build_err("FromDevice(lo, METHOD MMAP, TPACKET 1) -> Discard").contains("TPACKET"));
+        assert!(
+            build_err("FromDevice(lo, TPACKET 3, BLOCK_TIMEOUT 0) -> Discard")
+                .contains("BLOCK_TIMEOUT")
+        );
+        assert!(build_err("FromDevice(lo, RING_SIZE 4096) -> Discard").contains("RING_SIZE"));
         assert!(build_err("FromDevice(lo, BURST 65) -> Discard").contains("BURST"));
         assert!(build_err("FromDevice(lo, ENCAP IP) -> Discard").contains("PCAP"));
         assert!(build_err("FromDevice(lo, PROMISC maybe) -> Discard").contains("PROMISC"));
@@ -617,6 +656,29 @@ mod tests {
     }
 
     #[test]
+    fn xdp_fails_initialization_with_a_reason() {
+        let e = build_err("FromDevice(lo, METHOD XDP) -> Discard");
+        assert!(e.contains("XDP"), "{e}");
+    }
+
+    #[test]
+    fn opens_ring_on_loopback_when_privileged() {
+        match testing::build(
+            "f :: FromDevice(lo, METHOD MMAP, TPACKET 3) -> Discard",
+            &registry(),
+            true,
+        ) {
+            Ok(r) => {
+                assert_eq!(testing::read(&r, "f.method"), "MMAP");
+                let ring = testing::read(&r, "f.ring");
+                assert!(ring.starts_with("TPACKET_V3 blocks"), "{ring}");
+                assert_eq!(testing::read(&r, "f.oversize"), "0");
+            }
+            Err(e) => assert!(e.to_string().contains("CAP_NET_RAW"), "{e}"),
+        }
+    }
+
+    #[test]
     fn opens_loopback_when_privileged() {
         // Needs CAP_NET_RAW; without it, the message must say so.
         match testing::build(
@@ -626,6 +688,7 @@ mod tests {
         ) {
             Ok(r) => {
                 assert_eq!(testing::read(&r, "f.count"), "0");
+                assert_eq!(testing::read(&r, "f.method"), "LINUX");
                 assert_eq!(testing::read(&r, "f.encap"), "ETHER");
                 assert_eq!(testing::read(&r, "f.kernel_drops"), "0");
             }

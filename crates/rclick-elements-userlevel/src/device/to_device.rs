@@ -12,16 +12,32 @@
 //! packet socket. Packets must already carry their link-level (Ethernet)
 //! header: ARP, for example, must be done upstream (ARPQuerier).
 //!
-//! A task pulls up to BURST packets per run and hands them to the kernel
-//! with one `sendmmsg` call. When the socket is full (`EAGAIN`, `ENOBUFS`)
-//! ToDevice keeps the packets it could not send and retries them on a short
-//! timer before pulling more: a full device pushes back on its queue, and
-//! no packet is silently lost. The task sleeps while its upstream is empty
-//! (a Queue's empty notifier).
+//! METHOD chooses how packets reach the kernel:
+//!
+//! * `LINUX` (the default): a task pulls up to BURST packets per run and
+//!   hands them to the kernel with one `sendmmsg` call. When the socket is
+//!   full (`EAGAIN`, `ENOBUFS`) ToDevice keeps the packets it could not send
+//!   and retries them on a short timer before pulling more.
+//! * `MMAP`: a transmit ring shared with the kernel (`PACKET_TX_RING`,
+//!   TPACKET_V2 slots sized for the device's MTU). A task pulls only as
+//!   many packets as the ring has free slots (at most BURST), copies them
+//!   in, and one `send(MSG_DONTWAIT)` makes the kernel transmit them all.
+//!   When no slot is free it counts `ring_full` and retries on a short
+//!   timer without pulling.
+//! * `XDP`: refused at initialization in this build.
+//!
+//! Either way a full device pushes back on its queue: packets wait
+//! upstream (a Queue fills, and counts its own drops), and none is silently
+//! lost. The task sleeps while its upstream is empty (a Queue's empty
+//! notifier).
 //!
 //! Packets sent successfully go to output 0 if it exists (else they are
 //! freed); packets the kernel refuses (too long for the device, device
-//! down) are counted in `drops` and go to output 1 if it exists.
+//! down) are counted in `drops` and go to output 1 if it exists. With
+//! METHOD MMAP ToDevice checks lengths itself: a packet shorter than an
+//! Ethernet header or longer than the device's MTU (read when the router
+//! starts) plus its Ethernet header (and a VLAN tag, if it has one) is
+//! counted in `drops` and `oversize` and goes to output 1.
 //!
 //! Opening a packet socket needs CAP_NET_RAW (root); a missing interface or
 //! privilege fails initialization with a message saying what to do.
@@ -30,8 +46,11 @@
 //!
 //! * `BURST` (unsigned): most packets sent per task run, 1 to 64. Default
 //!   32 (Click's is 1; rclick moves packets in batches).
-//! * `METHOD` (word): only `LINUX` (packet sockets, the default) is
-//!   implemented; `PCAP` and `NETMAP` are refused.
+//! * `METHOD` (word): `LINUX` (packet socket with `sendmmsg`, the
+//!   default), `MMAP` (memory-mapped transmit ring) or `XDP` (refused in
+//!   this build). `PCAP` and `NETMAP` are refused.
+//! * `RING_SIZE` (bytes): with METHOD MMAP, the transmit ring's memory.
+//!   Default 1048576 (1 MB: 512 slots at MTU 1500).
 //! * `QUEUE` (unsigned): accepted for compatibility with ToDevice(n); ignored.
 //! * `DEBUG` (boolean): print every send error. Default false (the first
 //!   few are printed).
@@ -41,7 +60,13 @@
 //! * `count` (read): packets sent.
 //! * `drops` (read): packets the kernel refused.
 //! * `pulls` (read): task runs that pulled packets.
-//! * `q` (read): packets waiting for room in the socket.
+//! * `q` (read): packets waiting for room in the socket (METHOD MMAP: ring
+//!   slots the kernel has not finished sending).
+//! * `oversize` (read): packets dropped as too long (or too short) for the
+//!   device (METHOD MMAP).
+//! * `ring_full` (read): task runs that found no free ring slot (METHOD
+//!   MMAP).
+//! * `method` (read): the METHOD in use.
 //! * `signal` (read): the upstream notifier signal (`true` when packets
 //!   may be waiting).
 //! * `debug` (read/write): the DEBUG setting.
@@ -51,6 +76,7 @@
 //!
 //! ```text
 //! ... -> Queue(1000) -> ToDevice(veth0);
+//! ... -> Queue(1000) -> ToDevice(veth0, METHOD MMAP);
 //! ```
 //!
 //! ## See also
@@ -520,6 +546,10 @@ mod tests {
         assert!(build_err(&format!("{q} ToDevice()")).contains("DEVNAME"));
         assert!(build_err(&format!("{q} ToDevice(lo, METHOD PCAP)")).contains("not supported"));
         assert!(build_err(&format!("{q} ToDevice(lo, BURST 0)")).contains("BURST"));
+        assert!(
+            build_err(&format!("{q} ToDevice(lo, METHOD MMAP, RING_SIZE 10)"))
+                .contains("RING_SIZE")
+        );
         let e = build_err(&format!("{q} ToDevice(rclick-nonexistent0)"));
         assert!(e.contains("no such network interface"), "{e}");
     }
@@ -530,11 +560,6 @@ mod tests {
     fn loopback_send_and_receive_when_privileged() {
         // 60-byte frame: broadcast destination, EtherType 0x88b5 (local experimental).
         let frame = "ffffffffffff 020000000001 88b5 00000000000000000000000000000000000000000000000000000000000000000000000000000000000000";
-        let conf = format!(
-            "src :: InfiniteSource(DATA \\<{frame}>, LIMIT 20, BURST 5, STOP false) -> Queue(100) -> t :: ToDevice(lo, BURST 8);
-             f :: FromDevice(lo) -> c :: Classifier(12/88b5, -) -> n :: Counter -> Discard; c[1] -> Discard;
-             Script(wait 200ms, stop);"
-        );
         // Skip where loopback is down (some sandboxes): IFF_UP is bit 0.
         let flags = std::fs::read_to_string("/sys/class/net/lo/flags").unwrap_or_default();
         let flags = u32::from_str_radix(flags.trim().trim_start_matches("0x"), 16).unwrap_or(0);
@@ -542,20 +567,59 @@ mod tests {
             eprintln!("skipping: lo is down");
             return;
         }
+        for (td, fd) in [
+            ("", ""),
+            (", METHOD MMAP", ", METHOD MMAP"),
+            (", METHOD MMAP", ", METHOD MMAP, TPACKET 3"),
+        ] {
+            let conf = format!(
+                "src :: InfiniteSource(DATA \\<{frame}>, LIMIT 20, BURST 5, STOP false) -> Queue(100) -> t :: ToDevice(lo, BURST 8{td});
+                 f :: FromDevice(lo{fd}) -> c :: Classifier(12/88b5, -) -> n :: Counter -> Discard; c[1] -> Discard;
+                 Script(wait 200ms, stop);"
+            );
+            let r = match testing::build(&conf, &registry(), false) {
+                Ok(r) => r,
+                Err(e) => {
+                    assert!(e.contains("CAP_NET_RAW"), "{e}");
+                    eprintln!("skipping: no CAP_NET_RAW");
+                    return;
+                }
+            };
+            r.run();
+            assert_eq!(testing::read(&r, "t.count"), "20", "{td}");
+            assert_eq!(testing::read(&r, "t.drops"), "0");
+            assert_eq!(testing::read(&r, "t.q"), "0");
+            assert_eq!(testing::read(&r, "f.oversize"), "0");
+            // Other processes' loopback traffic may add frames, never remove ours.
+            let n: u64 = testing::read(&r, "n.count").parse().unwrap();
+            assert!(n >= 20, "received {n} with{fd}");
+        }
+    }
+
+    /// With a transmit ring, packets longer than the device's MTU are
+    /// dropped with a count, and go to output 1.
+    #[test]
+    fn ring_drops_oversize_packets_when_privileged() {
+        let mtu = super::super::sys::if_mtu("lo").unwrap_or(65536);
+        let conf = format!(
+            "InfiniteSource(LENGTH {}, LIMIT 3, STOP false) -> Queue(10) -> t :: ToDevice(lo, METHOD MMAP);
+             t[0] -> Discard; t[1] -> bad :: Counter -> Discard;
+             Script(wait 100ms, stop);",
+            mtu + 15
+        );
         let r = match testing::build(&conf, &registry(), false) {
             Ok(r) => r,
             Err(e) => {
-                assert!(e.contains("CAP_NET_RAW"), "{e}");
-                eprintln!("skipping: no CAP_NET_RAW");
+                assert!(e.contains("CAP_NET_RAW") || e.contains("LENGTH"), "{e}");
+                eprintln!("skipping: {e}");
                 return;
             }
         };
         r.run();
-        assert_eq!(testing::read(&r, "t.count"), "20");
-        assert_eq!(testing::read(&r, "t.drops"), "0");
-        assert_eq!(testing::read(&r, "t.q"), "0");
-        // Other processes' loopback traffic may add frames, never remove ours.
-        let n: u64 = testing::read(&r, "n.count").parse().unwrap();
-        assert!(n >= 20, "received {n}");
+        assert_eq!(testing::read(&r, "t.count"), "0");
+        assert_eq!(testing::read(&r, "t.oversize"), "3");
+        assert_eq!(testing::read(&r, "t.drops"), "3");
+        assert_eq!(testing::read(&r, "bad.count"), "3");
+        assert_eq!(testing::read(&r, "t.method"), "MMAP");
     }
 }
