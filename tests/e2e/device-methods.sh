@@ -5,11 +5,14 @@
 #
 #   host A (192.0.2.2) --veth-- router (eth0 | eth1) --veth-- host B (198.51.100.2)
 #
-# For each METHOD (LINUX, MMAP with TPACKET_V2 and V3 receive rings, XDP
-# when it works here): pings both ways get every reply, and a 5 MB file
-# fetched over TCP (python3 http.server in B, curl in A) arrives intact
-# (sha256). The hosts keep TX checksum offload on, so the router sees
-# partial checksums (TP_STATUS_CSUMNOTREADY) and must complete them.
+# For each METHOD (LINUX, MMAP with TPACKET_V2 and V3 receive rings, XDP):
+# pings both ways get every reply, and a 5 MB file fetched over TCP
+# (python3 http.server in B, curl in A) arrives intact (sha256). The hosts
+# keep TX checksum offload on, so the router sees partial checksums
+# (TP_STATUS_CSUMNOTREADY, or with XDP a checksum field holding the
+# pseudo-header sum) and must complete them. With XDP, the program is
+# attached while the router runs and gone after it exits. If METHOD XDP
+# cannot initialize on this kernel, that method is reported and skipped.
 #
 # With --bench [RUNS] it measures instead: a click in host A blasts
 # 60-byte UDP frames (64 on the wire with the FCS) at the router for 5 s,
@@ -183,7 +186,13 @@ if [ "$mode" = test ]; then
         got=$(sha256sum <"$work/got.bin" 2>/dev/null | cut -d' ' -f1)
         [ -n "$ok" ] && [ "$got" = "$want" ] || { cat "$work/router.log"; fail "$m: TCP transfer of 5 MB failed or corrupted"; }
         kill -0 "$router_pid" 2>/dev/null || { cat "$work/router.log"; fail "$m: the router died"; }
+        if [ "$m" = XDP ]; then
+            ip -n "$nsr" link show eth0 | grep -q xdpgeneric || fail "XDP: no generic XDP program on eth0 while the router runs"
+        fi
         stop_router
+        if ip -n "$nsr" link show eth0 | grep -q xdp; then
+            fail "$m: an XDP program is still attached to eth0 after the router exited"
+        fi
         echo "  $m: 5 MB over TCP intact; router counters: $(grep . "$work/router.log" | paste -sd' ' -)"
         tested=$((tested + 1))
     done

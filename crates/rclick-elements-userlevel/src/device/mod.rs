@@ -2,14 +2,15 @@
 //! on Linux interfaces through packet sockets (Click's `METHOD LINUX`),
 //! memory-mapped packet rings (`METHOD MMAP`) or AF_XDP (`METHOD XDP`).
 //!
-//! All system calls are in [`sys`] and [`ring`], the modules of this crate
-//! with `unsafe`. The elements poll their non-blocking sockets from tasks, and
+//! All system calls are in [`sys`], [`ring`] and [`xdp`], the modules of
+//! this crate with `unsafe`. The elements poll their non-blocking sockets from tasks, and
 //! fall back to a short timer while a device is idle.
 
 pub mod from_device;
 pub mod ring;
 pub mod sys;
 pub mod to_device;
+pub mod xdp;
 
 use rclick_core::Registry;
 
@@ -70,13 +71,6 @@ pub(crate) fn method_name(m: Method) -> &'static str {
     }
 }
 
-/// The initialization error of METHOD XDP.
-pub(crate) fn xdp_unavailable(class: &str, ifname: &str) -> String {
-    format!(
-        "{class}({ifname}): METHOD XDP is not available in this build; use METHOD MMAP or LINUX"
-    )
-}
-
 /// The largest link-level frame of interface `ifname`: its MTU plus an
 /// Ethernet header and two VLAN tags (1500 when the MTU cannot be read).
 pub(crate) fn max_frame(ifname: &str) -> usize {
@@ -116,6 +110,19 @@ pub(crate) fn open_socket(
 /// devices leave checksums to "hardware" that never runs). Handles TCP and
 /// UDP over IPv4, behind an optional VLAN tag; returns whether it fixed one.
 pub(crate) fn complete_checksum(frame: &mut [u8]) -> bool {
+    fix_checksum(frame, false)
+}
+
+/// Like [`complete_checksum`], for frames that come with no checksum
+/// status (AF_XDP): completes the checksum only if its field holds exactly
+/// the pseudo-header sum, which is what a sender that left the checksum
+/// to offload put there. A frame whose checksum is already right is never
+/// changed (recomputing it would give the same value anyway).
+pub(crate) fn complete_checksum_if_partial(frame: &mut [u8]) -> bool {
+    fix_checksum(frame, true)
+}
+
+fn fix_checksum(frame: &mut [u8], only_if_partial: bool) -> bool {
     use rclick_wire::checksum;
     let mut off = 12;
     let mut ethertype = match frame.get(off..off + 2) {
@@ -157,9 +164,12 @@ pub(crate) fn complete_checksum(frame: &mut [u8]) -> bool {
         return false;
     }
     let l4 = &mut frame[off + ihl..off + total];
+    let ph = checksum::pseudo_header_v4(src, dst, proto, l4_len as u16);
+    if only_if_partial && u16::from_be_bytes([l4[csum_at], l4[csum_at + 1]]) != ph {
+        return false;
+    }
     l4[csum_at] = 0;
     l4[csum_at + 1] = 0;
-    let ph = checksum::pseudo_header_v4(src, dst, proto, l4_len as u16);
     let mut c = !checksum::combine(&[ph, checksum::sum(l4)]);
     if proto == 17 && c == 0 {
         c = 0xffff;
@@ -236,6 +246,34 @@ mod tests {
             assert!(!l4_verifies(&f, proto));
             assert!(complete_checksum(&mut f));
             assert!(l4_verifies(&f, proto), "proto {proto}");
+        }
+    }
+
+    #[test]
+    fn completes_only_partial_checksums_when_told_so() {
+        for proto in [6u8, 17] {
+            let at = 34 + if proto == 6 { 16 } else { 6 };
+            let ph = checksum::pseudo_header_v4(
+                [192, 0, 2, 2].into(),
+                [198, 51, 100, 2].into(),
+                proto,
+                (frame(proto).len() - 34) as u16,
+            );
+            // Partial: completed.
+            let mut f = frame(proto);
+            f[at..at + 2].copy_from_slice(&ph.to_be_bytes());
+            assert!(complete_checksum_if_partial(&mut f));
+            assert!(l4_verifies(&f, proto));
+            // Already complete: untouched.
+            let done = f.clone();
+            assert!(!complete_checksum_if_partial(&mut f));
+            assert_eq!(f, done);
+            // Corrupt (neither complete nor partial): left for the router to see.
+            let mut bad = frame(proto);
+            bad[at..at + 2].copy_from_slice(&(ph ^ 0x0101).to_be_bytes());
+            let copy = bad.clone();
+            assert!(!complete_checksum_if_partial(&mut bad));
+            assert_eq!(bad, copy);
         }
     }
 

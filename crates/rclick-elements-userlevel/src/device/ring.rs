@@ -143,10 +143,11 @@ fn page_size() -> usize {
     usize::try_from(p).ok().filter(|&p| p > 0).unwrap_or(4096)
 }
 
-/// A shared mapping of a socket's ring, unmapped on drop. Every access
-/// goes through the bounds-checked methods below.
+/// A shared mapping of a socket's ring (or of anonymous memory), unmapped
+/// on drop. Every access goes through the bounds-checked methods below.
+/// Also used by [`xdp`](super::xdp) for AF_XDP rings and UMEM.
 #[derive(Debug)]
-struct Mapping {
+pub(crate) struct Mapping {
     ptr: NonNull<u8>,
     len: usize,
 }
@@ -160,17 +161,34 @@ unsafe impl Send for Mapping {}
 impl Mapping {
     /// Maps `len` bytes of the ring(s) of socket `sock`.
     fn new(sock: &PacketSocket, len: usize) -> io::Result<Mapping> {
-        // SAFETY: a fresh shared mapping chosen by the kernel (no address
-        // hint), of the length the ring was configured with; the kernel
-        // checks the length against the ring.
+        Mapping::map(Some(sock.fd().as_raw_fd()), len, 0)
+    }
+
+    /// Maps `len` bytes of descriptor `fd` at `offset` (shared), or of
+    /// zeroed anonymous memory when `fd` is `None`.
+    pub(crate) fn map(
+        fd: Option<std::os::fd::RawFd>,
+        len: usize,
+        offset: i64,
+    ) -> io::Result<Mapping> {
+        let (flags, fd) = match fd {
+            Some(fd) => (libc::MAP_SHARED | libc::MAP_POPULATE, fd),
+            None => (
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE,
+                -1,
+            ),
+        };
+        // SAFETY: a fresh mapping chosen by the kernel (no address hint);
+        // for a descriptor, the kernel checks length and offset against the
+        // ring it maps.
         let p = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
                 len,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_POPULATE,
-                sock.fd().as_raw_fd(),
-                0,
+                flags,
+                fd,
+                offset,
             )
         };
         if p == libc::MAP_FAILED {
@@ -180,8 +198,18 @@ impl Mapping {
         Ok(Mapping { ptr, len })
     }
 
+    /// The address of the first byte (to hand to the kernel, e.g. as UMEM).
+    pub(crate) fn addr(&self) -> u64 {
+        self.ptr.as_ptr() as u64
+    }
+
+    /// The mapping's length.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     /// The status word at `off` (4-byte aligned, inside the mapping).
-    fn status(&self, off: usize) -> &AtomicU32 {
+    pub(crate) fn status(&self, off: usize) -> &AtomicU32 {
         assert!(
             off & 3 == 0 && off + 4 <= self.len,
             "ring status offset {off}"
@@ -194,7 +222,7 @@ impl Mapping {
     }
 
     /// Copies a `T` (a plain C header) out of the mapping at `off`.
-    fn read<T: Copy>(&self, off: usize) -> T {
+    pub(crate) fn read<T: Copy>(&self, off: usize) -> T {
         assert!(off + size_of::<T>() <= self.len, "ring read at {off}");
         // SAFETY: in bounds (checked above); T is a plain-old-data C struct
         // for which any bytes are valid; read_unaligned needs no alignment.
@@ -204,14 +232,14 @@ impl Mapping {
     }
 
     /// Writes a `T` into the mapping at `off`.
-    fn write<T: Copy>(&mut self, off: usize, v: T) {
+    pub(crate) fn write<T: Copy>(&mut self, off: usize, v: T) {
         assert!(off + size_of::<T>() <= self.len, "ring write at {off}");
         // SAFETY: in bounds (checked above); the slot is owned by this side.
         unsafe { std::ptr::write_unaligned(self.ptr.as_ptr().add(off).cast::<T>(), v) }
     }
 
     /// The bytes `off..off + len` of a slot this side owns.
-    fn bytes_mut(&mut self, off: usize, len: usize) -> &mut [u8] {
+    pub(crate) fn bytes_mut(&mut self, off: usize, len: usize) -> &mut [u8] {
         assert!(
             off.checked_add(len).is_some_and(|e| e <= self.len),
             "ring bytes {off}+{len}"

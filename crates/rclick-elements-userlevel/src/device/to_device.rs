@@ -91,7 +91,9 @@ use rclick_packet::{PacketBatch, Timestamp};
 
 use super::ring::{RingConfig, RxVersion, TxRefused, TxRing};
 use super::sys::{self, PacketSocket, MAX_BATCH};
+use super::xdp::{self, Xsk};
 use super::Method;
+use std::sync::{Arc, Mutex};
 
 /// Where packets go.
 enum Sink {
@@ -101,6 +103,59 @@ enum Sink {
     Socket(PacketSocket),
     /// METHOD MMAP: a transmit ring.
     Ring(TxRing),
+    /// METHOD XDP: the interface's AF_XDP socket (shared with FromDevice).
+    Xdp(Arc<Mutex<Xsk>>),
+}
+
+fn lock(x: &Mutex<Xsk>) -> std::sync::MutexGuard<'_, Xsk> {
+    x.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Sink {
+    /// Frames the ring can take now (at most `max`).
+    fn room(&mut self, max: usize) -> usize {
+        match self {
+            Sink::Ring(r) => r.free_slots(max),
+            Sink::Xdp(x) => lock(x).tx_room(max),
+            _ => 0,
+        }
+    }
+
+    /// Copies a frame into the ring.
+    fn put(&mut self, frame: &[u8]) -> Result<(), TxRefused> {
+        match self {
+            Sink::Ring(r) => r.push(frame),
+            Sink::Xdp(x) => {
+                let mut x = lock(x);
+                if frame.len() > x.max_frame() {
+                    Err(TxRefused::TooLong)
+                } else if x.send(frame) {
+                    Ok(())
+                } else {
+                    Err(TxRefused::Full)
+                }
+            }
+            _ => Err(TxRefused::Full),
+        }
+    }
+
+    /// Makes the kernel send what the ring holds.
+    fn kick(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Ring(r) => r.kick(),
+            Sink::Xdp(x) => lock(x).kick(),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether frames wait for a kick that the kernel refused for now.
+    fn needs_kick(&self) -> bool {
+        match self {
+            Sink::Ring(r) => r.needs_kick(),
+            Sink::Xdp(x) => lock(x).tx_in_flight() > 0,
+            _ => false,
+        }
+    }
 }
 
 /// The ToDevice element.
@@ -311,7 +366,13 @@ impl Element for ToDevice {
                     )
                 })?)
             }
-            Method::Xdp => return Err(super::xdp_unavailable("ToDevice", &self.ifname)),
+            Method::Xdp => {
+                drop(sock);
+                Sink::Xdp(
+                    xdp::open(&self.ifname, super::max_frame(&self.ifname), false)
+                        .map_err(|e| format!("ToDevice({}): METHOD XDP: {e}", self.ifname))?,
+                )
+            }
         };
         let t = cx.new_task(true);
         self.task = Some(t);
@@ -322,15 +383,13 @@ impl Element for ToDevice {
 
     fn cleanup(&mut self, _cx: &mut Ctx) {
         self.pending.clear();
-        if let Sink::Ring(r) = &mut self.sink {
-            // Frames already in the ring go out.
-            let _ = r.kick();
-        }
+        // Frames already in the ring go out.
+        let _ = self.sink.kick();
         self.sink = Sink::Closed;
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
-        if matches!(self.sink, Sink::Ring(_)) {
+        if matches!(self.sink, Sink::Ring(_) | Sink::Xdp(_)) {
             return self.run_ring(cx);
         }
         let mut worked = false;
@@ -384,6 +443,7 @@ impl Element for ToDevice {
             H_PULLS => Ok(self.pulls.to_string()),
             H_Q => Ok(match &self.sink {
                 Sink::Ring(r) => r.in_flight(),
+                Sink::Xdp(x) => lock(x).tx_in_flight(),
                 _ => self.pending.len(),
             }
             .to_string()),
@@ -440,17 +500,11 @@ impl ToDevice {
     /// ring has free slots (a full ring leaves them in the upstream queue),
     /// copy them in, and kick the kernel.
     fn run_ring(&mut self, cx: &mut Ctx) -> bool {
-        let Sink::Ring(ring) = &mut self.sink else {
-            return false;
-        };
-        if let Err(e) = ring.kick() {
+        if let Err(e) = self.sink.kick() {
             let msg = format!("send: {}", sys::strerror(&e));
             self.log_error(cx, msg);
         }
-        let Sink::Ring(ring) = &self.sink else {
-            return false;
-        };
-        let free = ring.free_slots(self.burst);
+        let free = self.sink.room(self.burst);
         if free == 0 {
             self.ring_full += 1;
             self.retry_later(cx);
@@ -460,8 +514,9 @@ impl ToDevice {
         if batch.is_empty() {
             if self.signal.active() {
                 cx.reschedule();
-            } else if ring.needs_kick() {
-                // The kernel's socket buffer was full: kick again soon.
+            } else if self.sink.needs_kick() {
+                // The kernel's socket buffer was full, or frames are still
+                // in flight: look again soon.
                 self.retry_later(cx);
             }
             return false;
@@ -477,13 +532,10 @@ impl ToDevice {
             } else if self.too_long(p.data()) {
                 Some("longer than the device MTU")
             } else {
-                let Sink::Ring(ring) = &mut self.sink else {
-                    return false;
-                };
-                match ring.push(p.data()) {
+                match self.sink.put(p.data()) {
                     Ok(()) => None,
                     Err(TxRefused::TooLong) => Some("longer than a ring slot"),
-                    // free_slots said there was room; nothing else fills the ring.
+                    // room() said there was room; nothing else fills the ring.
                     Err(TxRefused::Full) => Some("ring full"),
                 }
             };
@@ -501,10 +553,8 @@ impl ToDevice {
                 }
             }
         }
-        if let Sink::Ring(ring) = &mut self.sink {
-            if let Err(e) = ring.kick() {
-                errors.push(format!("send: {}", sys::strerror(&e)));
-            }
+        if let Err(e) = self.sink.kick() {
+            errors.push(format!("send: {}", sys::strerror(&e)));
         }
         for e in errors {
             self.log_error(cx, e);
