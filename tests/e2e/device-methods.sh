@@ -235,7 +235,7 @@ for m in $methods; do
         pc=$(awk -v n="$fwd" -v c="$cpu" 'BEGIN { printf "%d", (c > 0 ? n / c : 0) }')
         pw=$(awk -v n="$fwd" -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", n / (b - a) }')
         printf '%-8s %5s %12s %14s %14s   (sent %s, router cpu %ss, %s)\n' "$m" "$r" "$fwd" "$pc" "$pw" \
-            "$(awk '$0 == "td.count:" { getline; print }' "$work/sender.log")" "$cpu" \
+            "$(grep -E '^[0-9]+$' "$work/sender.log" | tail -n 1)" "$cpu" \
             "drops $(hval fd0.kernel_drops) ring_full $(hval td1.ring_full) oversize $(hval fd0.oversize)"
         cpu_rates[$m]+="$pc "
         wall_rates[$m]+="$pw "

@@ -24,7 +24,10 @@
 //!   in, and one `send(MSG_DONTWAIT)` makes the kernel transmit them all.
 //!   When no slot is free it counts `ring_full` and retries on a short
 //!   timer without pulling.
-//! * `XDP`: refused at initialization in this build.
+//! * `XDP`: the TX ring of an AF_XDP socket in copy mode, bound to queue 0
+//!   (shared with a FromDevice on the same device, which also attaches the
+//!   XDP program; a ToDevice alone attaches none). Like MMAP, it pulls
+//!   only as many packets as there are free transmit frames.
 //!
 //! Either way a full device pushes back on its queue: packets wait
 //! upstream (a Queue fills, and counts its own drops), and none is silently
@@ -34,7 +37,7 @@
 //! Packets sent successfully go to output 0 if it exists (else they are
 //! freed); packets the kernel refuses (too long for the device, device
 //! down) are counted in `drops` and go to output 1 if it exists. With
-//! METHOD MMAP ToDevice checks lengths itself: a packet shorter than an
+//! METHOD MMAP or XDP ToDevice checks lengths itself: a packet shorter than an
 //! Ethernet header or longer than the device's MTU (read when the router
 //! starts) plus its Ethernet header (and a VLAN tag, if it has one) is
 //! counted in `drops` and `oversize` and goes to output 1.
@@ -47,8 +50,8 @@
 //! * `BURST` (unsigned): most packets sent per task run, 1 to 64. Default
 //!   32 (Click's is 1; rclick moves packets in batches).
 //! * `METHOD` (word): `LINUX` (packet socket with `sendmmsg`, the
-//!   default), `MMAP` (memory-mapped transmit ring) or `XDP` (refused in
-//!   this build). `PCAP` and `NETMAP` are refused.
+//!   default), `MMAP` (memory-mapped transmit ring) or `XDP` (AF_XDP, copy
+//!   mode). `PCAP` and `NETMAP` are refused.
 //! * `RING_SIZE` (bytes): with METHOD MMAP, the transmit ring's memory.
 //!   Default 1048576 (1 MB: 512 slots at MTU 1500).
 //! * `QUEUE` (unsigned): accepted for compatibility with ToDevice(n); ignored.
@@ -63,9 +66,9 @@
 //! * `q` (read): packets waiting for room in the socket (METHOD MMAP: ring
 //!   slots the kernel has not finished sending).
 //! * `oversize` (read): packets dropped as too long (or too short) for the
-//!   device (METHOD MMAP).
+//!   device (METHOD MMAP and XDP).
 //! * `ring_full` (read): task runs that found no free ring slot (METHOD
-//!   MMAP).
+//!   MMAP and XDP).
 //! * `method` (read): the METHOD in use.
 //! * `signal` (read): the upstream notifier signal (`true` when packets
 //!   may be waiting).

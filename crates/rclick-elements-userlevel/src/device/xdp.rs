@@ -252,7 +252,7 @@ impl XskRing {
 /// What the kernel counted for a socket (`XDP_STATISTICS`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct XskStats {
-    /// Frames dropped: RX ring full, no fill buffer, or other reasons.
+    /// Frames dropped: RX ring full, no free UMEM frame, or other reasons.
     pub rx_dropped: u64,
 }
 
@@ -576,7 +576,9 @@ impl Xsk {
             return XskStats::default();
         }
         XskStats {
-            rx_dropped: s.rx_dropped + s.rx_ring_full + s.rx_fill_ring_empty_descs,
+            // A frame dropped for want of a fill buffer is counted in both
+            // rx_dropped and rx_fill_ring_empty_descs: count it once.
+            rx_dropped: s.rx_dropped + s.rx_ring_full,
         }
     }
 }
