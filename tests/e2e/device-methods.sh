@@ -58,6 +58,7 @@ cleanup() {
             wait "$p" 2>/dev/null
         fi
     done
+    ip link del "hrr$$" >/dev/null 2>&1
     for ns in "$nsa" "$nsr" "$nsb"; do
         ip netns del "$ns" >/dev/null 2>&1
         rm -rf "/etc/netns/$ns"
@@ -185,6 +186,17 @@ if [ "$mode" = test ]; then
         done
         got=$(sha256sum <"$work/got.bin" 2>/dev/null | cut -d' ' -f1)
         [ -n "$ok" ] && [ "$got" = "$want" ] || { cat "$work/router.log"; fail "$m: TCP transfer of 5 MB failed or corrupted"; }
+        if [ "$m" = MMAP ]; then
+            # Frames longer than the ring's slots (sized for MTU 1500 when
+            # the router started): raised MTUs let A send 2000-byte frames;
+            # the router must count and drop them, and keep running.
+            ip -n "$nsr" link set eth0 mtu 3000
+            A ip link set eth0 mtu 3000
+            A ping -n -c 2 -i 0.2 -W 1 -s 2000 198.51.100.2 >/dev/null 2>&1
+            A ip link set eth0 mtu 1500
+            ip -n "$nsr" link set eth0 mtu 1500
+            check_ping "$nsa" 198.51.100.2 "$m (after oversize frames)"
+        fi
         kill -0 "$router_pid" 2>/dev/null || { cat "$work/router.log"; fail "$m: the router died"; }
         if [ "$m" = XDP ]; then
             ip -n "$nsr" link show eth0 | grep -q xdpgeneric || fail "XDP: no generic XDP program on eth0 while the router runs"
@@ -194,6 +206,11 @@ if [ "$mode" = test ]; then
             fail "$m: an XDP program is still attached to eth0 after the router exited"
         fi
         echo "  $m: 5 MB over TCP intact; router counters: $(grep . "$work/router.log" | paste -sd' ' -)"
+        if [ "$m" = MMAP ]; then
+            over=$(hval fd0.oversize)
+            [ "${over:-0}" -ge 2 ] || fail "MMAP: 2000-byte frames were not counted in fd0.oversize ($over)"
+            grep -q "longer than the ring" "$work/router.log" || fail "MMAP: no message about the oversize frame"
+        fi
         tested=$((tested + 1))
     done
     [ "$tested" -gt 0 ] || fail "no method tested"
