@@ -620,6 +620,28 @@ mod tests {
             eprintln!("skipping: lo is down");
             return;
         }
+        // The same frame with a VLAN tag (VID 5): the kernel strips it on
+        // receive and FromDevice must put it back, with every method.
+        let tagged = "ffffffffffff 020000000001 8100 0005 88b5 0000000000000000000000000000000000000000000000000000000000000000000000000000000000";
+        for (td, fd) in [
+            ("", ""),
+            (", METHOD MMAP", ", METHOD MMAP"),
+            (", METHOD MMAP", ", METHOD MMAP, TPACKET 3"),
+        ] {
+            let conf = format!(
+                "InfiniteSource(DATA \\<{tagged}>, LIMIT 10, BURST 5, STOP false) -> Queue(100) -> t :: ToDevice(lo{td});
+                 f :: FromDevice(lo{fd}) -> c :: Classifier(12/8100 14/0005 16/88b5, -) -> n :: Counter -> Discard; c[1] -> Discard;
+                 Script(wait 200ms, stop);"
+            );
+            let Ok(r) = testing::build(&conf, &registry(), false) else {
+                eprintln!("skipping: no CAP_NET_RAW");
+                return;
+            };
+            r.run();
+            assert_eq!(testing::read(&r, "t.count"), "10", "{td}");
+            let n: u64 = testing::read(&r, "n.count").parse().unwrap();
+            assert!(n >= 10, "received {n} tagged frames with{fd}");
+        }
         for (td, fd) in [
             ("", ""),
             (", METHOD MMAP", ", METHOD MMAP"),
