@@ -111,6 +111,8 @@ router_conf() {
         fd="METHOD MMAP, TPACKET 3, BLOCK_TIMEOUT 1"
         td="METHOD MMAP"
     fi
+    # XDP with PROMISC: the packet socket holding promiscuous mode stays open.
+    [ "$1" = XDP ] && fd="$fd, PROMISC true"
     sed -e "s/FromDevice(\(eth[01]\))/FromDevice(\1, $fd)/" \
         -e "s/ToDevice(\(eth[01]\))/ToDevice(\1, $td)/" \
         "$root/conf/iprouter-linux.click" >"$work/router-$1.click"
@@ -200,6 +202,7 @@ if [ "$mode" = test ]; then
         kill -0 "$router_pid" 2>/dev/null || { cat "$work/router.log"; fail "$m: the router died"; }
         if [ "$m" = XDP ]; then
             ip -n "$nsr" link show eth0 | grep -q xdpgeneric || fail "XDP: no generic XDP program on eth0 while the router runs"
+            ip -n "$nsr" -d link show eth0 | grep -q "promiscuity [1-9]" || fail "XDP: eth0 is not promiscuous with PROMISC true"
         fi
         stop_router
         if ip -n "$nsr" link show eth0 | grep -q xdp; then

@@ -43,8 +43,8 @@
 //!   program to DEVNAME in generic (SKB) mode that redirects every frame of
 //!   receive queue 0 to the socket (and passes frames of other queues to
 //!   the kernel); it is detached when the router exits, however it exits.
-//!   The kernel copies each frame into shared memory (UMEM frames of 2 KB,
-//!   or 4 KB for MTUs above 1792 - 270; larger MTUs are refused). Unlike the
+//!   The kernel copies each frame into shared memory (UMEM frames of 2 KB
+//!   for MTUs up to 1770, 4 KB up to 3818; larger MTUs are refused). Unlike the
 //!   other methods the kernel's stack does *not* also see the frames (no
 //!   sniffing), and outgoing frames are never seen (OUTBOUND has no
 //!   effect). The device must have a single receive queue, and no other
@@ -159,8 +159,13 @@ enum Source {
     },
     /// METHOD MMAP: a receive ring.
     Ring(RxRing),
-    /// METHOD XDP: the interface's AF_XDP socket (shared with ToDevice).
-    Xdp(Arc<Mutex<Xsk>>),
+    /// METHOD XDP: the interface's AF_XDP socket (shared with ToDevice),
+    /// and with PROMISC the packet socket that holds promiscuous mode (XDP
+    /// takes the frames before it would see them).
+    Xdp {
+        xsk: Arc<Mutex<Xsk>>,
+        _promisc: Option<PacketSocket>,
+    },
 }
 
 /// What turning a received frame into a packet needs.
@@ -293,12 +298,12 @@ impl FromDevice {
         match &self.source {
             Source::Socket { sock, .. } => Some(sock),
             Source::Ring(r) => Some(r.socket()),
-            Source::Xdp(_) | Source::Closed => None,
+            Source::Xdp { .. } | Source::Closed => None,
         }
     }
 
     fn update_drops(&mut self) {
-        if let Source::Xdp(x) = &self.source {
+        if let Source::Xdp { xsk: x, .. } = &self.source {
             // Cumulative: the kernel does not reset these on read.
             let now = x
                 .lock()
@@ -392,7 +397,7 @@ impl FromDevice {
                 }
                 n
             }
-            Source::Xdp(x) => {
+            Source::Xdp { xsk: x, .. } => {
                 let mut x = x.lock().unwrap_or_else(|p| p.into_inner());
                 x.recv(self.burst, |frame| {
                     // XDP says nothing about the frame: its type comes from
@@ -468,10 +473,12 @@ impl FromDevice {
                 Ok(Source::Ring(ring))
             }
             Method::Xdp => {
-                drop(sock);
                 let x = xdp::open(&self.ifname, super::max_frame(&self.ifname), true)
                     .map_err(|e| format!("FromDevice({}): METHOD XDP: {e}", self.ifname))?;
-                Ok(Source::Xdp(x))
+                Ok(Source::Xdp {
+                    xsk: x,
+                    _promisc: self.promisc.then_some(sock),
+                })
             }
         }
     }

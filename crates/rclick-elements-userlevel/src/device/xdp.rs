@@ -294,7 +294,7 @@ impl Xsk {
         } else {
             return Err(format!(
                 "a {max_frame}-byte frame does not fit a 4096-byte AF_XDP frame \
-                 (lower the device's MTU to 3800 or less, or use METHOD MMAP)"
+                 (lower the device's MTU to 3818 or less, or use METHOD MMAP)"
             ));
         };
         // The socket, its UMEM and rings.
