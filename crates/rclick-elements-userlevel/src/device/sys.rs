@@ -1,6 +1,7 @@
-//! Linux packet sockets (`AF_PACKET`, `SOCK_RAW`): the only module of this
-//! crate with `unsafe`. Every call into the C library is here, wrapped in a
-//! safe function that checks sizes and turns `-1` into an `io::Error`.
+//! Linux packet sockets (`AF_PACKET`, `SOCK_RAW`). With `ring` (packet
+//! rings) and `xdp` (AF_XDP), the only modules of this crate with `unsafe`.
+//! Every call into the C library is wrapped in a safe function that checks
+//! sizes and turns `-1` into an `io::Error`.
 //!
 //! Sockets are opened non-blocking and bound to one interface. Receiving
 //! uses `recvmmsg` into caller-owned slots, with `PACKET_AUXDATA` control
