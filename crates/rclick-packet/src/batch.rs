@@ -169,6 +169,69 @@ impl PacketBatch {
         }
     }
 
+    /// Replaces each packet by `f(packet)` in place, in order: `Some`
+    /// keeps the (possibly new) packet, `None` removes it (the element
+    /// dropped it or sent it elsewhere). Reuses this batch's storage, so a
+    /// per-packet element costs no batch allocation or copy.
+    #[inline]
+    pub fn filter_map_in_place(&mut self, mut f: impl FnMut(Packet) -> Option<Packet>) {
+        let n = self.v.len();
+        let mut kept = 0;
+        for i in 0..n {
+            // Leaves a hollow packet behind (dropping it is a no-op), so a
+            // panic in `f` leaves a batch that is still safe to drop.
+            let p = self.v[i].take_out();
+            if let Some(q) = f(p) {
+                self.v[kept] = q;
+                kept += 1;
+            }
+        }
+        self.v.truncate(kept);
+    }
+
+    /// Keeps, in place and in order, the packets for which `keep` returns
+    /// true, and returns the others, in order, as a new batch (empty and
+    /// unallocated when every packet was kept). This is the shape of an
+    /// element with a good output and an error output; in the common case
+    /// of no errors it costs no batch allocation.
+    #[inline]
+    pub fn divert(&mut self, mut keep: impl FnMut(&mut Packet) -> bool) -> PacketBatch {
+        let n = self.v.len();
+        let mut i = 0;
+        while i < n && keep(&mut self.v[i]) {
+            i += 1;
+        }
+        let mut out = PacketBatch::new();
+        if i == n {
+            return out;
+        }
+        out.push(self.v[i].take_out());
+        let mut kept = i;
+        for j in i + 1..n {
+            if keep(&mut self.v[j]) {
+                self.v[kept] = self.v[j].take_out();
+                kept += 1;
+            } else {
+                out.push(self.v[j].take_out());
+            }
+        }
+        self.v.truncate(kept);
+        out
+    }
+
+    /// Moves the first `k` packets (all, if there are fewer) into a new
+    /// batch, in order.
+    #[inline]
+    pub fn split_front(&mut self, k: usize) -> PacketBatch {
+        let k = k.min(self.v.len());
+        if k == self.v.len() {
+            return self.take();
+        }
+        let mut front = PacketBatch::with_capacity(k);
+        front.v.extend(self.v.drain(..k));
+        front
+    }
+
     /// Keeps the packets for which `f` returns true, in order; drops the
     /// others.
     #[inline]
@@ -447,6 +510,68 @@ mod tests {
         assert_eq!(b.len(), 2);
         let b: PacketBatch = PacketBatch::default();
         assert!(b.is_empty());
+    }
+
+    #[test]
+    fn filter_map_in_place_keeps_order_and_storage() {
+        let mut b: PacketBatch = (0u8..6).map(|i| Packet::from_slice(&[i])).collect();
+        let cap = b.capacity();
+        b.filter_map_in_place(|p| match p.data()[0] {
+            1 | 4 => None,
+            3 => Some(Packet::from_slice(&[33])),
+            _ => Some(p),
+        });
+        let got: Vec<u8> = b.iter().map(|p| p.data()[0]).collect();
+        assert_eq!(got, vec![0, 2, 33, 5]);
+        assert_eq!(b.capacity(), cap);
+        b.filter_map_in_place(|_| None);
+        assert!(b.is_empty());
+    }
+
+    #[test]
+    fn divert_splits_in_order() {
+        let mut b: PacketBatch = (0u8..7).map(|i| Packet::from_slice(&[i])).collect();
+        let bad = b.divert(|p| p.data()[0] % 3 != 1);
+        let ids = |b: &PacketBatch| b.iter().map(|p| p.data()[0]).collect::<Vec<u8>>();
+        assert_eq!(ids(&b), vec![0, 2, 3, 5, 6]);
+        assert_eq!(ids(&bad), vec![1, 4]);
+        let none = b.divert(|_| true);
+        assert!(none.is_empty() && none.capacity() == 0);
+        assert_eq!(b.len(), 5);
+        let all = b.divert(|_| false);
+        assert_eq!((b.len(), all.len()), (0, 5));
+    }
+
+    #[test]
+    fn split_front_moves_a_prefix() {
+        let mut b: PacketBatch = (0u8..5).map(|i| Packet::from_slice(&[i])).collect();
+        let f = b.split_front(2);
+        assert_eq!(
+            f.iter().map(|p| p.data()[0]).collect::<Vec<_>>(),
+            vec![0, 1]
+        );
+        assert_eq!(
+            b.iter().map(|p| p.data()[0]).collect::<Vec<_>>(),
+            vec![2, 3, 4]
+        );
+        let rest = b.split_front(10);
+        assert_eq!((rest.len(), b.len()), (3, 0));
+    }
+
+    #[test]
+    fn dropping_a_batch_recycles_every_header() {
+        let step = || {
+            let b: PacketBatch = (0u8..8).map(|i| Packet::from_slice(&[i; 60])).collect();
+            drop(b);
+        };
+        step();
+        let before = crate::pool::stats();
+        for _ in 0..100 {
+            step();
+        }
+        let d = crate::pool::stats().since(&before);
+        assert_eq!(d.allocations(), 0);
+        assert_eq!(d.header_reuses, 800);
     }
 
     #[test]

@@ -247,6 +247,14 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// Moves this packet out, leaving a hollow packet (no header) whose
+    /// drop does nothing. Only the batch code uses hollow packets, and only
+    /// to drop them.
+    #[inline(always)]
+    pub(crate) fn take_out(&mut self) -> Packet {
+        Packet { h: self.h.take() }
+    }
+
     #[inline(always)]
     fn hdr(&self) -> &Header {
         match &self.h {

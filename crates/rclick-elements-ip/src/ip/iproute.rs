@@ -245,6 +245,8 @@ pub struct IpRouteTable<E: RouteEngine> {
     dynamic: bool,
     pub(crate) engine: E,
     outs: Vec<PacketBatch>,
+    /// Scratch: the output of each packet of the batch being pushed.
+    ports: Vec<u32>,
     complaints: u32,
 }
 
@@ -256,6 +258,7 @@ impl<E: RouteEngine> IpRouteTable<E> {
             dynamic,
             engine: E::default(),
             outs: Vec::new(),
+            ports: Vec::new(),
             complaints: 0,
         }
     }
@@ -445,29 +448,50 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
         Ok(())
     }
 
-    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
         let n = cx.noutputs();
-        if self.outs.len() != n {
-            self.outs = (0..n).map(|_| PacketBatch::new()).collect();
-        }
-        for mut p in batch {
+        // Look every packet up, noting its output; packets without a route
+        // leave the batch.
+        let mut ports = std::mem::take(&mut self.ports);
+        ports.clear();
+        let engine = &self.engine;
+        let unrouted = batch.divert(|p| {
             let a = p.dst_ip_anno();
-            match self.engine.lookup(u32::from(a)) {
+            match engine.lookup(u32::from(a)) {
                 Some((gw, port)) if port >= 0 && (port as usize) < n => {
                     if gw != 0 {
                         p.set_dst_ip_anno(Ipv4Addr::from(gw));
                     }
+                    ports.push(port as u32);
+                    true
+                }
+                _ => false,
+            }
+        });
+        for p in unrouted.iter() {
+            self.no_route(p.dst_ip_anno(), cx);
+        }
+        drop(unrouted);
+        match ports.first() {
+            None => {}
+            // The common case: the whole batch leaves by one output.
+            Some(&first) if ports.iter().all(|&q| q == first) => cx.push(first as usize, batch),
+            Some(_) => {
+                if self.outs.len() != n {
+                    self.outs = (0..n).map(|_| PacketBatch::new()).collect();
+                }
+                for (p, &port) in batch.into_iter().zip(ports.iter()) {
                     self.outs[port as usize].push(p);
                 }
-                _ => self.no_route(a, cx),
+                for i in 0..n {
+                    if !self.outs[i].is_empty() {
+                        let b = self.outs[i].take();
+                        cx.push(i, b);
+                    }
+                }
             }
         }
-        for i in 0..n {
-            if !self.outs[i].is_empty() {
-                let b = self.outs[i].take();
-                cx.push(i, b);
-            }
-        }
+        self.ports = ports;
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
