@@ -9,6 +9,7 @@
 # into the device, the router answers. Checks: the device's address and
 # the GATEWAY default route; ping -c 3 gets 3 replies;
 # the element's counters (printed by `click -h` at exit) saw the packets;
+# the same with a pull input (a Queue before KernelTun);
 # the device disappears when the router stops. The KernelTap variant must
 # also answer ARP (ARPResponder) before the host sends its pings.
 #
@@ -119,6 +120,16 @@ w=$(handler_value tun.written)
 [ "${n:-0}" -ge 6 ] && [ "${w:-0}" -ge 6 ] || { cat "$out" "$log"; fail "KernelTun: packets=$n written=$w, expected at least 6 each"; }
 echo "  KernelTun: packets=$n written=$w drops=$(handler_value tun.drops)"
 in_ns ip link show rtun0 >/dev/null 2>&1 && fail "KernelTun: rtun0 still exists after the router stopped"
+
+# --- KernelTun with a pull input (a Queue in front) ---------------------------
+run_router "KernelTun pull" rtun1 \
+    'tun :: KernelTun(192.0.2.1/24, DEVNAME rtun1);
+     tun -> IPClassifier(icmp type echo) -> ICMPPingResponder -> Queue(64) -> tun;' \
+    tun.written tun.packets
+check_ping "KernelTun pull" 192.0.2.9
+stop_router
+w=$(handler_value tun.written)
+[ "${w:-0}" -ge 3 ] || { cat "$out" "$log"; fail "KernelTun pull: written=$w, expected at least 3"; }
 
 # --- KernelTap --------------------------------------------------------------
 run_router KernelTap rtap0 \

@@ -346,7 +346,7 @@ impl KernelTun {
     /// Creates and configures the device.
     fn open_device(&self, cx: &mut InitCx) -> Result<TunDevice, String> {
         let dev = TunDevice::open(&self.cfg.devname, self.cfg.tap)
-            .map_err(|e| self.setup_error(&format!("{} ({})", sys::TUN_PATH, "TUNSETIFF"), &e))?;
+            .map_err(|e| self.setup_error(sys::TUN_PATH, &e))?;
         let name = dev.name().to_string();
         let ifc = IfConfig::new().map_err(|e| self.setup_error("socket", &e))?;
         let step = |what: &str, r: io::Result<()>| -> Result<(), String> {

@@ -47,7 +47,8 @@
 //! that, and while a stream has no connection, they are dropped and
 //! counted. A server forgets a client that disconnects or fails (`ECONNRESET`,
 //! `EPIPE`) and waits for the next one; packets waiting for the old
-//! client are dropped and counted.
+//! client are dropped and counted. A client whose connection ends stays
+//! unconnected (as in Click): restart the router to reconnect.
 //!
 //! A Unix server removes its socket file when the router stops. A stale
 //! file from an earlier run makes `bind` fail: remove it first.
@@ -692,7 +693,7 @@ impl Element for Socket {
                 State::Client(_) => format!("connected to {}", self.cfg.remote),
                 State::Dgram { .. } => format!("bound to {}", self.local_address),
             };
-            cx.warning(what);
+            cx.log(format!("{}: {what}", cx.name()));
         }
         self.state = Some(state);
         self.bound_path = match (&c.remote, &c.local) {
