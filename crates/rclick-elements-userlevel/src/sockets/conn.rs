@@ -295,3 +295,32 @@ pub(crate) fn would_block(e: &io::Error) -> bool {
         || e.kind() == io::ErrorKind::Interrupted
         || e.raw_os_error() == Some(libc::ENOBUFS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_and_client_peers() {
+        assert_eq!(Kind::parse("udp"), Some(Kind::Udp));
+        assert_eq!(Kind::parse("Unix_Dgram"), Some(Kind::UnixDgram));
+        assert_eq!(Kind::parse("RAW"), None);
+        assert!(Kind::Unix.is_stream() && Kind::Unix.is_unix());
+        assert!(!Kind::Udp.is_stream() && !Kind::Udp.is_unix());
+        let fixed = Addr::Inet("192.0.2.7:53".parse().unwrap());
+        let any = Addr::Inet("0.0.0.0:53".parse().unwrap());
+        let anno = Ipv4Addr::new(198, 51, 100, 9);
+        assert_eq!(
+            client_peer(&fixed, anno),
+            Peer::Inet("192.0.2.7:53".parse().unwrap())
+        );
+        // ADDR 0.0.0.0: the destination IP annotation, at PORT.
+        assert_eq!(
+            client_peer(&any, anno),
+            Peer::Inet("198.51.100.9:53".parse().unwrap())
+        );
+        let path = Addr::Path("/tmp/x.sock".into());
+        assert_eq!(client_peer(&path, anno), Peer::Path("/tmp/x.sock".into()));
+        assert_eq!(path.to_string(), "/tmp/x.sock");
+    }
+}

@@ -1031,6 +1031,42 @@ mod tests {
     }
 
     #[test]
+    fn unix_datagram_server_answers_named_senders() {
+        use std::os::unix::net::UnixDatagram;
+        let dir = std::env::temp_dir().join(format!("rclick-socket-dgram-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("srv.sock");
+        let conf = format!(
+            "s :: Socket(UNIX_DGRAM, {}) -> s; {}",
+            path.display(),
+            stop_when("$(ge $(s.sent) 2)")
+        );
+        let r = testing::build(&conf, &registry(), false).unwrap();
+        let (p2, me) = (path.clone(), dir.join("client.sock"));
+        let client = std::thread::spawn(move || {
+            let u = UnixDatagram::bind(&me).unwrap();
+            u.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let mut got = Vec::new();
+            for msg in [&b"ping"[..], b"again"] {
+                u.send_to(msg, &p2).unwrap();
+                let mut buf = [0u8; 64];
+                let n = u.recv(&mut buf).unwrap();
+                got.push(buf[..n].to_vec());
+            }
+            got
+        });
+        r.run();
+        assert_eq!(
+            client.join().unwrap(),
+            vec![b"ping".to_vec(), b"again".to_vec()]
+        );
+        assert_eq!(testing::read(&r, "s.received"), "2");
+        drop(r);
+        assert!(!path.exists(), "the server removes its socket file");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn stream_without_connection_drops_pushed_packets() {
         let conf = format!(
             "InfiniteSource(LIMIT 3, STOP false) -> s :: Socket(TCP, 127.0.0.1, 0) -> Discard; {}",
