@@ -107,9 +107,7 @@ pub struct FromDevice {
     sock: Option<PacketSocket>,
     buf: Vec<u8>,
     infos: Vec<RecvInfo>,
-    task: Option<TaskId>,
-    timer: Option<TimerId>,
-    idle_ns: i64,
+    poller: super::Poller,
     count: u64,
     kernel_drops: u64,
     errors_reported: u32,
@@ -129,9 +127,7 @@ impl Default for FromDevice {
             sock: None,
             buf: Vec::new(),
             infos: Vec::new(),
-            task: None,
-            timer: None,
-            idle_ns: super::IDLE_POLL_MIN_NS,
+            poller: super::Poller::default(),
             count: 0,
             kernel_drops: 0,
             errors_reported: 0,
@@ -378,8 +374,7 @@ impl Element for FromDevice {
         // Zeroed pages are mapped lazily: only touched slot bytes cost memory.
         self.buf = vec![0u8; SLOT * self.burst];
         self.infos = vec![RecvInfo::default(); self.burst];
-        self.task = Some(cx.new_task(true));
-        self.timer = Some(cx.new_timer());
+        self.poller.init(cx);
         Ok(())
     }
 
@@ -388,24 +383,13 @@ impl Element for FromDevice {
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
-        let n = self.poll(cx);
-        if n > 0 {
-            self.idle_ns = super::IDLE_POLL_MIN_NS;
-            cx.reschedule();
-            true
-        } else {
-            if let Some(t) = self.timer {
-                cx.schedule_timer_after(t, Timestamp::from_nsec(self.idle_ns));
-            }
-            self.idle_ns = (self.idle_ns * 2).min(super::IDLE_POLL_MAX_NS);
-            false
-        }
+        let worked = self.poll(cx) > 0;
+        self.poller.after_run(worked, false, cx);
+        worked
     }
 
     fn run_timer(&mut self, _timer: TimerId, cx: &mut Ctx) {
-        if let Some(t) = self.task {
-            cx.schedule_task(t);
-        }
+        self.poller.on_timer(cx);
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
@@ -445,15 +429,8 @@ impl Element for FromDevice {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::registry;
+    use super::super::test_util::{build_err, registry};
     use rclick_core::testing;
-
-    fn build_err(conf: &str) -> String {
-        match testing::build(conf, &registry(), true) {
-            Ok(_) => panic!("built: {conf}"),
-            Err(e) => e.to_string(),
-        }
-    }
 
     #[test]
     fn configuration_errors() {
