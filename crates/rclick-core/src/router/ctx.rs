@@ -630,34 +630,39 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn push(&mut self, port: usize, batch: PacketBatch) {
         let rt = self.rt;
-        let Some(&(to, to_port)) = rt.push_out[self.current].get(port) else {
-            self.count_lost(batch.len());
-            return;
-        };
-        if to == u32::MAX {
-            self.count_lost(batch.len());
-            return;
+        if let Some(&(to, to_port)) = rt.push_out[self.current].get(port) {
+            if to != u32::MAX {
+                match rt.slots[to as usize].lock(self.sched.id) {
+                    Ok(mut g) => {
+                        let saved = std::mem::replace(&mut self.current, to as usize);
+                        g.push(to_port as usize, batch, self);
+                        self.deliver_deferred_pushes(&mut **g);
+                        self.current = saved;
+                    }
+                    Err(super::SlotBusy::Reentrant) => self.defer_push(to as usize, to_port, batch),
+                }
+                return;
+            }
         }
-        match rt.slots[to as usize].lock(self.sched.id) {
-            Ok(mut g) => {
-                let saved = std::mem::replace(&mut self.current, to as usize);
-                g.push(to_port as usize, batch, self);
-                self.deliver_deferred_pushes(&mut **g);
-                self.current = saved;
-            }
-            Err(super::SlotBusy::Reentrant)
-                if self.sched.deferred_pushes.len() < MAX_DEFERRED_PUSHES =>
-            {
-                // The target is running further up this thread's stack:
-                // hand the batch over when it is done (or when it asks).
-                self.sched
-                    .deferred_pushes
-                    .push((to as usize, to_port as usize, batch));
-            }
-            Err(_) => {
-                rt.stats.reentrant_drops.fetch_add(1, Ordering::Relaxed);
-                self.count_lost(batch.len());
-            }
+        self.count_lost(batch.len());
+    }
+
+    /// The target of a push is running further up this thread's stack: hand
+    /// the batch over when it is done (or when it asks), unless too many
+    /// are waiting already.
+    #[cold]
+    #[inline(never)]
+    fn defer_push(&mut self, to: usize, to_port: u32, batch: PacketBatch) {
+        if self.sched.deferred_pushes.len() < MAX_DEFERRED_PUSHES {
+            self.sched
+                .deferred_pushes
+                .push((to, to_port as usize, batch));
+        } else {
+            self.rt
+                .stats
+                .reentrant_drops
+                .fetch_add(1, Ordering::Relaxed);
+            self.count_lost(batch.len());
         }
     }
 
@@ -802,6 +807,7 @@ impl<'a> Ctx<'a> {
         self.pull(port, 1).into_iter().next()
     }
 
+    #[cold]
     fn count_lost(&self, n: usize) {
         self.rt
             .stats
