@@ -627,7 +627,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Pushes `batch` out of output `port`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, port: usize, batch: PacketBatch) {
         let rt = self.rt;
         if let Some(&(to, to_port)) = rt.push_out[self.current].get(port) {
