@@ -18,6 +18,11 @@
 //! namespaces. Every namespace gets `/etc/netns/NAME/resolv.conf` with
 //! `nameserver 127.0.0.1`, so programs run in it resolve nothing outside.
 //!
+//! With `--kernel-forwarding` the router namespace is an ordinary Linux
+//! router instead: its interfaces get the router addresses and
+//! `net.ipv4.ip_forward` is 1, so the same hosts can be compared with the
+//! kernel doing the forwarding (no user-level router may run then).
+//!
 //! It shells out to `ip`, `sysctl` and `ethtool` and needs root.
 //! `down` removes whatever exists, so it also cleans up after a partial
 //! `up`; a failing `up` cleans up after itself.
@@ -175,8 +180,15 @@ fn offloads_off(ns: &str, dev: &str, warnings: &mut Vec<String>) -> Result<(), S
     }
 }
 
-fn up_inner(links: &[Link], warnings: &mut Vec<String>) -> Result<(), String> {
+fn up_inner(
+    links: &[Link],
+    kernel_forwarding: bool,
+    warnings: &mut Vec<String>,
+) -> Result<(), String> {
     make_ns(ROUTER_NS)?;
+    if kernel_forwarding {
+        in_ns(ROUTER_NS, "sysctl", &["-q", "-w", "net.ipv4.ip_forward=1"])?;
+    }
     for (i, l) in links.iter().enumerate() {
         make_ns(&l.host_ns)?;
         // Create the pair with temporary names, then move and rename.
@@ -204,6 +216,10 @@ fn up_inner(links: &[Link], warnings: &mut Vec<String>) -> Result<(), String> {
         let addr = format!("{}/{}", l.host_ip, prefix_len(l));
         cmd(&h, &["addr", "add", &addr, "dev", "eth0"])?;
         cmd(&h, &["link", "set", "eth0", "up"])?;
+        if kernel_forwarding {
+            let raddr = format!("{}/{}", l.router_ip, prefix_len(l));
+            cmd(&r, &["addr", "add", &raddr, "dev", &l.router_if])?;
+        }
         cmd(&r, &["link", "set", &l.router_if, "up"])?;
         cmd(
             &h,
@@ -221,9 +237,10 @@ fn up_inner(links: &[Link], warnings: &mut Vec<String>) -> Result<(), String> {
     Ok(())
 }
 
-/// Creates the testbed with `hosts` hosts. On failure, removes whatever it
-/// created. Returns warnings to print.
-pub fn up(hosts: usize) -> Result<Vec<String>, String> {
+/// Creates the testbed with `hosts` hosts; with `kernel_forwarding`, the
+/// router namespace's kernel routes between them. On failure, removes
+/// whatever it created. Returns warnings to print.
+pub fn up(hosts: usize, kernel_forwarding: bool) -> Result<Vec<String>, String> {
     if !(1..=MAX_HOSTS).contains(&hosts) {
         return Err(format!("--hosts must be between 1 and {MAX_HOSTS}"));
     }
@@ -237,7 +254,7 @@ pub fn up(hosts: usize) -> Result<Vec<String>, String> {
     }
     let links = layout(hosts);
     let mut warnings = Vec::new();
-    if let Err(e) = up_inner(&links, &mut warnings) {
+    if let Err(e) = up_inner(&links, kernel_forwarding, &mut warnings) {
         let _ = down();
         return Err(e);
     }
@@ -285,8 +302,12 @@ pub fn down() -> Result<(), String> {
 }
 
 /// The layout as a table, printed by `up`.
-pub fn describe(hosts: usize) -> String {
-    let mut s = format!("router namespace {ROUTER_NS} (no kernel addresses):\n");
+pub fn describe(hosts: usize, kernel_forwarding: bool) -> String {
+    let mut s = if kernel_forwarding {
+        format!("router namespace {ROUTER_NS} (kernel forwarding, ip_forward=1):\n")
+    } else {
+        format!("router namespace {ROUTER_NS} (no kernel addresses):\n")
+    };
     for l in layout(hosts) {
         s.push_str(&format!(
             "  {} {} {}  <->  {} eth0 {}/{} {}  (default via {})\n",
@@ -319,12 +340,14 @@ mod tests {
         assert_eq!(l[3].router_ip, "203.0.113.129");
         assert_eq!(l[1].router_mac, "02:00:00:00:01:01");
         assert_eq!(layout(9).len(), MAX_HOSTS);
-        assert!(describe(2).contains("eth1 198.51.100.1"));
+        assert!(describe(2, false).contains("eth1 198.51.100.1"));
+        assert!(describe(2, false).contains("no kernel addresses"));
+        assert!(describe(2, true).contains("ip_forward=1"));
     }
 
     #[test]
     fn host_count_is_checked() {
-        assert!(up(0).unwrap_err().contains("--hosts"));
-        assert!(up(5).unwrap_err().contains("--hosts"));
+        assert!(up(0, false).unwrap_err().contains("--hosts"));
+        assert!(up(5, true).unwrap_err().contains("--hosts"));
     }
 }
