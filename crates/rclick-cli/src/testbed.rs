@@ -350,4 +350,48 @@ mod tests {
         assert!(up(0, false).unwrap_err().contains("--hosts"));
         assert!(up(5, true).unwrap_err().contains("--hosts"));
     }
+
+    /// conf/iprouter-linux.click and conf/iprouter-linux-4.click use the
+    /// testbed's addresses, and MTU defines reach their IPFragmenters and
+    /// "fragmentation needed" errors.
+    #[test]
+    fn router_configs_match_the_layout() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../conf/");
+        for (file, hosts) in [("iprouter-linux.click", 2), ("iprouter-linux-4.click", 4)] {
+            let text = std::fs::read_to_string(format!("{root}{file}")).unwrap();
+            for l in layout(hosts) {
+                let want = format!(
+                    "{} {}/{} {}",
+                    l.router_if,
+                    l.router_ip,
+                    prefix_len(&l),
+                    l.router_mac
+                );
+                assert!(text.contains(&want), "{file} lacks `{want}`");
+            }
+            let last = hosts - 1;
+            let defs = vec![(format!("MTU{last}"), "1000".to_string())];
+            let flat = crate::parse(&text, file, &defs).unwrap();
+            let config = |name: &str| {
+                flat.elements
+                    .iter()
+                    .find(|e| e.name == name)
+                    .map(|e| e.config.clone())
+                    .unwrap_or_else(|| panic!("{file}: no element {name}"))
+            };
+            assert_eq!(config(&format!("fr{last}")), "1000", "{file}");
+            assert_eq!(config("fr0"), "1500", "{file}");
+            let needfrag: Vec<_> = flat
+                .elements
+                .iter()
+                .filter(|e| e.class == "ICMPError" && e.config.contains("needfrag"))
+                .map(|e| e.config.clone())
+                .collect();
+            assert_eq!(needfrag.len(), hosts, "{file}");
+            assert!(
+                needfrag.iter().any(|c| c.ends_with("PMTU 1000")),
+                "{file}: {needfrag:?}"
+            );
+        }
+    }
 }
