@@ -72,9 +72,11 @@ echo "  ping -M do -s 1400 h0 -> h1: $(echo "$out" | grep -m1 'Frag needed')"
 
 e2e_bigfile "$e2e_dir/www" 5
 e2e_http_server rclick-h0 192.0.2.2 "$e2e_dir/www"
-echo "  HTTP 5 MB h0 -> h1: $(e2e_fetch rclick-h1 http://192.0.2.2:8080/big "$e2e_dir/www/big") s, sha256 equal"
+e2e_fetch rclick-h1 http://192.0.2.2:8080/big "$e2e_dir/www/big"
+echo "  HTTP 5 MB h0 -> h1: $e2e_result s, sha256 equal"
 e2e_http_server rclick-h1 198.51.100.2 "$e2e_dir/www"
-echo "  HTTP 5 MB h1 -> h0: $(e2e_fetch rclick-h0 http://198.51.100.2:8080/big "$e2e_dir/www/big") s, sha256 equal"
+e2e_fetch rclick-h0 http://198.51.100.2:8080/big "$e2e_dir/www/big"
+echo "  HTTP 5 MB h1 -> h0: $e2e_result s, sha256 equal"
 
 e2e_stop_router
 frags=$(e2e_handler fr1.fragments)

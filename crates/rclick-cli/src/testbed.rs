@@ -14,9 +14,13 @@
 //! besides its own subnet is a default route through the router's address
 //! on that subnet. IPv6 is off everywhere; checksum and segmentation
 //! offloads are off on every veth, so frames are MTU-sized with complete
-//! checksums. Nothing is connected to the outside: no route leaves the
-//! namespaces. Every namespace gets `/etc/netns/NAME/resolv.conf` with
-//! `nameserver 127.0.0.1`, so programs run in it resolve nothing outside.
+//! checksums, and receivers verify TCP and UDP checksums in software as
+//! hosts behind real network cards would (a veth with receive offload on
+//! trusts any frame sent without a checksum annotation, which would hide
+//! a router's checksum bugs). Nothing is connected to the outside: no
+//! route leaves the namespaces. Every namespace gets
+//! `/etc/netns/NAME/resolv.conf` with `nameserver 127.0.0.1`, so programs
+//! run in it resolve nothing outside.
 //!
 //! With `--kernel-forwarding` the router namespace is an ordinary Linux
 //! router instead: its interfaces get the router addresses and
@@ -159,14 +163,15 @@ fn make_ns(ns: &str) -> Result<(), String> {
     run("ip", &["-n", ns, "link", "set", "lo", "up"])
 }
 
-/// Turns off checksum and segmentation offloads (ethtool may be missing:
-/// then FromDevice completes partial checksums itself).
+/// Turns off checksum (send and receive) and segmentation offloads
+/// (ethtool may be missing: then FromDevice completes partial checksums
+/// itself, and receivers trust checksums).
 fn offloads_off(ns: &str, dev: &str, warnings: &mut Vec<String>) -> Result<(), String> {
     match in_ns(
         ns,
         "ethtool",
         &[
-            "-K", dev, "tx", "off", "tso", "off", "gso", "off", "gro", "off",
+            "-K", dev, "rx", "off", "tx", "off", "tso", "off", "gso", "off", "gro", "off",
         ],
     ) {
         Ok(()) => Ok(()),

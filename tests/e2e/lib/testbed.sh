@@ -8,8 +8,11 @@
 #   e2e_ready NS=IP...          wait until each NS pings IP
 #   e2e_stop_router             stop the router; its -h output is in $e2e_dir/router.log
 #   e2e_bg NS PROG ARGS...      start a program in a namespace (stopped on exit)
-#   e2e_iperf_tcp / e2e_iperf_udp / e2e_http / e2e_ftp / e2e_flood
+#   e2e_iperf_tcp / e2e_iperf_udp / e2e_fetch   measure and check a
+#                               transfer; the result is in $e2e_result
 #
+# Call the measuring functions directly, not in $(...): a failure must end
+# the test, not a subshell.
 # Everything started here is stopped by PID and the testbed is removed on
 # exit. Traffic stays inside the testbed's namespaces.
 
@@ -20,6 +23,7 @@ rclick="$bin/rclick"
 e2e_pids=()
 router_pid=""
 e2e_dir=""
+e2e_result=""
 
 skip() { echo "SKIP $name: $*"; exit 0; }
 fail() {
@@ -141,7 +145,7 @@ e2e_json() {
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# e2e_iperf_tcp NS DST SECONDS [-R]: prints "Gbit/s" of data received;
+# e2e_iperf_tcp NS DST SECONDS [-R]: e2e_result is the Gbit/s received;
 # fails unless bytes were received.
 e2e_iperf_tcp() {
     local ns=$1 dst=$2 t=$3 out="$e2e_dir/iperf.json"
@@ -151,10 +155,11 @@ e2e_iperf_tcp() {
     local bytes
     bytes=$(e2e_json "$out" 'j["end"]["sum_received"]["bytes"]')
     [ "${bytes:-0}" -gt 0 ] || fail "iperf3 TCP to $dst $*: no bytes received"
-    e2e_json "$out" '"%.2f" % (j["end"]["sum_received"]["bits_per_second"] / 1e9)'
+    e2e_result=$(e2e_json "$out" '"%.2f" % (j["end"]["sum_received"]["bits_per_second"] / 1e9)')
 }
 
-# e2e_iperf_udp NS DST SECONDS RATE LEN [-R]: prints "LOST/TOTAL PERCENT%";
+# e2e_iperf_udp NS DST SECONDS RATE LEN [-R]: e2e_result is
+# "LOST/TOTAL PERCENT%";
 # fails unless datagrams arrived.
 e2e_iperf_udp() {
     local ns=$1 dst=$2 t=$3 rate=$4 len=$5 out="$e2e_dir/iperf.json"
@@ -163,23 +168,24 @@ e2e_iperf_udp() {
         || fail "iperf3 UDP to $dst from $ns $*: $(head -c 400 "$out")"
     local s
     s=$(e2e_json "$out" '"%d %d %.2f" % (j["end"]["sum"]["packets"], j["end"]["sum"]["lost_packets"], j["end"]["sum"]["lost_percent"])')
+    local total lost pct
     read -r total lost pct <<<"$s"
     [ "${total:-0}" -gt 0 ] && [ "$lost" -lt "$total" ] || fail "iperf3 UDP to $dst $*: nothing arrived ($s)"
-    echo "$lost/$total $pct%"
+    e2e_result="$lost/$total $pct%"
 }
 
 # e2e_fetch NS URL FILE: downloads URL with curl in NS and compares its
-# sha256 with FILE's; prints the transfer time in seconds.
+# sha256 with FILE's; e2e_result is the transfer time in seconds.
 e2e_fetch() {
     local ns=$1 url=$2 file=$3 got="$e2e_dir/fetched" t
     rm -f "$got"
-    t=$(ip netns exec "$ns" curl -sS --max-time 60 -o "$got" -w '%{time_total}' "$url" 2>"$e2e_dir/curl.err") \
+    t=$(ip netns exec "$ns" curl -sS --connect-timeout 5 --max-time 30 -o "$got" -w '%{time_total}' "$url" 2>"$e2e_dir/curl.err") \
         || fail "curl $url from $ns: $(cat "$e2e_dir/curl.err")"
     local want have
     want=$(sha256sum <"$file" | cut -d' ' -f1)
     have=$(sha256sum <"$got" | cut -d' ' -f1)
     [ "$want" = "$have" ] || fail "$url: sha256 $have, expected $want ($(stat -c %s "$got") of $(stat -c %s "$file") bytes)"
-    echo "$t"
+    e2e_result=$t
 }
 
 # e2e_bigfile DIR MB: a file of MB megabytes of random bytes, DIR/big.
@@ -206,6 +212,17 @@ e2e_ftp_server() {
 # e2e_rx_packets NS DEV: packets the device has received.
 e2e_rx_packets() {
     ip netns exec "$1" cat "/sys/class/net/$2/statistics/rx_packets"
+}
+
+# e2e_csum_errors NS: TCP and UDP segments the namespace's kernel received
+# with bad checksums (InCsumErrors in /proc/net/snmp).
+e2e_csum_errors() {
+    ip netns exec "$1" cat /proc/net/snmp | awk '
+        $1 == "Tcp:" || $1 == "Udp:" {
+            if (!($1 in hdr)) { for (i = 2; i <= NF; i++) col[$1, $i] = i; hdr[$1] = 1; next }
+            n += $(col[$1, "InCsumErrors"])
+        }
+        END { print n + 0 }'
 }
 
 # e2e_cpu_ticks PID: user+system clock ticks the process has used.
