@@ -22,11 +22,11 @@
 # Throughput and times are printed; docs/E2E.md has measured numbers.
 #
 # Skips when not root, without network namespaces, or without iperf3,
-# curl, python3 or pyftpdlib (scripts/test installs them).
+# curl, python3, ethtool or pyftpdlib (scripts/test installs them).
 set -uo pipefail
 name=iprouter-transfers
 . "$(dirname "$0")/lib/testbed.sh"
-e2e_init iperf3 curl python3 ss sha256sum
+e2e_init iperf3 curl python3 ss sha256sum ethtool
 
 e2e_up --hosts 2
 e2e_router conf/iprouter-linux.click -h td0.count -h td1.count -h fr0.drops -h fr1.drops
