@@ -84,6 +84,11 @@ enum Command {
         /// Number of hosts (each on its own subnet and router interface).
         #[arg(long, default_value_t = 2)]
         hosts: usize,
+        /// With `up`: let the Linux kernel route instead of a user-level
+        /// router (the router interfaces get their addresses, and
+        /// ip_forward is on), to compare against.
+        #[arg(long)]
+        kernel_forwarding: bool,
     },
 }
 
@@ -136,7 +141,11 @@ fn main() {
                 }
             }
         }
-        Command::Testbed { action, hosts } => testbed(&action, hosts),
+        Command::Testbed {
+            action,
+            hosts,
+            kernel_forwarding,
+        } => testbed(&action, hosts, kernel_forwarding),
         Command::Elements => {
             for n in registry().names() {
                 println!("{n}");
@@ -171,14 +180,14 @@ fn check(source: Source, defines: &[(String, String)]) -> i32 {
     }
 }
 
-fn testbed(action: &str, hosts: usize) -> i32 {
+fn testbed(action: &str, hosts: usize, kernel_forwarding: bool) -> i32 {
     use rclick_cli::testbed;
     let r = if action == "up" {
-        testbed::up(hosts).map(|warnings| {
+        testbed::up(hosts, kernel_forwarding).map(|warnings| {
             for w in warnings {
                 eprintln!("rclick testbed: warning: {w}");
             }
-            print!("{}", testbed::describe(hosts));
+            print!("{}", testbed::describe(hosts, kernel_forwarding));
         })
     } else {
         testbed::down()

@@ -25,10 +25,13 @@
 //! Frames from virtual devices (veth, tap) may carry a partial TCP/UDP
 //! checksum, which the kernel marks `TP_STATUS_CSUMNOTREADY`; FromDevice
 //! completes those checksums (TCP and UDP over IPv4). VLAN tags the kernel
-//! stripped are put back into the frame. Receive buffers are 64 KB, so
-//! frames larger than the MTU (GRO/GSO aggregates) arrive whole; turning
-//! offloads off (`ethtool -K DEV tso off gso off gro off`) keeps frames
-//! MTU-sized, which a router needs anyway.
+//! stripped are put back into the frame. The socket's receive buffer is
+//! 4 MB (beyond `net.core.rmem_max` when the process has CAP_NET_ADMIN),
+//! so bursts wait there while the router is busy or descheduled; frames
+//! that still do not fit are counted in `kernel_drops`. Receive slots are
+//! 64 KB, so frames larger than the MTU (GRO/GSO aggregates) arrive whole;
+//! turning offloads off (`ethtool -K DEV tso off gso off gro off`) keeps
+//! frames MTU-sized, which a router needs anyway.
 //!
 //! Opening a packet socket needs CAP_NET_RAW (root). A missing interface
 //! or a missing privilege fails initialization with a message saying what
