@@ -364,8 +364,15 @@ fn bench_file(
     let (profile, profiled_ns) = if opts.profile {
         let (secs, _, router) =
             one_run(&flat, &text, &checks, true).map_err(|e| format!("profiled run: {e}"))?;
-        let table = router.read_handler("element_costs", "")?;
-        (Some(table), Some(secs * 1e9 / n as f64))
+        let report = router
+            .element_costs()
+            .ok_or("profiled run: no element costs")?;
+        // Scaled to the median run's CPU time.
+        let reference = cpu_ns[(cpu_ns.len() - 1) / 2] * n as f64;
+        (
+            Some(report.table_scaled(Some(reference))),
+            Some(secs * 1e9 / n as f64),
+        )
     } else {
         (None, None)
     };

@@ -322,6 +322,15 @@ impl CostReport {
     /// Click's Table II layout: one line per element that ran, then the
     /// time outside elements and the total.
     pub fn table(&self) -> String {
+        self.table_scaled(None)
+    }
+
+    /// The table, with one more column when the same work's time without
+    /// profiling (`reference_ns`, say the run's CPU time) is known: each
+    /// element's share of the profiled time (timing overhead taken out)
+    /// applied to it. On a busy machine, the profiled times include the
+    /// time the thread was preempted; the estimate spreads that out.
+    pub fn table_scaled(&self, reference_ns: Option<f64>) -> String {
         let width = self
             .elements
             .iter()
@@ -337,21 +346,27 @@ impl CostReport {
             .unwrap_or(5)
             .max(5);
         let mut s = format!(
-            "{:<width$}  {:<cwidth$}  {:>10}  {:>10}  {:>9}  {:>12}  {:>7}\n",
+            "{:<width$}  {:<cwidth$}  {:>10}  {:>10}  {:>9}  {:>13}  {:>7}",
             "element", "class", "packets", "calls", "ns/packet", "cycles/packet", "share %"
         );
+        if reference_ns.is_some() {
+            s.push_str("  est. ns/packet");
+        }
+        s.push('\n');
         let total = if self.total_ns > 0.0 {
             self.total_ns
         } else {
             1.0
         };
+        let self_sum: f64 = self.elements.iter().map(|e| e.self_ns).sum();
+        let measured = (self_sum + self.outside_ns).max(1.0);
         for e in &self.elements {
             let cycles = match e.self_cycles {
                 Some(c) if e.packets > 0 => format!("{:.1}", c / e.packets as f64),
                 _ => "-".to_string(),
             };
             s.push_str(&format!(
-                "{:<width$}  {:<cwidth$}  {:>10}  {:>10}  {:>9.2}  {:>12}  {:>7.1}\n",
+                "{:<width$}  {:<cwidth$}  {:>10}  {:>10}  {:>9.2}  {:>13}  {:>7.1}",
                 e.name,
                 e.class,
                 e.packets,
@@ -360,11 +375,17 @@ impl CostReport {
                 cycles,
                 e.self_ns * 100.0 / total
             ));
+            if let Some(r) = reference_ns {
+                let est = if e.packets == 0 {
+                    0.0
+                } else {
+                    e.self_ns / measured * r / e.packets as f64
+                };
+                s.push_str(&format!("  {est:>14.2}"));
+            }
+            s.push('\n');
         }
-        let overhead = (self.total_ns
-            - self.outside_ns
-            - self.elements.iter().map(|e| e.self_ns).sum::<f64>())
-        .max(0.0);
+        let overhead = (self.total_ns - self.outside_ns - self_sum).max(0.0);
         s.push_str(&format!(
             "outside elements (scheduler, idle): {:.1} % of {:.3} ms profiled; timing overhead removed: {:.1} ns per call ({:.1} % of the time)\n",
             self.outside_ns * 100.0 / total,
@@ -372,6 +393,13 @@ impl CostReport {
             self.overhead_ns,
             overhead * 100.0 / total
         ));
+        if let Some(r) = reference_ns {
+            s.push_str(&format!(
+                "est. ns/packet: the element's share of the time measured (outside elements: {:.1} %) applied to {:.3} ms, the same work's time unprofiled\n",
+                self.outside_ns * 100.0 / measured,
+                r / 1e6
+            ));
+        }
         s
     }
 
