@@ -106,3 +106,26 @@ fn bench_without_a_known_sink_asks_for_checks() {
     ]);
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn profile_tables_from_bench_and_run() {
+    let f = config_file("tiny_prof.click", TINY);
+    let path = f.to_str().unwrap();
+    let (code, out, err) = rclick(&["bench", "-n", "1000", "--runs", "1", "--profile", path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("tiny_prof: element costs"), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("d ") && l.contains("Discard"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains(" 1000 "), "{line}");
+    assert!(out.contains("est. ns/packet"), "{out}");
+
+    let (code, out, err) = rclick(&["run", "--profile", path, "N=500"]);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("src ") && l.contains("InfiniteSource"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains(" 500 "), "{line}");
+}
