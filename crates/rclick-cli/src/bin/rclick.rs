@@ -57,7 +57,15 @@ enum Command {
         /// Number of threads.
         #[arg(short = 'j', long, default_value_t = 1)]
         threads: usize,
+        /// Measure each element's cost per packet and print the table
+        /// (the `element_costs` handler) after the router stops.
+        #[arg(long)]
+        profile: bool,
     },
+    /// Time benchmark configurations (Click's `bench/*.click`): a warm-up
+    /// run, then timed runs of N packets each, every run checked through
+    /// handlers; prints ns/packet and Mpps (median, min, max).
+    Bench(rclick_cli::bench::BenchOptions),
     /// Check a configuration: parse, build and initialize it without running.
     Check {
         #[command(flatten)]
@@ -100,6 +108,7 @@ fn main() {
             handlers,
             simtime,
             threads,
+            profile,
         } => match config.split() {
             Ok((source, defines)) => drive(DriverRequest {
                 source: Some(source),
@@ -107,6 +116,7 @@ fn main() {
                 handlers,
                 simtime,
                 threads,
+                profile,
                 ..Default::default()
             }),
             Err(e) => {
@@ -114,6 +124,7 @@ fn main() {
                 1
             }
         },
+        Command::Bench(opts) => rclick_cli::bench::bench(&opts),
         Command::Check { config } => match config.split() {
             Ok((source, defines)) => check(source, &defines),
             Err(e) => {

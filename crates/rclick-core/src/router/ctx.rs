@@ -635,8 +635,13 @@ impl<'a> Ctx<'a> {
                 match rt.slots[to as usize].lock(self.sched.id) {
                     Ok(mut g) => {
                         let saved = std::mem::replace(&mut self.current, to as usize);
-                        g.push(to_port as usize, batch, self);
-                        self.deliver_deferred_pushes(&mut **g);
+                        // Profiling off: this one test is all it costs.
+                        if rt.profile.on() {
+                            self.push_profiled(&mut **g, to_port as usize, batch);
+                        } else {
+                            g.push(to_port as usize, batch, self);
+                            self.deliver_deferred_pushes(&mut **g);
+                        }
                         self.current = saved;
                     }
                     Err(super::SlotBusy::Reentrant) => self.defer_push(to as usize, to_port, batch),
@@ -664,6 +669,46 @@ impl<'a> Ctx<'a> {
                 .fetch_add(1, Ordering::Relaxed);
             self.count_lost(batch.len());
         }
+    }
+
+    /// [`Ctx::push`]'s call into the current element `el`, timed as a frame
+    /// of the element cost profile.
+    #[cold]
+    #[inline(never)]
+    fn push_profiled(&mut self, el: &mut dyn Element, port: usize, batch: PacketBatch) {
+        let n = batch.len();
+        self.sched.prof.pushed(n);
+        let f = self.sched.prof.enter();
+        el.push(port, batch, self);
+        self.deliver_deferred_pushes(el);
+        self.sched
+            .prof
+            .leave(&self.rt.profile, self.current, f, n as u64, 0);
+    }
+
+    /// A task run of the current element `el`, timed as a frame.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn run_task_profiled(&mut self, el: &mut dyn Element, t: TaskId) {
+        let f = self.sched.prof.enter();
+        el.run_task(t, self);
+        self.deliver_deferred_pushes(el);
+        self.sched
+            .prof
+            .leave(&self.rt.profile, self.current, f, 0, 0);
+    }
+
+    /// [`Ctx::pull`]'s call into the current element `el`, timed.
+    #[cold]
+    #[inline(never)]
+    fn pull_profiled(&mut self, el: &mut dyn Element, port: usize, max: usize) -> PacketBatch {
+        let f = self.sched.prof.enter();
+        let b = el.pull(port, max, self);
+        self.sched
+            .prof
+            .leave(&self.rt.profile, self.current, f, 0, b.len() as u64);
+        self.sched.prof.pulled(b.len());
+        b
     }
 
     /// Takes the batches other elements pushed to this element while it was
@@ -751,7 +796,11 @@ impl<'a> Ctx<'a> {
         match rt.slots[from as usize].lock(self.sched.id) {
             Ok(mut g) => {
                 let saved = std::mem::replace(&mut self.current, from as usize);
-                let b = g.pull(from_port as usize, max, self);
+                let b = if rt.profile.on() {
+                    self.pull_profiled(&mut **g, from_port as usize, max)
+                } else {
+                    g.pull(from_port as usize, max, self)
+                };
                 self.current = saved;
                 b
             }

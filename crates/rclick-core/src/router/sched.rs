@@ -53,6 +53,8 @@ pub struct ThreadSched {
     /// (element, output port, input port). A re-entrant pull on that
     /// output is answered from the element's input instead.
     pub(crate) pull_forwards: Vec<(usize, usize, usize)>,
+    /// This thread's part of the element cost profile.
+    pub(crate) prof: super::profile::ThreadProfile,
 }
 
 impl ThreadSched {
@@ -69,6 +71,7 @@ impl ThreadSched {
             deferred_writes: Vec::new(),
             deferred_pushes: Vec::new(),
             pull_forwards: Vec::new(),
+            prof: Default::default(),
         }
     }
 
@@ -193,9 +196,13 @@ impl ThreadSched {
             ti.expiry.store(i64::MIN, Ordering::Release);
             let e = ti.element;
             if let Ok(mut g) = rt.slots[e].lock(self.id) {
+                let frame = rt.profile.on().then(|| self.prof.enter());
                 let mut cx = Ctx::new(rt, self, e);
                 g.run_timer(TimerId(t), &mut cx);
                 cx.deliver_deferred_pushes(&mut **g);
+                if let Some(f) = frame {
+                    self.prof.leave(&rt.profile, e, f, 0, 0);
+                }
             }
             self.run_deferred_writes(rt);
             ran = true;
@@ -235,8 +242,12 @@ impl ThreadSched {
             self.current_task = Some(t);
             self.resched_current = false;
             let mut cx = Ctx::new(rt, self, e);
-            g.run_task(TaskId(t), &mut cx);
-            cx.deliver_deferred_pushes(&mut **g);
+            if rt.profile.on() {
+                cx.run_task_profiled(&mut **g, TaskId(t));
+            } else {
+                g.run_task(TaskId(t), &mut cx);
+                cx.deliver_deferred_pushes(&mut **g);
+            }
             self.current_task = None;
         }
         if !self.deferred_writes.is_empty() {
