@@ -270,7 +270,7 @@ impl Element for QueueElement {
             _ if batch.len() <= self.capacity.saturating_sub(self.q.len()) => {
                 // Room for the whole batch (the common case).
                 let mut batch = batch;
-                self.q.extend(batch.drain());
+                batch.drain_each(|p| self.q.push_back(p));
             }
             _ => {
                 for p in batch {
