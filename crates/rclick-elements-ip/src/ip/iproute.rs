@@ -109,14 +109,19 @@ pub trait RouteEngine: Default + Send + 'static {
 }
 
 /// Click's LinearIPLookup table: a vector searched in full. Deleted
-/// routes leave holes that later additions fill.
+/// routes leave holes that later additions fill. As Click's, it remembers
+/// the last two addresses looked up and their results (consecutive packets
+/// of a flow skip the scan); any change to the table forgets them.
 #[derive(Default)]
 pub struct Linear {
     t: Vec<Option<Route>>,
+    /// The last two lookups, most recent first: (address, result).
+    cache: std::cell::Cell<[Option<(u32, Option<(u32, i32)>)>; 2]>,
 }
 
 impl RouteEngine for Linear {
     fn add(&mut self, r: &Route, set: bool) -> Result<Option<Route>, AddError> {
+        self.cache.set([None, None]);
         for e in self.t.iter_mut().flatten() {
             if e.addr == r.addr && e.mask == r.mask {
                 if !set {
@@ -137,6 +142,7 @@ impl RouteEngine for Linear {
     }
 
     fn remove(&mut self, r: &Route) -> Result<Route, Option<Route>> {
+        self.cache.set([None, None]);
         let mut same_prefix = None;
         for e in self.t.iter_mut() {
             if let Some(x) = *e {
@@ -153,6 +159,25 @@ impl RouteEngine for Linear {
     }
 
     fn lookup(&self, a: u32) -> Option<(u32, i32)> {
+        let cache = self.cache.get();
+        for (addr, result) in cache.into_iter().flatten() {
+            if addr == a {
+                return result;
+            }
+        }
+        let result = self.scan(a);
+        self.cache.set([Some((a, result)), cache[0]]);
+        result
+    }
+
+    fn routes(&self) -> Vec<Route> {
+        self.t.iter().flatten().copied().collect()
+    }
+}
+
+impl Linear {
+    /// The longest match for `a`, scanning every route.
+    fn scan(&self, a: u32) -> Option<(u32, i32)> {
         let mut best: Option<&Route> = None;
         for r in self.t.iter().flatten() {
             if r.contains(a) {
@@ -163,10 +188,6 @@ impl RouteEngine for Linear {
             }
         }
         best.map(|r| (r.gw, r.port))
-    }
-
-    fn routes(&self) -> Vec<Route> {
-        self.t.iter().flatten().copied().collect()
     }
 }
 
@@ -542,6 +563,27 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
 mod tests {
     use super::*;
     use rclick_core::args::NoContext;
+
+    #[test]
+    fn linear_cache_forgets_on_change() {
+        let mut t = Linear::default();
+        let r = |s: &str| parse_route(s, false, &NoContext).unwrap();
+        t.add(&r("10.0.0.0/8 1"), false).unwrap();
+        let a = u32::from(Ipv4Addr::new(10, 1, 2, 3));
+        let b = u32::from(Ipv4Addr::new(192, 0, 2, 1));
+        assert_eq!(t.lookup(a), Some((0, 1)));
+        assert_eq!(t.lookup(b), None);
+        assert_eq!(t.lookup(a), Some((0, 1)));
+        t.add(&r("10.1.0.0/16 192.0.2.9 2"), false).unwrap();
+        assert_eq!(
+            t.lookup(a),
+            Some((u32::from(Ipv4Addr::new(192, 0, 2, 9)), 2))
+        );
+        t.add(&r("0.0.0.0/0 3"), false).unwrap();
+        assert_eq!(t.lookup(b), Some((0, 3)));
+        t.remove(&r("10.1.0.0/16 192.0.2.9 2")).unwrap();
+        assert_eq!(t.lookup(a), Some((0, 1)));
+    }
 
     #[test]
     fn parses_routes() {
