@@ -299,7 +299,11 @@ impl Element for QueueElement {
             return PacketBatch::new();
         }
         let mut out = PacketBatch::with_capacity(n);
-        out.extend(self.q.drain(..n));
+        for _ in 0..n {
+            if let Some(p) = self.q.pop_front() {
+                out.push(p);
+            }
+        }
         self.sleepiness = 0;
         if self.kind == QueueKind::QuickNote && self.q.is_empty() {
             // QuickNoteQueue sleeps as soon as it hands out its last packet
