@@ -115,9 +115,12 @@ pub trait RouteEngine: Default + Send + 'static {
 #[derive(Default)]
 pub struct Linear {
     t: Vec<Option<Route>>,
-    /// The last two lookups, most recent first: (address, result).
-    cache: std::cell::Cell<[Option<(u32, Option<(u32, i32)>)>; 2]>,
+    /// The last two lookups, most recent first.
+    cache: std::cell::Cell<[Option<CachedLookup>; 2]>,
 }
+
+/// A remembered lookup: the address and its result.
+type CachedLookup = (u32, Option<(u32, i32)>);
 
 impl RouteEngine for Linear {
     fn add(&mut self, r: &Route, set: bool) -> Result<Option<Route>, AddError> {
