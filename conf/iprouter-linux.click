@@ -11,6 +11,16 @@
 // configuration alone answers ARP for 192.0.2.1 and 198.51.100.1, routes
 // between the two subnets, sends ICMP errors (time exceeded, unreachable,
 // parameter problem, redirect) and answers pings to its own addresses.
+//
+// MTU0 and MTU1 are the MTUs of eth0 and eth1: the router fragments
+// packets bigger than the outgoing interface's MTU and answers those with
+// the don't-fragment flag with ICMP "fragmentation needed" carrying that
+// MTU. Set them to the devices' MTUs on the command line, e.g.
+//
+//   ip -n rclick-r link set eth1 mtu 1000; ip -n rclick-h1 link set eth0 mtu 1000
+//   ip netns exec rclick-r target/release/click conf/iprouter-linux.click MTU1=1000
+
+define($MTU0 1500, $MTU1 1500);
 
 AddressInfo(
     eth0 192.0.2.1/24 02:00:00:00:00:01,
@@ -60,10 +70,10 @@ rt[1] -> DropBroadcasts
     -> gio0 :: IPGWOptions(eth0:ip)
     -> FixIPSrc(eth0:ip)
     -> dt0 :: DecIPTTL
-    -> fr0 :: IPFragmenter(1500)
+    -> fr0 :: IPFragmenter($MTU0)
     -> [0]arpq0;
 dt0[1] -> ICMPError(eth0:ip, timeexceeded) -> rt;
-fr0[1] -> ICMPError(eth0:ip, unreachable, needfrag) -> rt;
+fr0[1] -> ICMPError(eth0:ip, unreachable, needfrag, PMTU $MTU0) -> rt;
 gio0[1] -> ICMPError(eth0:ip, parameterproblem) -> rt;
 cp0[1] -> ICMPError(eth0:ip, redirect, host) -> rt;
 
@@ -73,9 +83,9 @@ rt[2] -> DropBroadcasts
     -> gio1 :: IPGWOptions(eth1:ip)
     -> FixIPSrc(eth1:ip)
     -> dt1 :: DecIPTTL
-    -> fr1 :: IPFragmenter(1500)
+    -> fr1 :: IPFragmenter($MTU1)
     -> [0]arpq1;
 dt1[1] -> ICMPError(eth1:ip, timeexceeded) -> rt;
-fr1[1] -> ICMPError(eth1:ip, unreachable, needfrag) -> rt;
+fr1[1] -> ICMPError(eth1:ip, unreachable, needfrag, PMTU $MTU1) -> rt;
 gio1[1] -> ICMPError(eth1:ip, parameterproblem) -> rt;
 cp1[1] -> ICMPError(eth1:ip, redirect, host) -> rt;

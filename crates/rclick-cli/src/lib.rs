@@ -4,6 +4,7 @@
 //! This is the only crate that knows every element group: [`registry`]
 //! collects them.
 
+pub mod bench;
 pub mod testbed;
 
 use std::io::{Read, Write};
@@ -119,6 +120,8 @@ pub struct DriverRequest {
     pub unix_sockets: Vec<String>,
     /// `-R`: offer the `hotconfig` handler.
     pub allow_reconfigure: bool,
+    /// Profile per-element costs and print them after the run.
+    pub profile: bool,
 }
 
 /// Click's `-p` argument: a port number, or a number and `+` (try
@@ -245,6 +248,12 @@ pub fn drive(req: DriverRequest) -> i32 {
             status = 1;
         }
     }
+    if req.profile {
+        if let Err(e) = router.write_handler("profile", "true") {
+            eprintln!("{e}");
+            return 1;
+        }
+    }
     let started = std::time::Instant::now();
     if !req.quit && router.nelements() > 0 {
         match &hot {
@@ -257,6 +266,16 @@ pub fn drive(req: DriverRequest) -> i32 {
     if req.report_time {
         let d = started.elapsed();
         println!("{:.3}s", d.as_secs_f64());
+    }
+    if req.profile {
+        let _ = router.write_handler("profile", "false");
+        match router.read_handler("element_costs", "") {
+            Ok(t) => println!("{}", t.trim_end()),
+            Err(e) => {
+                eprintln!("{e}");
+                status = 1;
+            }
+        }
     }
     if !req.handlers.is_empty() && print_handlers(&router, &req.handlers).is_err() {
         status = 1;

@@ -14,9 +14,18 @@
 //! besides its own subnet is a default route through the router's address
 //! on that subnet. IPv6 is off everywhere; checksum and segmentation
 //! offloads are off on every veth, so frames are MTU-sized with complete
-//! checksums. Nothing is connected to the outside: no route leaves the
-//! namespaces. Every namespace gets `/etc/netns/NAME/resolv.conf` with
-//! `nameserver 127.0.0.1`, so programs run in it resolve nothing outside.
+//! checksums, and receivers verify TCP and UDP checksums in software as
+//! hosts behind real network cards would (a veth with receive offload on
+//! trusts any frame sent without a checksum annotation, which would hide
+//! a router's checksum bugs). Nothing is connected to the outside: no
+//! route leaves the namespaces. Every namespace gets
+//! `/etc/netns/NAME/resolv.conf` with `nameserver 127.0.0.1`, so programs
+//! run in it resolve nothing outside.
+//!
+//! With `--kernel-forwarding` the router namespace is an ordinary Linux
+//! router instead: its interfaces get the router addresses and
+//! `net.ipv4.ip_forward` is 1, so the same hosts can be compared with the
+//! kernel doing the forwarding (no user-level router may run then).
 //!
 //! It shells out to `ip`, `sysctl` and `ethtool` and needs root.
 //! `down` removes whatever exists, so it also cleans up after a partial
@@ -154,14 +163,15 @@ fn make_ns(ns: &str) -> Result<(), String> {
     run("ip", &["-n", ns, "link", "set", "lo", "up"])
 }
 
-/// Turns off checksum and segmentation offloads (ethtool may be missing:
-/// then FromDevice completes partial checksums itself).
+/// Turns off checksum (send and receive) and segmentation offloads
+/// (ethtool may be missing: then FromDevice completes partial checksums
+/// itself, and receivers trust checksums).
 fn offloads_off(ns: &str, dev: &str, warnings: &mut Vec<String>) -> Result<(), String> {
     match in_ns(
         ns,
         "ethtool",
         &[
-            "-K", dev, "tx", "off", "tso", "off", "gso", "off", "gro", "off",
+            "-K", dev, "rx", "off", "tx", "off", "tso", "off", "gso", "off", "gro", "off",
         ],
     ) {
         Ok(()) => Ok(()),
@@ -175,8 +185,15 @@ fn offloads_off(ns: &str, dev: &str, warnings: &mut Vec<String>) -> Result<(), S
     }
 }
 
-fn up_inner(links: &[Link], warnings: &mut Vec<String>) -> Result<(), String> {
+fn up_inner(
+    links: &[Link],
+    kernel_forwarding: bool,
+    warnings: &mut Vec<String>,
+) -> Result<(), String> {
     make_ns(ROUTER_NS)?;
+    if kernel_forwarding {
+        in_ns(ROUTER_NS, "sysctl", &["-q", "-w", "net.ipv4.ip_forward=1"])?;
+    }
     for (i, l) in links.iter().enumerate() {
         make_ns(&l.host_ns)?;
         // Create the pair with temporary names, then move and rename.
@@ -204,6 +221,10 @@ fn up_inner(links: &[Link], warnings: &mut Vec<String>) -> Result<(), String> {
         let addr = format!("{}/{}", l.host_ip, prefix_len(l));
         cmd(&h, &["addr", "add", &addr, "dev", "eth0"])?;
         cmd(&h, &["link", "set", "eth0", "up"])?;
+        if kernel_forwarding {
+            let raddr = format!("{}/{}", l.router_ip, prefix_len(l));
+            cmd(&r, &["addr", "add", &raddr, "dev", &l.router_if])?;
+        }
         cmd(&r, &["link", "set", &l.router_if, "up"])?;
         cmd(
             &h,
@@ -221,9 +242,10 @@ fn up_inner(links: &[Link], warnings: &mut Vec<String>) -> Result<(), String> {
     Ok(())
 }
 
-/// Creates the testbed with `hosts` hosts. On failure, removes whatever it
-/// created. Returns warnings to print.
-pub fn up(hosts: usize) -> Result<Vec<String>, String> {
+/// Creates the testbed with `hosts` hosts; with `kernel_forwarding`, the
+/// router namespace's kernel routes between them. On failure, removes
+/// whatever it created. Returns warnings to print.
+pub fn up(hosts: usize, kernel_forwarding: bool) -> Result<Vec<String>, String> {
     if !(1..=MAX_HOSTS).contains(&hosts) {
         return Err(format!("--hosts must be between 1 and {MAX_HOSTS}"));
     }
@@ -237,7 +259,7 @@ pub fn up(hosts: usize) -> Result<Vec<String>, String> {
     }
     let links = layout(hosts);
     let mut warnings = Vec::new();
-    if let Err(e) = up_inner(&links, &mut warnings) {
+    if let Err(e) = up_inner(&links, kernel_forwarding, &mut warnings) {
         let _ = down();
         return Err(e);
     }
@@ -285,8 +307,12 @@ pub fn down() -> Result<(), String> {
 }
 
 /// The layout as a table, printed by `up`.
-pub fn describe(hosts: usize) -> String {
-    let mut s = format!("router namespace {ROUTER_NS} (no kernel addresses):\n");
+pub fn describe(hosts: usize, kernel_forwarding: bool) -> String {
+    let mut s = if kernel_forwarding {
+        format!("router namespace {ROUTER_NS} (kernel forwarding, ip_forward=1):\n")
+    } else {
+        format!("router namespace {ROUTER_NS} (no kernel addresses):\n")
+    };
     for l in layout(hosts) {
         s.push_str(&format!(
             "  {} {} {}  <->  {} eth0 {}/{} {}  (default via {})\n",
@@ -319,12 +345,58 @@ mod tests {
         assert_eq!(l[3].router_ip, "203.0.113.129");
         assert_eq!(l[1].router_mac, "02:00:00:00:01:01");
         assert_eq!(layout(9).len(), MAX_HOSTS);
-        assert!(describe(2).contains("eth1 198.51.100.1"));
+        assert!(describe(2, false).contains("eth1 198.51.100.1"));
+        assert!(describe(2, false).contains("no kernel addresses"));
+        assert!(describe(2, true).contains("ip_forward=1"));
     }
 
     #[test]
     fn host_count_is_checked() {
-        assert!(up(0).unwrap_err().contains("--hosts"));
-        assert!(up(5).unwrap_err().contains("--hosts"));
+        assert!(up(0, false).unwrap_err().contains("--hosts"));
+        assert!(up(5, true).unwrap_err().contains("--hosts"));
+    }
+
+    /// conf/iprouter-linux.click and conf/iprouter-linux-4.click use the
+    /// testbed's addresses, and MTU defines reach their IPFragmenters and
+    /// "fragmentation needed" errors.
+    #[test]
+    fn router_configs_match_the_layout() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../conf/");
+        for (file, hosts) in [("iprouter-linux.click", 2), ("iprouter-linux-4.click", 4)] {
+            let text = std::fs::read_to_string(format!("{root}{file}")).unwrap();
+            for l in layout(hosts) {
+                let want = format!(
+                    "{} {}/{} {}",
+                    l.router_if,
+                    l.router_ip,
+                    prefix_len(&l),
+                    l.router_mac
+                );
+                assert!(text.contains(&want), "{file} lacks `{want}`");
+            }
+            let last = hosts - 1;
+            let defs = vec![(format!("MTU{last}"), "1000".to_string())];
+            let flat = crate::parse(&text, file, &defs).unwrap();
+            let config = |name: &str| {
+                flat.elements
+                    .iter()
+                    .find(|e| e.name == name)
+                    .map(|e| e.config.clone())
+                    .unwrap_or_else(|| panic!("{file}: no element {name}"))
+            };
+            assert_eq!(config(&format!("fr{last}")), "1000", "{file}");
+            assert_eq!(config("fr0"), "1500", "{file}");
+            let needfrag: Vec<_> = flat
+                .elements
+                .iter()
+                .filter(|e| e.class == "ICMPError" && e.config.contains("needfrag"))
+                .map(|e| e.config.clone())
+                .collect();
+            assert_eq!(needfrag.len(), hosts, "{file}");
+            assert!(
+                needfrag.iter().any(|c| c.ends_with("PMTU 1000")),
+                "{file}: {needfrag:?}"
+            );
+        }
     }
 }

@@ -301,14 +301,10 @@ pub trait Element: AsAny + Send {
     /// `simple_action` to each packet and pushes the survivors to output 0.
     fn push(&mut self, port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let _ = port;
-        let mut out = PacketBatch::with_capacity(batch.len());
-        for p in batch {
-            if let Some(p) = self.simple_action(p, cx) {
-                out.push(p);
-            }
-        }
-        if !out.is_empty() {
-            cx.push(0, out);
+        let mut batch = batch;
+        batch.filter_map_in_place(|p| self.simple_action(p, cx));
+        if !batch.is_empty() {
+            cx.push(0, batch);
         }
     }
 
@@ -316,17 +312,9 @@ pub trait Element: AsAny + Send {
     /// The default pulls from input 0 and applies `simple_action`.
     fn pull(&mut self, port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let _ = port;
-        let batch = cx.pull(0, max);
-        if batch.is_empty() {
-            return batch;
-        }
-        let mut out = PacketBatch::with_capacity(batch.len());
-        for p in batch {
-            if let Some(p) = self.simple_action(p, cx) {
-                out.push(p);
-            }
-        }
-        out
+        let mut batch = cx.pull(0, max);
+        batch.filter_map_in_place(|p| self.simple_action(p, cx));
+        batch
     }
 
     /// Per-packet processing for elements written one packet at a time:

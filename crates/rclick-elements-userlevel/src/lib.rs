@@ -1,11 +1,13 @@
 //! Elements that talk to the operating system (Click's `elements/userlevel`):
 //! pcap files, the control socket, network devices (FromDevice/ToDevice),
-//! and (later) sockets.
+//! KernelTun/KernelTap, and the Socket transport.
 //! This is the only element group that touches files, sockets and devices.
 
 pub mod control;
 pub mod device;
+mod drops;
 pub mod dump;
+pub mod sockets;
 
 use rclick_core::Registry;
 
@@ -14,4 +16,5 @@ pub fn register(r: &mut Registry) {
     dump::register(r);
     control::register(r);
     device::register(r);
+    sockets::register(r);
 }

@@ -1,14 +1,21 @@
 //! [`PacketBatch`]: an ordered batch of packets, the unit of batched
 //! push/pull between elements.
 //!
-//! A batch is a `Vec<Packet>` (three words; moving a batch by value copies
-//! 24 bytes, never the packets) whose backing storage is recycled through the
-//! thread-local [`pool`] module: [`PacketBatch::new`] does not
-//! allocate, the first [`push`](PacketBatch::push) takes a vector from the
-//! pool (capacity [`BATCH_CAPACITY`](crate::pool::BATCH_CAPACITY) when fresh),
-//! and dropping the batch returns it. A `SmallVec` with inline storage was not
-//! used because moving it would copy the inline array (256 bytes for 32
-//! packets) at every element boundary.
+//! A batch is a `Vec<Packet>` plus one inline packet slot (four words;
+//! moving a batch by value copies 32 bytes, never the packets). A batch of
+//! one packet, the common case when sources emit one packet per task run
+//! as Click's do by default, lives in the inline slot and touches no vector
+//! at all. From the second packet on, the packets live in a vector whose
+//! storage is recycled through the thread-local [`pool`] module: the first
+//! spill takes a vector from the pool (capacity
+//! [`BATCH_CAPACITY`](crate::pool::BATCH_CAPACITY) when fresh), and
+//! dropping the batch returns it. A `SmallVec` with inline storage for many
+//! packets was not used because moving it would copy the inline array
+//! (256 bytes for 32 packets) at every element boundary.
+//!
+//! Invariant: while the vector has no storage (capacity 0) the batch holds
+//! the inline packet or nothing; once it has storage, every packet is in
+//! the vector and the inline slot is empty (a hollow packet).
 //!
 //! Order is preserved by every operation. Removing from the back
 //! ([`pop`](PacketBatch::pop)) is O(1); there is deliberately no
@@ -25,22 +32,27 @@ use crate::pool;
 /// [module docs](self).
 pub struct PacketBatch {
     v: Vec<Packet>,
+    /// The only packet while `v` has no storage; hollow otherwise.
+    one: Packet,
 }
 
 impl PacketBatch {
-    /// An empty batch. Does not allocate (or touch the pool) until the first
-    /// push.
+    /// An empty batch. Does not allocate (or touch the pool) until the
+    /// second push.
     #[inline]
     pub const fn new() -> Self {
-        PacketBatch { v: Vec::new() }
+        PacketBatch {
+            v: Vec::new(),
+            one: Packet::HOLLOW,
+        }
     }
 
-    /// An empty batch with room for at least `n` packets. Up to
-    /// [`BATCH_CAPACITY`](crate::pool::BATCH_CAPACITY) this takes a pooled
-    /// vector.
+    /// An empty batch with room for at least `n` packets. One packet needs
+    /// no storage; up to [`BATCH_CAPACITY`](crate::pool::BATCH_CAPACITY)
+    /// this takes a pooled vector.
     #[inline]
     pub fn with_capacity(n: usize) -> Self {
-        if n == 0 {
+        if n <= 1 {
             return Self::new();
         }
         let mut v = if n <= pool::BATCH_CAPACITY {
@@ -49,12 +61,41 @@ impl PacketBatch {
             Vec::new()
         };
         v.reserve(n);
-        PacketBatch { v }
+        PacketBatch {
+            v,
+            one: Packet::HOLLOW,
+        }
+    }
+
+    /// Whether the packets are in the inline slot (zero or one packet, no
+    /// storage).
+    #[inline(always)]
+    fn inline(&self) -> bool {
+        self.v.capacity() == 0
+    }
+
+    /// Moves to vector storage (taking a pooled vector), carrying the inline
+    /// packet over if there is one.
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self) {
+        let mut v = pool::take_batch_vec();
+        if !self.one.is_hollow() {
+            v.push(self.one.take_out());
+        }
+        self.v = v;
     }
 
     /// Appends a packet.
     #[inline]
     pub fn push(&mut self, p: Packet) {
+        if self.inline() {
+            if self.one.is_hollow() {
+                self.one = p;
+                return;
+            }
+            self.spill();
+        }
         if self.v.len() == self.v.capacity() {
             self.grow();
         }
@@ -64,100 +105,139 @@ impl PacketBatch {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        if self.v.capacity() == 0 {
-            self.v = pool::take_batch_vec();
-        } else {
-            self.v.reserve(self.v.len());
-        }
+        self.v.reserve(self.v.len());
     }
 
     /// Number of packets.
     #[inline]
     pub fn len(&self) -> usize {
-        self.v.len()
+        // The inline slot is hollow whenever the vector has storage.
+        self.v.len() + usize::from(!self.one.is_hollow())
     }
 
     /// True if the batch holds no packets.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.v.is_empty()
+        self.len() == 0
     }
 
-    /// Packets the batch can hold without reallocating.
+    /// Packets the batch can hold without taking (more) storage: at least
+    /// one.
     #[inline]
     pub fn capacity(&self) -> usize {
-        self.v.capacity()
+        self.v.capacity().max(1)
     }
 
     /// Iterates over the packets in order.
     #[inline]
     pub fn iter(&self) -> std::slice::Iter<'_, Packet> {
-        self.v.iter()
+        self.as_slice().iter()
     }
 
     /// Iterates mutably over the packets in order.
     #[inline]
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Packet> {
-        self.v.iter_mut()
+        self.as_mut_slice().iter_mut()
     }
 
     /// The packets as a slice.
     #[inline]
     pub fn as_slice(&self) -> &[Packet] {
-        &self.v
+        if !self.inline() {
+            &self.v
+        } else if self.one.is_hollow() {
+            &[]
+        } else {
+            std::slice::from_ref(&self.one)
+        }
     }
 
     /// The packets as a mutable slice.
     #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [Packet] {
-        &mut self.v
+        if !self.inline() {
+            &mut self.v
+        } else if self.one.is_hollow() {
+            &mut []
+        } else {
+            std::slice::from_mut(&mut self.one)
+        }
     }
 
     /// The packet at `i`, if any.
     #[inline]
     pub fn get(&self, i: usize) -> Option<&Packet> {
-        self.v.get(i)
+        self.as_slice().get(i)
     }
 
     /// The packet at `i`, mutable, if any.
     #[inline]
     pub fn get_mut(&mut self, i: usize) -> Option<&mut Packet> {
-        self.v.get_mut(i)
+        self.as_mut_slice().get_mut(i)
     }
 
     /// The first packet, if any.
     #[inline]
     pub fn first(&self) -> Option<&Packet> {
-        self.v.first()
+        self.as_slice().first()
     }
 
     /// The last packet, if any.
     #[inline]
     pub fn last(&self) -> Option<&Packet> {
-        self.v.last()
+        self.as_slice().last()
     }
 
     /// Removes and returns the last packet (O(1)).
     #[inline]
     pub fn pop(&mut self) -> Option<Packet> {
-        self.v.pop()
+        if !self.inline() {
+            self.v.pop()
+        } else if self.one.is_hollow() {
+            None
+        } else {
+            Some(self.one.take_out())
+        }
     }
 
     /// Removes every packet, in order, keeping the storage for reuse.
     #[inline]
     pub fn drain(&mut self) -> std::vec::Drain<'_, Packet> {
+        if !self.one.is_hollow() {
+            self.spill();
+        }
         self.v.drain(..)
+    }
+
+    /// Calls `f` on every packet, in order, emptying the batch (keeping
+    /// its storage). Unlike [`drain`](Self::drain), a one-packet batch
+    /// stays without storage.
+    #[inline]
+    pub fn drain_each(&mut self, mut f: impl FnMut(Packet)) {
+        if self.inline() {
+            if !self.one.is_hollow() {
+                f(self.one.take_out());
+            }
+        } else {
+            for p in self.v.drain(..) {
+                f(p);
+            }
+        }
     }
 
     /// Drops every packet, keeping the storage.
     #[inline]
     pub fn clear(&mut self) {
+        self.one = Packet::HOLLOW;
         self.v.clear();
     }
 
     /// Keeps the first `n` packets, dropping the rest.
     #[inline]
     pub fn truncate(&mut self, n: usize) {
+        if n == 0 {
+            self.one = Packet::HOLLOW;
+        }
         self.v.truncate(n);
     }
 
@@ -166,20 +246,111 @@ impl PacketBatch {
     pub fn take(&mut self) -> PacketBatch {
         PacketBatch {
             v: std::mem::take(&mut self.v),
+            one: self.one.take_out(),
         }
+    }
+
+    /// Replaces each packet by `f(packet)` in place, in order: `Some`
+    /// keeps the (possibly new) packet, `None` removes it (the element
+    /// dropped it or sent it elsewhere). Reuses this batch's storage, so a
+    /// per-packet element costs no batch allocation or copy.
+    #[inline]
+    pub fn filter_map_in_place(&mut self, mut f: impl FnMut(Packet) -> Option<Packet>) {
+        if self.inline() {
+            if !self.one.is_hollow() {
+                if let Some(q) = f(self.one.take_out()) {
+                    self.one = q;
+                }
+            }
+            return;
+        }
+        let n = self.v.len();
+        let mut kept = 0;
+        for i in 0..n {
+            // Leaves a hollow packet behind (dropping it is a no-op), so a
+            // panic in `f` leaves a batch that is still safe to drop.
+            let p = self.v[i].take_out();
+            if let Some(q) = f(p) {
+                self.v[kept] = q;
+                kept += 1;
+            }
+        }
+        self.v.truncate(kept);
+    }
+
+    /// Keeps, in place and in order, the packets for which `keep` returns
+    /// true, and returns the others, in order, as a new batch (empty and
+    /// unallocated when every packet was kept). This is the shape of an
+    /// element with a good output and an error output; in the common case
+    /// of no errors it costs no batch allocation.
+    #[inline]
+    pub fn divert(&mut self, mut keep: impl FnMut(&mut Packet) -> bool) -> PacketBatch {
+        let mut out = PacketBatch::new();
+        if self.inline() {
+            if !self.one.is_hollow() && !keep(&mut self.one) {
+                out.one = self.one.take_out();
+            }
+            return out;
+        }
+        let n = self.v.len();
+        let mut i = 0;
+        while i < n && keep(&mut self.v[i]) {
+            i += 1;
+        }
+        if i == n {
+            return out;
+        }
+        out.push(self.v[i].take_out());
+        let mut kept = i;
+        for j in i + 1..n {
+            if keep(&mut self.v[j]) {
+                self.v[kept] = self.v[j].take_out();
+                kept += 1;
+            } else {
+                out.push(self.v[j].take_out());
+            }
+        }
+        self.v.truncate(kept);
+        out
+    }
+
+    /// Moves the first `k` packets (all, if there are fewer) into a new
+    /// batch, in order.
+    #[inline]
+    pub fn split_front(&mut self, k: usize) -> PacketBatch {
+        if k >= self.len() {
+            return self.take();
+        }
+        let mut front = PacketBatch::with_capacity(k);
+        for p in self.v.drain(..k) {
+            front.push(p);
+        }
+        front
     }
 
     /// Keeps the packets for which `f` returns true, in order; drops the
     /// others.
     #[inline]
-    pub fn retain(&mut self, f: impl FnMut(&Packet) -> bool) {
-        self.v.retain(f);
+    pub fn retain(&mut self, mut f: impl FnMut(&Packet) -> bool) {
+        if self.inline() {
+            if !self.one.is_hollow() && !f(&self.one) {
+                self.one = Packet::HOLLOW;
+            }
+        } else {
+            self.v.retain(f);
+        }
     }
 
     /// Like [`retain`](Self::retain), with mutable access to each packet.
     #[inline]
-    pub fn retain_mut(&mut self, f: impl FnMut(&mut Packet) -> bool) {
-        self.v.retain_mut(f);
+    pub fn retain_mut(&mut self, mut f: impl FnMut(&mut Packet) -> bool) {
+        if self.inline() {
+            if !self.one.is_hollow() && !f(&mut self.one) {
+                self.one = Packet::HOLLOW;
+            }
+        } else {
+            self.v.retain_mut(f);
+        }
     }
 
     /// Moves all packets of `other` to the end of this batch, leaving
@@ -187,10 +358,17 @@ impl PacketBatch {
     /// instead of copying.
     #[inline]
     pub fn append(&mut self, other: &mut PacketBatch) {
-        if self.v.is_empty() {
-            std::mem::swap(&mut self.v, &mut other.v);
-        } else if !other.v.is_empty() {
-            self.v.append(&mut other.v);
+        if self.is_empty() {
+            std::mem::swap(self, other);
+        } else if !other.is_empty() {
+            if self.inline() {
+                self.spill();
+            }
+            if other.inline() {
+                self.v.push(other.one.take_out());
+            } else {
+                self.v.append(&mut other.v);
+            }
         }
     }
 
@@ -200,11 +378,11 @@ impl PacketBatch {
     /// batches take pooled vectors); this batch's storage is recycled.
     #[inline]
     pub fn split_into(mut self, outs: &mut [PacketBatch], mut f: impl FnMut(&Packet) -> usize) {
-        for p in self.v.drain(..) {
+        self.drain_each(|p| {
             if let Some(out) = outs.get_mut(f(&p)) {
                 out.push(p);
             }
-        }
+        });
     }
 
     /// Splits into `n` batches by `f(&packet)` (a classifier's output
@@ -222,13 +400,13 @@ impl PacketBatch {
     pub fn partition(mut self, mut f: impl FnMut(&Packet) -> bool) -> (PacketBatch, PacketBatch) {
         let mut yes = PacketBatch::new();
         let mut no = PacketBatch::new();
-        for p in self.v.drain(..) {
+        self.drain_each(|p| {
             if f(&p) {
                 yes.push(p);
             } else {
                 no.push(p);
             }
-        }
+        });
         (yes, no)
     }
 }
@@ -240,7 +418,8 @@ impl Default for PacketBatch {
 }
 
 impl Drop for PacketBatch {
-    /// Drops the packets and returns the storage to the pool.
+    /// Drops the packets and returns the storage to the pool (the inline
+    /// packet, if any, drops with the field).
     #[inline]
     fn drop(&mut self) {
         if self.v.capacity() != 0 {
@@ -251,17 +430,18 @@ impl Drop for PacketBatch {
 
 impl fmt::Debug for PacketBatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.v.iter()).finish()
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
 impl From<Packet> for PacketBatch {
-    /// A batch of one packet.
+    /// A batch of one packet (no storage taken).
     #[inline]
     fn from(p: Packet) -> Self {
-        let mut b = PacketBatch::new();
-        b.push(p);
-        b
+        PacketBatch {
+            v: Vec::new(),
+            one: p,
+        }
     }
 }
 
@@ -270,7 +450,10 @@ impl From<Vec<Packet>> for PacketBatch {
     /// is dropped).
     #[inline]
     fn from(v: Vec<Packet>) -> Self {
-        PacketBatch { v }
+        PacketBatch {
+            v,
+            one: Packet::HOLLOW,
+        }
     }
 }
 
@@ -296,7 +479,7 @@ impl Index<usize> for PacketBatch {
     /// If `i >= len()`, like slice indexing; use [`PacketBatch::get`] to avoid.
     #[inline]
     fn index(&self, i: usize) -> &Packet {
-        &self.v[i]
+        &self.as_slice()[i]
     }
 }
 
@@ -305,7 +488,7 @@ impl IndexMut<usize> for PacketBatch {
     /// If `i >= len()`, like slice indexing; use [`PacketBatch::get_mut`].
     #[inline]
     fn index_mut(&mut self, i: usize) -> &mut Packet {
-        &mut self.v[i]
+        &mut self.as_mut_slice()[i]
     }
 }
 
@@ -313,7 +496,7 @@ impl<'a> IntoIterator for &'a PacketBatch {
     type Item = &'a Packet;
     type IntoIter = std::slice::Iter<'a, Packet>;
     fn into_iter(self) -> Self::IntoIter {
-        self.v.iter()
+        self.iter()
     }
 }
 
@@ -321,7 +504,7 @@ impl<'a> IntoIterator for &'a mut PacketBatch {
     type Item = &'a mut Packet;
     type IntoIter = std::slice::IterMut<'a, Packet>;
     fn into_iter(self) -> Self::IntoIter {
-        self.v.iter_mut()
+        self.iter_mut()
     }
 }
 
@@ -336,7 +519,10 @@ impl IntoIterator for PacketBatch {
         // Stored reversed so that `next` is an O(1) `pop`; reversing a
         // vector of pointers is a few nanoseconds for a typical batch.
         v.reverse();
-        IntoIter { rev: v }
+        IntoIter {
+            rev: v,
+            one: self.one.take_out(),
+        }
     }
 }
 
@@ -344,6 +530,8 @@ impl IntoIterator for PacketBatch {
 /// [`PacketBatch::into_iter`].
 pub struct IntoIter {
     rev: Vec<Packet>,
+    /// The batch's inline packet (hollow when `rev` holds the packets).
+    one: Packet,
 }
 
 impl Iterator for IntoIter {
@@ -351,12 +539,17 @@ impl Iterator for IntoIter {
 
     #[inline]
     fn next(&mut self) -> Option<Packet> {
-        self.rev.pop()
+        match self.rev.pop() {
+            Some(p) => Some(p),
+            None if !self.one.is_hollow() => Some(self.one.take_out()),
+            None => None,
+        }
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.rev.len(), Some(self.rev.len()))
+        let n = self.rev.len() + usize::from(!self.one.is_hollow());
+        (n, Some(n))
     }
 }
 
@@ -373,7 +566,7 @@ impl Drop for IntoIter {
 impl fmt::Debug for IntoIter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("IntoIter")
-            .field("remaining", &self.rev.len())
+            .field("remaining", &self.size_hint().0)
             .finish()
     }
 }
@@ -391,10 +584,10 @@ mod tests {
     }
 
     #[test]
-    fn batch_is_three_words() {
+    fn batch_is_four_words() {
         assert_eq!(
             std::mem::size_of::<PacketBatch>(),
-            3 * std::mem::size_of::<usize>()
+            4 * std::mem::size_of::<usize>()
         );
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<PacketBatch>();
@@ -404,7 +597,7 @@ mod tests {
     fn push_len_iter() {
         let mut b = PacketBatch::new();
         assert!(b.is_empty());
-        assert_eq!(b.capacity(), 0);
+        assert_eq!(b.capacity(), 1);
         for i in 0..40u8 {
             b.push(Packet::from_slice(&[i]));
         }
@@ -440,13 +633,111 @@ mod tests {
         assert!(b.capacity() >= 10);
         let b = PacketBatch::with_capacity(1000);
         assert!(b.capacity() >= 1000);
-        assert_eq!(PacketBatch::with_capacity(0).capacity(), 0);
+        assert_eq!(PacketBatch::with_capacity(0).capacity(), 1);
         let b = PacketBatch::from(Packet::from_slice(b"x"));
         assert_eq!(b.len(), 1);
         let b = PacketBatch::from(vec![Packet::from_slice(b"a"), Packet::from_slice(b"b")]);
         assert_eq!(b.len(), 2);
         let b: PacketBatch = PacketBatch::default();
         assert!(b.is_empty());
+    }
+
+    #[test]
+    fn filter_map_in_place_keeps_order_and_storage() {
+        let mut b: PacketBatch = (0u8..6).map(|i| Packet::from_slice(&[i])).collect();
+        let cap = b.capacity();
+        b.filter_map_in_place(|p| match p.data()[0] {
+            1 | 4 => None,
+            3 => Some(Packet::from_slice(&[33])),
+            _ => Some(p),
+        });
+        let got: Vec<u8> = b.iter().map(|p| p.data()[0]).collect();
+        assert_eq!(got, vec![0, 2, 33, 5]);
+        assert_eq!(b.capacity(), cap);
+        b.filter_map_in_place(|_| None);
+        assert!(b.is_empty());
+    }
+
+    #[test]
+    fn one_packet_needs_no_storage() {
+        crate::pool::preallocate(0, 4);
+        let before = crate::pool::stats();
+        let mut b = PacketBatch::with_capacity(1);
+        b.push(Packet::from_slice(&[7]));
+        assert_eq!((b.len(), ids(&b)), (1, vec![7]));
+        b.filter_map_in_place(Some);
+        let bad = b.divert(|_| true);
+        assert!(bad.is_empty());
+        let mut front = b.split_front(1);
+        assert!(b.is_empty());
+        assert_eq!(ids(&front), vec![7]);
+        front.retain(|_| true);
+        let (yes, no) = front.partition(|_| false);
+        assert_eq!((yes.len(), no.len()), (0, 1));
+        let got: Vec<Packet> = no.into_iter().collect();
+        assert_eq!(got.len(), 1);
+        let d = crate::pool::stats().since(&before);
+        assert_eq!(d.batch_allocs + d.batch_reuses, 0);
+        // The second packet spills to a vector, in order.
+        let mut b = PacketBatch::from(Packet::from_slice(&[1]));
+        b.push(Packet::from_slice(&[2]));
+        assert_eq!(ids(&b), vec![1, 2]);
+        assert_eq!(b.pop().map(|p| p.data()[0]), Some(2));
+        let mut single = PacketBatch::from(Packet::from_slice(&[3]));
+        b.append(&mut single);
+        assert_eq!(ids(&b), vec![1, 3]);
+        let mut only = PacketBatch::from(Packet::from_slice(&[9]));
+        assert_eq!(
+            only.drain().map(|p| p.data()[0]).collect::<Vec<_>>(),
+            vec![9]
+        );
+        assert!(only.is_empty());
+    }
+
+    #[test]
+    fn divert_splits_in_order() {
+        let mut b: PacketBatch = (0u8..7).map(|i| Packet::from_slice(&[i])).collect();
+        let bad = b.divert(|p| p.data()[0] % 3 != 1);
+        let ids = |b: &PacketBatch| b.iter().map(|p| p.data()[0]).collect::<Vec<u8>>();
+        assert_eq!(ids(&b), vec![0, 2, 3, 5, 6]);
+        assert_eq!(ids(&bad), vec![1, 4]);
+        let none = b.divert(|_| true);
+        assert!(none.is_empty() && none.capacity() == 1);
+        assert_eq!(b.len(), 5);
+        let all = b.divert(|_| false);
+        assert_eq!((b.len(), all.len()), (0, 5));
+    }
+
+    #[test]
+    fn split_front_moves_a_prefix() {
+        let mut b: PacketBatch = (0u8..5).map(|i| Packet::from_slice(&[i])).collect();
+        let f = b.split_front(2);
+        assert_eq!(
+            f.iter().map(|p| p.data()[0]).collect::<Vec<_>>(),
+            vec![0, 1]
+        );
+        assert_eq!(
+            b.iter().map(|p| p.data()[0]).collect::<Vec<_>>(),
+            vec![2, 3, 4]
+        );
+        let rest = b.split_front(10);
+        assert_eq!((rest.len(), b.len()), (3, 0));
+    }
+
+    #[test]
+    fn dropping_a_batch_recycles_every_header() {
+        let step = || {
+            let b: PacketBatch = (0u8..8).map(|i| Packet::from_slice(&[i; 60])).collect();
+            drop(b);
+        };
+        step();
+        let before = crate::pool::stats();
+        for _ in 0..100 {
+            step();
+        }
+        let d = crate::pool::stats().since(&before);
+        assert_eq!(d.allocations(), 0);
+        assert_eq!(d.header_reuses, 800);
     }
 
     #[test]

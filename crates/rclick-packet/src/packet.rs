@@ -242,11 +242,30 @@ fn check_len(total: usize) -> Result<(), PacketError> {
 /// [module docs](self) for the layout, copy-on-write and error model, and
 /// [`pool`] for how headers and buffers are recycled.
 pub struct Packet {
-    /// Always `Some` except inside `Drop`.
+    /// Always `Some` except inside `Drop` and in the batch code's hollow
+    /// packets, which never reach users.
     h: Option<Box<Header>>,
 }
 
 impl Packet {
+    /// Moves this packet out, leaving a hollow packet (no header) whose
+    /// drop does nothing. Only the batch code uses hollow packets, and only
+    /// to drop them.
+    #[inline(always)]
+    pub(crate) fn take_out(&mut self) -> Packet {
+        Packet { h: self.h.take() }
+    }
+
+    /// A hollow packet: no header, nothing to drop. Batches use one as their
+    /// empty inline slot; it never leaves the batch code.
+    pub(crate) const HOLLOW: Packet = Packet { h: None };
+
+    /// Whether this is a hollow packet (see `take_out`).
+    #[inline(always)]
+    pub(crate) fn is_hollow(&self) -> bool {
+        self.h.is_none()
+    }
+
     #[inline(always)]
     fn hdr(&self) -> &Header {
         match &self.h {

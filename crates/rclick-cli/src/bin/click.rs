@@ -86,6 +86,7 @@ fn main() {
         ports: Vec::new(),
         unix_sockets: cli.unix_sockets,
         allow_reconfigure: cli.allow_reconfigure,
+        profile: false,
     };
     for p in &cli.ports {
         match rclick_cli::parse_port_arg(p) {

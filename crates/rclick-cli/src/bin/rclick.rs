@@ -57,7 +57,15 @@ enum Command {
         /// Number of threads.
         #[arg(short = 'j', long, default_value_t = 1)]
         threads: usize,
+        /// Measure each element's cost per packet and print the table
+        /// (the `element_costs` handler) after the router stops.
+        #[arg(long)]
+        profile: bool,
     },
+    /// Time benchmark configurations (Click's `bench/*.click`): a warm-up
+    /// run, then timed runs of N packets each, every run checked through
+    /// handlers; prints ns/packet and Mpps (median, min, max).
+    Bench(rclick_cli::bench::BenchOptions),
     /// Check a configuration: parse, build and initialize it without running.
     Check {
         #[command(flatten)]
@@ -84,6 +92,11 @@ enum Command {
         /// Number of hosts (each on its own subnet and router interface).
         #[arg(long, default_value_t = 2)]
         hosts: usize,
+        /// With `up`: let the Linux kernel route instead of a user-level
+        /// router (the router interfaces get their addresses, and
+        /// ip_forward is on), to compare against.
+        #[arg(long)]
+        kernel_forwarding: bool,
     },
 }
 
@@ -95,6 +108,7 @@ fn main() {
             handlers,
             simtime,
             threads,
+            profile,
         } => match config.split() {
             Ok((source, defines)) => drive(DriverRequest {
                 source: Some(source),
@@ -102,6 +116,7 @@ fn main() {
                 handlers,
                 simtime,
                 threads,
+                profile,
                 ..Default::default()
             }),
             Err(e) => {
@@ -109,6 +124,7 @@ fn main() {
                 1
             }
         },
+        Command::Bench(opts) => rclick_cli::bench::bench(&opts),
         Command::Check { config } => match config.split() {
             Ok((source, defines)) => check(source, &defines),
             Err(e) => {
@@ -136,7 +152,11 @@ fn main() {
                 }
             }
         }
-        Command::Testbed { action, hosts } => testbed(&action, hosts),
+        Command::Testbed {
+            action,
+            hosts,
+            kernel_forwarding,
+        } => testbed(&action, hosts, kernel_forwarding),
         Command::Elements => {
             for n in registry().names() {
                 println!("{n}");
@@ -171,14 +191,14 @@ fn check(source: Source, defines: &[(String, String)]) -> i32 {
     }
 }
 
-fn testbed(action: &str, hosts: usize) -> i32 {
+fn testbed(action: &str, hosts: usize, kernel_forwarding: bool) -> i32 {
     use rclick_cli::testbed;
     let r = if action == "up" {
-        testbed::up(hosts).map(|warnings| {
+        testbed::up(hosts, kernel_forwarding).map(|warnings| {
             for w in warnings {
                 eprintln!("rclick testbed: warning: {w}");
             }
-            print!("{}", testbed::describe(hosts));
+            print!("{}", testbed::describe(hosts, kernel_forwarding));
         })
     } else {
         testbed::down()

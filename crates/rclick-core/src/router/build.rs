@@ -553,6 +553,7 @@ impl Router {
             names: b.names,
             external_tasks: b.external_tasks,
             hotconfig: opts.hotconfig,
+            profile: super::profile::Profile::new(n),
         };
         Router {
             inner: Arc::new(inner),

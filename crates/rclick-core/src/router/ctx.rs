@@ -627,38 +627,88 @@ impl<'a> Ctx<'a> {
     }
 
     /// Pushes `batch` out of output `port`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, port: usize, batch: PacketBatch) {
         let rt = self.rt;
-        let Some(&(to, to_port)) = rt.push_out[self.current].get(port) else {
-            self.count_lost(batch.len());
-            return;
-        };
-        if to == u32::MAX {
-            self.count_lost(batch.len());
-            return;
-        }
-        match rt.slots[to as usize].lock(self.sched.id) {
-            Ok(mut g) => {
-                let saved = std::mem::replace(&mut self.current, to as usize);
-                g.push(to_port as usize, batch, self);
-                self.deliver_deferred_pushes(&mut **g);
-                self.current = saved;
-            }
-            Err(super::SlotBusy::Reentrant)
-                if self.sched.deferred_pushes.len() < MAX_DEFERRED_PUSHES =>
-            {
-                // The target is running further up this thread's stack:
-                // hand the batch over when it is done (or when it asks).
-                self.sched
-                    .deferred_pushes
-                    .push((to as usize, to_port as usize, batch));
-            }
-            Err(_) => {
-                rt.stats.reentrant_drops.fetch_add(1, Ordering::Relaxed);
-                self.count_lost(batch.len());
+        if let Some(&(to, to_port)) = rt.push_out[self.current].get(port) {
+            if to != u32::MAX {
+                match rt.slots[to as usize].lock(self.sched.id) {
+                    Ok(mut g) => {
+                        let saved = std::mem::replace(&mut self.current, to as usize);
+                        // Profiling off: this one test is all it costs.
+                        if rt.profile.on() {
+                            self.push_profiled(&mut **g, to_port as usize, batch);
+                        } else {
+                            g.push(to_port as usize, batch, self);
+                            self.deliver_deferred_pushes(&mut **g);
+                        }
+                        self.current = saved;
+                    }
+                    Err(super::SlotBusy::Reentrant) => self.defer_push(to as usize, to_port, batch),
+                }
+                return;
             }
         }
+        self.count_lost(batch.len());
+    }
+
+    /// The target of a push is running further up this thread's stack: hand
+    /// the batch over when it is done (or when it asks), unless too many
+    /// are waiting already.
+    #[cold]
+    #[inline(never)]
+    fn defer_push(&mut self, to: usize, to_port: u32, batch: PacketBatch) {
+        if self.sched.deferred_pushes.len() < MAX_DEFERRED_PUSHES {
+            self.sched
+                .deferred_pushes
+                .push((to, to_port as usize, batch));
+        } else {
+            self.rt
+                .stats
+                .reentrant_drops
+                .fetch_add(1, Ordering::Relaxed);
+            self.count_lost(batch.len());
+        }
+    }
+
+    /// [`Ctx::push`]'s call into the current element `el`, timed as a frame
+    /// of the element cost profile.
+    #[cold]
+    #[inline(never)]
+    fn push_profiled(&mut self, el: &mut dyn Element, port: usize, batch: PacketBatch) {
+        let n = batch.len();
+        self.sched.prof.pushed(n);
+        let f = self.sched.prof.enter();
+        el.push(port, batch, self);
+        self.deliver_deferred_pushes(el);
+        self.sched
+            .prof
+            .leave(&self.rt.profile, self.current, f, n as u64, 0);
+    }
+
+    /// A task run of the current element `el`, timed as a frame.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn run_task_profiled(&mut self, el: &mut dyn Element, t: TaskId) {
+        let f = self.sched.prof.enter();
+        el.run_task(t, self);
+        self.deliver_deferred_pushes(el);
+        self.sched
+            .prof
+            .leave(&self.rt.profile, self.current, f, 0, 0);
+    }
+
+    /// [`Ctx::pull`]'s call into the current element `el`, timed.
+    #[cold]
+    #[inline(never)]
+    fn pull_profiled(&mut self, el: &mut dyn Element, port: usize, max: usize) -> PacketBatch {
+        let f = self.sched.prof.enter();
+        let b = el.pull(port, max, self);
+        self.sched
+            .prof
+            .leave(&self.rt.profile, self.current, f, 0, b.len() as u64);
+        self.sched.prof.pulled(b.len());
+        b
     }
 
     /// Takes the batches other elements pushed to this element while it was
@@ -746,7 +796,11 @@ impl<'a> Ctx<'a> {
         match rt.slots[from as usize].lock(self.sched.id) {
             Ok(mut g) => {
                 let saved = std::mem::replace(&mut self.current, from as usize);
-                let b = g.pull(from_port as usize, max, self);
+                let b = if rt.profile.on() {
+                    self.pull_profiled(&mut **g, from_port as usize, max)
+                } else {
+                    g.pull(from_port as usize, max, self)
+                };
                 self.current = saved;
                 b
             }
@@ -802,6 +856,7 @@ impl<'a> Ctx<'a> {
         self.pull(port, 1).into_iter().next()
     }
 
+    #[cold]
     fn count_lost(&self, n: usize) {
         self.rt
             .stats

@@ -25,6 +25,8 @@ const GLOBAL: &[(&str, HandlerFlags)] = &[
     ("runcount", HandlerFlags::READ),
     ("stop", HandlerFlags::WRITE),
     ("timewarp", HandlerFlags::READ_WRITE),
+    ("profile", HandlerFlags::READ_WRITE),
+    ("element_costs", HandlerFlags::READ),
 ];
 
 /// The global handler `-R` adds: a raw write handler.
@@ -48,6 +50,7 @@ const STANDARD: &[(&str, HandlerFlags)] = &[
     ("config", HandlerFlags::READ_WRITE),
     ("ports", HandlerFlags::READ),
     ("handlers", HandlerFlags::READ),
+    ("cost", HandlerFlags::READ),
 ];
 
 /// Standard handlers of elements that have tasks.
@@ -197,6 +200,11 @@ impl RouterInner {
             }
             "runcount" => self.runcount.load(Ordering::Acquire).to_string(),
             "timewarp" => format_f64(self.clock.warp_factor()),
+            "profile" => self.profile.on().to_string(),
+            "element_costs" => match self.profile.report(&self.info) {
+                Some(r) => r.table(),
+                None => super::profile::OFF_TEXT.to_string(),
+            },
             "stop" => return Err("'stop' is a write handler".into()),
             _ => return Err(format!("no '{name}' handler")),
         })
@@ -208,6 +216,12 @@ impl RouterInner {
                 // As in Click, anything but an integer means 1 (`stop true`).
                 let n = value.trim().parse::<i32>().unwrap_or(1);
                 self.adjust_runcount(-n);
+                Ok(())
+            }
+            "profile" => {
+                let on = <bool as crate::args::FromArg>::from_arg(value.trim(), &self.names)
+                    .map_err(|e| format!("profile: {e}"))?;
+                self.profile.set(on);
                 Ok(())
             }
             "timewarp" => {
@@ -284,6 +298,10 @@ impl RouterInner {
                 .collect::<Vec<_>>()
                 .join("\n")),
             "home_thread" => Ok(self.element_home[e].to_string()),
+            "cost" => Ok(match self.profile.report(&self.info) {
+                Some(r) => r.element_text(&self.info[e].name),
+                None => super::profile::OFF_TEXT.to_string(),
+            }),
             "scheduled" | "tickets" if !self.element_tasks[e].is_empty() => {
                 let t = &self.tasks[self.element_tasks[e][0] as usize];
                 Ok(match h {
@@ -381,7 +399,7 @@ impl RouterInner {
                 }
                 Ok(())
             }
-            "name" | "class" | "ports" | "handlers" | "scheduled" | "home_thread" => {
+            "name" | "class" | "ports" | "handlers" | "scheduled" | "home_thread" | "cost" => {
                 Err(format!("'{full}' is a read handler"))
             }
             _ if self.element_handler(e, "*").is_some() => {

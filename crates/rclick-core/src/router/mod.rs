@@ -21,6 +21,7 @@ pub mod external;
 pub mod handlers;
 pub mod hotswap;
 pub mod llrpc;
+pub mod profile;
 pub mod sched;
 mod slot;
 
@@ -170,6 +171,8 @@ pub struct RouterInner {
     pub(crate) external_tasks: Vec<u32>,
     /// The hot-reconfiguration service, when `hotconfig` is writable.
     pub(crate) hotconfig: Option<Arc<hotswap::HotConfig>>,
+    /// Per-element costs, when switched on.
+    pub(crate) profile: profile::Profile,
 }
 
 /// A built, initialized router. Cheap to clone (shared).
@@ -248,6 +251,18 @@ impl Router {
             Some(o) => std::mem::take(&mut *o.lock().unwrap_or_else(|p| p.into_inner())),
             None => String::new(),
         }
+    }
+
+    /// Switches the per-element cost profile on (clearing it) or off
+    /// (the `profile` handler).
+    pub fn set_profiling(&self, on: bool) {
+        self.inner.profile.set(on);
+    }
+
+    /// The per-element costs measured while profiling was on; `None` if it
+    /// never was (the `element_costs` handler prints this).
+    pub fn element_costs(&self) -> Option<profile::CostReport> {
+        self.inner.profile.report(&self.inner.info)
     }
 
     /// Runs `f` with exclusive access to element `e` (tests, tools).

@@ -7,7 +7,7 @@
 //! to its next timer.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -27,7 +27,12 @@ const TASKS_PER_ITER: usize = 64;
 #[derive(Debug)]
 pub struct ThreadSched {
     pub(crate) id: usize,
-    runq: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    /// Runnable tasks as (pass, enqueue order, task), sorted ascending: the
+    /// next to run is at the front. As Click's sorted task list: a task that
+    /// just ran has the largest pass or nearly, so it goes back in at or
+    /// near the end, and the common operations (pop the front, insert near
+    /// the back) cost a few instructions where a binary heap sifts.
+    runq: VecDeque<(u64, u64, u32)>,
     /// Enqueue order, so that tasks with equal passes run first-in first-out.
     seq: u64,
     timers: BinaryHeap<Reverse<(i64, u64, u32)>>,
@@ -48,6 +53,8 @@ pub struct ThreadSched {
     /// (element, output port, input port). A re-entrant pull on that
     /// output is answered from the element's input instead.
     pub(crate) pull_forwards: Vec<(usize, usize, usize)>,
+    /// This thread's part of the element cost profile.
+    pub(crate) prof: super::profile::ThreadProfile,
 }
 
 impl ThreadSched {
@@ -55,7 +62,7 @@ impl ThreadSched {
     pub fn new(id: usize) -> ThreadSched {
         ThreadSched {
             id,
-            runq: BinaryHeap::new(),
+            runq: VecDeque::new(),
             seq: 0,
             timers: BinaryHeap::new(),
             pass_floor: 0,
@@ -64,6 +71,7 @@ impl ThreadSched {
             deferred_writes: Vec::new(),
             deferred_pushes: Vec::new(),
             pull_forwards: Vec::new(),
+            prof: Default::default(),
         }
     }
 
@@ -95,7 +103,14 @@ impl ThreadSched {
         self.seq += 1;
         ti.generation.store(self.seq, Ordering::Release);
         let pass = ti.pass.load(Ordering::Relaxed);
-        self.runq.push(Reverse((pass, self.seq, t)));
+        let key = (pass, self.seq, t);
+        match self.runq.back() {
+            Some(last) if *last > key => {
+                let at = self.runq.partition_point(|e| *e < key);
+                self.runq.insert(at, key);
+            }
+            _ => self.runq.push_back(key),
+        }
     }
 
     /// Puts a task that was asleep on the run queue: as Click's
@@ -181,9 +196,13 @@ impl ThreadSched {
             ti.expiry.store(i64::MIN, Ordering::Release);
             let e = ti.element;
             if let Ok(mut g) = rt.slots[e].lock(self.id) {
+                let frame = rt.profile.on().then(|| self.prof.enter());
                 let mut cx = Ctx::new(rt, self, e);
                 g.run_timer(TimerId(t), &mut cx);
                 cx.deliver_deferred_pushes(&mut **g);
+                if let Some(f) = frame {
+                    self.prof.leave(&rt.profile, e, f, 0, 0);
+                }
             }
             self.run_deferred_writes(rt);
             ran = true;
@@ -196,7 +215,7 @@ impl ThreadSched {
 
     /// Pops the next runnable task.
     fn next_task(&mut self, rt: &RouterInner) -> Option<(u64, u32)> {
-        while let Some(Reverse((pass, gen, t))) = self.runq.pop() {
+        while let Some((pass, gen, t)) = self.runq.pop_front() {
             let ti = &rt.tasks[t as usize];
             if ti.generation.load(Ordering::Acquire) == gen && ti.scheduled.load(Ordering::Acquire)
             {
@@ -223,19 +242,23 @@ impl ThreadSched {
             self.current_task = Some(t);
             self.resched_current = false;
             let mut cx = Ctx::new(rt, self, e);
-            g.run_task(TaskId(t), &mut cx);
-            cx.deliver_deferred_pushes(&mut **g);
+            if rt.profile.on() {
+                cx.run_task_profiled(&mut **g, TaskId(t));
+            } else {
+                g.run_task(TaskId(t), &mut cx);
+                cx.deliver_deferred_pushes(&mut **g);
+            }
             self.current_task = None;
         }
         if !self.deferred_writes.is_empty() {
             self.run_deferred_writes(rt);
         }
         if std::mem::take(&mut self.resched_current) && ti.scheduled.load(Ordering::Acquire) {
-            let first = match self.runq.peek() {
+            let first = match self.runq.front() {
                 None => true,
                 // A tie goes to the task already waiting (first in, first
                 // out, as Click inserts after equal passes).
-                Some(Reverse((p, _, _))) => next_pass < *p,
+                Some((p, _, _)) => next_pass < *p,
             };
             if first {
                 return Some((next_pass, t));

@@ -102,16 +102,8 @@ impl Element for HostEtherFilter {
         self.offset = offset as usize;
         Ok(())
     }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        let mut other = PacketBatch::new();
-        let mut keep = PacketBatch::with_capacity(batch.len());
-        for mut p in batch.drain() {
-            if self.classify(&mut p) {
-                keep.push(p);
-            } else {
-                other.push(p);
-            }
-        }
+    fn push(&mut self, _port: usize, mut keep: PacketBatch, cx: &mut Ctx) {
+        let other = keep.divert(|p| self.classify(p));
         if !keep.is_empty() {
             cx.push(0, keep);
         }

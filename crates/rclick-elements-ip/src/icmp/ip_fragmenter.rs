@@ -293,6 +293,15 @@ impl Element for IpFragmenter {
     }
 
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let mtu = self.mtu as usize;
+        if batch
+            .iter()
+            .all(|p| p.network_header().is_none_or(|h| h.len() <= mtu))
+        {
+            // Nothing to fragment: the batch goes on as it is.
+            cx.push(0, batch);
+            return;
+        }
         let mut out = PacketBatch::with_capacity(batch.len());
         let mut bad = PacketBatch::new();
         for p in batch {

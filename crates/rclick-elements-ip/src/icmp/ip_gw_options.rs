@@ -82,12 +82,6 @@ impl Default for IpGwOptions {
     }
 }
 
-/// What happened to one packet.
-enum Verdict {
-    Pass(Packet),
-    Error(Packet),
-}
-
 impl IpGwOptions {
     /// Processes the options in `h` (a whole IPv4 header of `hl` bytes).
     /// Returns whether the header changed, or the offset of the bad byte.
@@ -185,19 +179,21 @@ impl IpGwOptions {
         Ok(changed)
     }
 
-    fn handle(&mut self, mut p: Packet, now: Timestamp) -> Verdict {
+    /// Processes `p`'s options in place; false means it goes to the error
+    /// output (its ICMP parameter-problem annotation set).
+    fn handle(&mut self, p: &mut Packet, now: Timestamp) -> bool {
         let hl = match p.network_header() {
             Some(h) if h.len() >= 20 => {
                 let hl = ((h[0] & 0x0f) as usize) << 2;
                 if hl <= 20 {
-                    return Verdict::Pass(p);
+                    return true;
                 }
                 hl.min(h.len())
             }
             _ => {
                 self.drops += 1;
                 p.set_icmp_param_prob_anno(0);
-                return Verdict::Error(p);
+                return false;
             }
         };
         // Work on a copy of the header so a shared packet is copied only
@@ -207,7 +203,7 @@ impl IpGwOptions {
             hdr[..hl].copy_from_slice(&h[..hl]);
         }
         match self.process(&mut hdr[..hl], hl, now) {
-            Ok(false) => Verdict::Pass(p),
+            Ok(false) => true,
             Ok(true) => {
                 hdr[10] = 0;
                 hdr[11] = 0;
@@ -216,15 +212,21 @@ impl IpGwOptions {
                 if let Some(h) = p.network_header_mut() {
                     h[..hl].copy_from_slice(&hdr[..hl]);
                 }
-                Verdict::Pass(p)
+                true
             }
             Err(off) => {
                 self.drops += 1;
                 p.set_icmp_param_prob_anno(off.min(255) as u8);
-                Verdict::Error(p)
+                false
             }
         }
     }
+}
+
+/// Whether `p` has IP options (or a header too short to tell).
+fn has_options(p: &Packet) -> bool {
+    p.network_header()
+        .is_none_or(|h| h.len() < 20 || h[0] & 0x0f > 5)
 }
 
 impl Element for IpGwOptions {
@@ -255,33 +257,31 @@ impl Element for IpGwOptions {
         Ok(())
     }
 
-    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        let now = cx.now();
-        let mut out = PacketBatch::with_capacity(batch.len());
-        let mut bad = PacketBatch::new();
-        for p in batch {
-            match self.handle(p, now) {
-                Verdict::Pass(p) => out.push(p),
-                Verdict::Error(p) => bad.push(p),
-            }
-        }
-        if !out.is_empty() {
-            cx.push(0, out);
+    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+        // Only Timestamp options need the clock, and most packets carry no
+        // options at all: read it only for a batch that has some.
+        let now = if batch.iter().any(has_options) {
+            cx.now()
+        } else {
+            Timestamp::ZERO
+        };
+        let bad = batch.divert(|p| self.handle(p, now));
+        if !batch.is_empty() {
+            cx.push(0, batch);
         }
         if !bad.is_empty() && cx.noutputs() > 1 {
             cx.push(1, bad);
         }
     }
 
-    fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
-        match self.handle(p, cx.now()) {
-            Verdict::Pass(p) => Some(p),
-            Verdict::Error(p) => {
-                if cx.noutputs() > 1 {
-                    cx.push_one(1, p);
-                }
-                None
+    fn simple_action(&mut self, mut p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        if self.handle(&mut p, cx.now()) {
+            Some(p)
+        } else {
+            if cx.noutputs() > 1 {
+                cx.push_one(1, p);
             }
+            None
         }
     }
 

@@ -236,18 +236,14 @@ impl Element for CheckIPHeader {
         Ok(())
     }
 
-    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        let mut good = PacketBatch::with_capacity(batch.len());
-        let mut bad = PacketBatch::new();
-        for mut p in batch {
-            match self.check(&mut p) {
-                Ok(()) => good.push(p),
-                Err(r) => {
-                    self.drops.count(r, cx);
-                    bad.push(p);
-                }
+    fn push(&mut self, _port: usize, mut good: PacketBatch, cx: &mut Ctx) {
+        let bad = good.divert(|p| match self.check(p) {
+            Ok(()) => true,
+            Err(r) => {
+                self.drops.count(r, cx);
+                false
             }
-        }
+        });
         if !good.is_empty() {
             cx.push(0, good);
         }

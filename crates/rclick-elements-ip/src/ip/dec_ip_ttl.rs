@@ -112,16 +112,8 @@ impl Element for DecIPTTL {
     fn can_live_reconfigure(&self) -> bool {
         true
     }
-    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        let mut live = PacketBatch::with_capacity(batch.len());
-        let mut dead = PacketBatch::new();
-        for mut p in batch {
-            if self.process(&mut p) {
-                live.push(p);
-            } else {
-                dead.push(p);
-            }
-        }
+    fn push(&mut self, _port: usize, mut live: PacketBatch, cx: &mut Ctx) {
+        let dead = live.divert(|p| self.process(p));
         self.drops += dead.len() as u64;
         if !live.is_empty() {
             cx.push(0, live);

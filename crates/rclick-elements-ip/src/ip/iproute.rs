@@ -109,14 +109,22 @@ pub trait RouteEngine: Default + Send + 'static {
 }
 
 /// Click's LinearIPLookup table: a vector searched in full. Deleted
-/// routes leave holes that later additions fill.
+/// routes leave holes that later additions fill. As Click's, it remembers
+/// the last two addresses looked up and their results (consecutive packets
+/// of a flow skip the scan); any change to the table forgets them.
 #[derive(Default)]
 pub struct Linear {
     t: Vec<Option<Route>>,
+    /// The last two lookups, most recent first.
+    cache: std::cell::Cell<[Option<CachedLookup>; 2]>,
 }
+
+/// A remembered lookup: the address and its result.
+type CachedLookup = (u32, Option<(u32, i32)>);
 
 impl RouteEngine for Linear {
     fn add(&mut self, r: &Route, set: bool) -> Result<Option<Route>, AddError> {
+        self.cache.set([None, None]);
         for e in self.t.iter_mut().flatten() {
             if e.addr == r.addr && e.mask == r.mask {
                 if !set {
@@ -137,6 +145,7 @@ impl RouteEngine for Linear {
     }
 
     fn remove(&mut self, r: &Route) -> Result<Route, Option<Route>> {
+        self.cache.set([None, None]);
         let mut same_prefix = None;
         for e in self.t.iter_mut() {
             if let Some(x) = *e {
@@ -153,6 +162,25 @@ impl RouteEngine for Linear {
     }
 
     fn lookup(&self, a: u32) -> Option<(u32, i32)> {
+        let cache = self.cache.get();
+        for (addr, result) in cache.into_iter().flatten() {
+            if addr == a {
+                return result;
+            }
+        }
+        let result = self.scan(a);
+        self.cache.set([Some((a, result)), cache[0]]);
+        result
+    }
+
+    fn routes(&self) -> Vec<Route> {
+        self.t.iter().flatten().copied().collect()
+    }
+}
+
+impl Linear {
+    /// The longest match for `a`, scanning every route.
+    fn scan(&self, a: u32) -> Option<(u32, i32)> {
         let mut best: Option<&Route> = None;
         for r in self.t.iter().flatten() {
             if r.contains(a) {
@@ -163,10 +191,6 @@ impl RouteEngine for Linear {
             }
         }
         best.map(|r| (r.gw, r.port))
-    }
-
-    fn routes(&self) -> Vec<Route> {
-        self.t.iter().flatten().copied().collect()
     }
 }
 
@@ -245,6 +269,8 @@ pub struct IpRouteTable<E: RouteEngine> {
     dynamic: bool,
     pub(crate) engine: E,
     outs: Vec<PacketBatch>,
+    /// Scratch: the output of each packet of the batch being pushed.
+    ports: Vec<u32>,
     complaints: u32,
 }
 
@@ -256,6 +282,7 @@ impl<E: RouteEngine> IpRouteTable<E> {
             dynamic,
             engine: E::default(),
             outs: Vec::new(),
+            ports: Vec::new(),
             complaints: 0,
         }
     }
@@ -445,29 +472,50 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
         Ok(())
     }
 
-    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
         let n = cx.noutputs();
-        if self.outs.len() != n {
-            self.outs = (0..n).map(|_| PacketBatch::new()).collect();
-        }
-        for mut p in batch {
+        // Look every packet up, noting its output; packets without a route
+        // leave the batch.
+        let mut ports = std::mem::take(&mut self.ports);
+        ports.clear();
+        let engine = &self.engine;
+        let unrouted = batch.divert(|p| {
             let a = p.dst_ip_anno();
-            match self.engine.lookup(u32::from(a)) {
+            match engine.lookup(u32::from(a)) {
                 Some((gw, port)) if port >= 0 && (port as usize) < n => {
                     if gw != 0 {
                         p.set_dst_ip_anno(Ipv4Addr::from(gw));
                     }
+                    ports.push(port as u32);
+                    true
+                }
+                _ => false,
+            }
+        });
+        for p in unrouted.iter() {
+            self.no_route(p.dst_ip_anno(), cx);
+        }
+        drop(unrouted);
+        match ports.first() {
+            None => {}
+            // The common case: the whole batch leaves by one output.
+            Some(&first) if ports.iter().all(|&q| q == first) => cx.push(first as usize, batch),
+            Some(_) => {
+                if self.outs.len() != n {
+                    self.outs = (0..n).map(|_| PacketBatch::new()).collect();
+                }
+                for (p, &port) in batch.into_iter().zip(ports.iter()) {
                     self.outs[port as usize].push(p);
                 }
-                _ => self.no_route(a, cx),
+                for i in 0..n {
+                    if !self.outs[i].is_empty() {
+                        let b = self.outs[i].take();
+                        cx.push(i, b);
+                    }
+                }
             }
         }
-        for i in 0..n {
-            if !self.outs[i].is_empty() {
-                let b = self.outs[i].take();
-                cx.push(i, b);
-            }
-        }
+        self.ports = ports;
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
@@ -518,6 +566,27 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
 mod tests {
     use super::*;
     use rclick_core::args::NoContext;
+
+    #[test]
+    fn linear_cache_forgets_on_change() {
+        let mut t = Linear::default();
+        let r = |s: &str| parse_route(s, false, &NoContext).unwrap();
+        t.add(&r("10.0.0.0/8 1"), false).unwrap();
+        let a = u32::from(Ipv4Addr::new(10, 1, 2, 3));
+        let b = u32::from(Ipv4Addr::new(192, 0, 2, 1));
+        assert_eq!(t.lookup(a), Some((0, 1)));
+        assert_eq!(t.lookup(b), None);
+        assert_eq!(t.lookup(a), Some((0, 1)));
+        t.add(&r("10.1.0.0/16 192.0.2.9 2"), false).unwrap();
+        assert_eq!(
+            t.lookup(a),
+            Some((u32::from(Ipv4Addr::new(192, 0, 2, 9)), 2))
+        );
+        t.add(&r("0.0.0.0/0 3"), false).unwrap();
+        assert_eq!(t.lookup(b), Some((0, 3)));
+        t.remove(&r("10.1.0.0/16 192.0.2.9 2")).unwrap();
+        assert_eq!(t.lookup(a), Some((0, 1)));
+    }
 
     #[test]
     fn parses_routes() {

@@ -49,11 +49,29 @@ pub struct PaintSwitch {
 /// Pushes each packet of `batch` out the output `f` picks, keeping runs of
 /// packets for the same output together and the order across outputs.
 pub(crate) fn push_by(
-    batch: PacketBatch,
+    mut batch: PacketBatch,
     cx: &mut Ctx,
     mut f: impl FnMut(&rclick_core::Packet) -> usize,
 ) {
     let n = cx.noutputs();
+    // The common case: every packet goes to the same output, and the batch
+    // goes on whole. `f` is a pure function of the packet for every caller.
+    let Some(first) = batch.first().map(&mut f) else {
+        return;
+    };
+    let same = batch.iter().skip(1).take_while(|p| f(p) == first).count() + 1;
+    if same == batch.len() {
+        if first < n {
+            cx.push(first, batch);
+        }
+        return;
+    }
+    let front = batch.split_front(same);
+    if first < n {
+        cx.push(first, front);
+    } else {
+        drop(front);
+    }
     let mut run = PacketBatch::new();
     let mut run_port = usize::MAX;
     for p in batch {

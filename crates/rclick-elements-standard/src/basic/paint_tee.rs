@@ -49,6 +49,11 @@ pub struct PaintTee {
 
 impl PaintTee {
     fn copies(&self, batch: &PacketBatch, cx: &mut Ctx) {
+        // Usually nothing matches (PaintTee marks the rare packet going
+        // back out its own interface).
+        if !batch.iter().any(|p| self.anno.get(p) == self.color) {
+            return;
+        }
         let copies: PacketBatch = batch
             .iter()
             .filter(|p| self.anno.get(p) == self.color)

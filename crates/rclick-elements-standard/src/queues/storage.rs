@@ -158,8 +158,7 @@ impl QueueElement {
         }
         self.publish_length();
         if len > 0 && self.kind.has_empty_note() && !self.empty_note.active() {
-            let n = self.empty_note.clone();
-            cx.wake_notifier(&n);
+            cx.wake_notifier(&self.empty_note);
         }
         if self.kind.has_full_note() && len >= self.capacity {
             self.full_note.set_active(false);
@@ -171,8 +170,7 @@ impl QueueElement {
 
     fn wake_full(&self, cx: &mut Ctx) {
         if self.kind.has_full_note() && self.q.len() < self.capacity && !self.full_note.active() {
-            let n = self.full_note.clone();
-            cx.wake_notifier(&n);
+            cx.wake_notifier(&self.full_note);
         }
     }
 }
@@ -269,6 +267,11 @@ impl Element for QueueElement {
                     self.q.push_front(p);
                 }
             }
+            _ if batch.len() <= self.capacity.saturating_sub(self.q.len()) => {
+                // Room for the whole batch (the common case).
+                let mut batch = batch;
+                batch.drain_each(|p| self.q.push_back(p));
+            }
             _ => {
                 for p in batch {
                     if self.q.len() < self.capacity {
@@ -296,7 +299,11 @@ impl Element for QueueElement {
             return PacketBatch::new();
         }
         let mut out = PacketBatch::with_capacity(n);
-        out.extend(self.q.drain(..n));
+        for _ in 0..n {
+            if let Some(p) = self.q.pop_front() {
+                out.push(p);
+            }
+        }
         self.sleepiness = 0;
         if self.kind == QueueKind::QuickNote && self.q.is_empty() {
             // QuickNoteQueue sleeps as soon as it hands out its last packet

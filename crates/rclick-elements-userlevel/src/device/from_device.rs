@@ -24,8 +24,11 @@
 //! METHOD chooses how frames come from the kernel:
 //!
 //! * `LINUX` (the default): a packet socket read with `recvmmsg`, one
-//!   system call per batch. Receive buffers are 64 KB, so frames larger
-//!   than the MTU (GRO/GSO aggregates) arrive whole.
+//!   system call per batch. The socket's receive buffer is 4 MB (beyond
+//!   `net.core.rmem_max` when the process has CAP_NET_ADMIN), so bursts
+//!   wait there while the router is busy or descheduled. Receive slots are
+//!   64 KB, so frames larger than the MTU (GRO/GSO aggregates) arrive
+//!   whole.
 //! * `MMAP`: a receive ring shared with the kernel (`PACKET_RX_RING`): no
 //!   system call per frame or batch, the kernel copies each frame into a
 //!   slot and FromDevice copies it out and hands the slot back. Slots are
@@ -59,9 +62,10 @@
 //! checksum, which the kernel marks `TP_STATUS_CSUMNOTREADY` (in the
 //! auxiliary data with LINUX, in the ring slot's status with MMAP);
 //! FromDevice completes those checksums (TCP and UDP over IPv4). VLAN tags
-//! the kernel stripped are put back into the frame. Turning offloads off
-//! (`ethtool -K DEV tso off gso off gro off`) keeps frames MTU-sized, which
-//! a router needs anyway.
+//! the kernel stripped are put back into the frame. Frames the kernel
+//! cannot queue (the socket buffer, ring or UMEM is full) are counted in
+//! `kernel_drops`. Turning offloads off (`ethtool -K DEV tso off gso off
+//! gro off`) keeps frames MTU-sized, which a router needs anyway.
 //!
 //! Opening a packet socket needs CAP_NET_RAW (root). A missing interface
 //! or a missing privilege fails initialization with a message saying what
@@ -242,9 +246,7 @@ pub struct FromDevice {
     tpacket: RxVersion,
     block_timeout_ms: u32,
     source: Source,
-    task: Option<TaskId>,
-    timer: Option<TimerId>,
-    idle_ns: i64,
+    poller: super::Poller,
     count: u64,
     kernel_drops: u64,
     oversize: u64,
@@ -268,9 +270,7 @@ impl Default for FromDevice {
             tpacket: RxVersion::V2,
             block_timeout_ms: 1,
             source: Source::Closed,
-            task: None,
-            timer: None,
-            idle_ns: super::IDLE_POLL_MIN_NS,
+            poller: super::Poller::default(),
             count: 0,
             kernel_drops: 0,
             oversize: 0,
@@ -616,8 +616,7 @@ impl Element for FromDevice {
         // Count only what the kernel drops from now on.
         self.update_drops();
         self.kernel_drops = 0;
-        self.task = Some(cx.new_task(true));
-        self.timer = Some(cx.new_timer());
+        self.poller.init(cx);
         Ok(())
     }
 
@@ -626,24 +625,13 @@ impl Element for FromDevice {
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
-        let n = self.poll(cx);
-        if n > 0 {
-            self.idle_ns = super::IDLE_POLL_MIN_NS;
-            cx.reschedule();
-            true
-        } else {
-            if let Some(t) = self.timer {
-                cx.schedule_timer_after(t, Timestamp::from_nsec(self.idle_ns));
-            }
-            self.idle_ns = (self.idle_ns * 2).min(super::IDLE_POLL_MAX_NS);
-            false
-        }
+        let worked = self.poll(cx) > 0;
+        self.poller.after_run(worked, false, cx);
+        worked
     }
 
     fn run_timer(&mut self, _timer: TimerId, cx: &mut Ctx) {
-        if let Some(t) = self.task {
-            cx.schedule_task(t);
-        }
+        self.poller.on_timer(cx);
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
@@ -690,15 +678,8 @@ impl Element for FromDevice {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::registry;
+    use super::super::test_util::{build_err, registry};
     use rclick_core::testing;
-
-    fn build_err(conf: &str) -> String {
-        match testing::build(conf, &registry(), true) {
-            Ok(_) => panic!("built: {conf}"),
-            Err(e) => e.to_string(),
-        }
-    }
 
     #[test]
     fn configuration_errors() {

@@ -1,20 +1,26 @@
 //! Network devices: FromDevice and ToDevice read and write Ethernet frames
 //! on Linux interfaces through packet sockets (Click's `METHOD LINUX`),
-//! memory-mapped packet rings (`METHOD MMAP`) or AF_XDP (`METHOD XDP`).
+//! memory-mapped packet rings (`METHOD MMAP`) or AF_XDP (`METHOD XDP`);
+//! KernelTun and KernelTap create TUN/TAP devices that connect the router
+//! to the host's own network stack.
 //!
 //! All system calls are in [`sys`], [`ring`] and [`xdp`], the modules of
 //! this crate with `unsafe`. The elements poll their non-blocking sockets from tasks, and
 //! fall back to a short timer while a device is idle.
 
 pub mod from_device;
+pub mod kernel_tap;
+pub mod kernel_tun;
 pub mod ring;
 pub mod sys;
 pub mod to_device;
 pub mod xdp;
 
-use rclick_core::Registry;
+use rclick_core::{Ctx, InitCx, Registry, TaskId, TimerId};
+use rclick_packet::Timestamp;
 
 pub use from_device::FromDevice;
+pub use kernel_tun::KernelTun;
 pub use to_device::ToDevice;
 
 /// Registers this module's classes.
@@ -29,12 +35,83 @@ pub fn register(r: &mut Registry) {
         || Box::new(ToDevice::default()),
         include_str!("to_device.rs"),
     );
+    r.add(
+        "KernelTun",
+        || Box::new(KernelTun::new(false)),
+        include_str!("kernel_tun.rs"),
+    );
+    r.add(
+        "KernelTap",
+        || Box::new(kernel_tap::kernel_tap()),
+        include_str!("kernel_tap.rs"),
+    );
 }
 
 /// Shortest idle poll interval, in nanoseconds (right after traffic).
 pub(crate) const IDLE_POLL_MIN_NS: i64 = 50_000;
 /// Longest idle poll interval, in nanoseconds.
 pub(crate) const IDLE_POLL_MAX_NS: i64 = 500_000;
+
+/// The task of an element that polls a non-blocking descriptor: run
+/// again at once while there is work, else woken by a timer that backs off
+/// from [`IDLE_POLL_MIN_NS`] to [`IDLE_POLL_MAX_NS`] while idle.
+#[derive(Debug)]
+pub(crate) struct Poller {
+    task: Option<TaskId>,
+    timer: Option<TimerId>,
+    idle_ns: i64,
+}
+
+impl Default for Poller {
+    fn default() -> Self {
+        Poller {
+            task: None,
+            timer: None,
+            idle_ns: IDLE_POLL_MIN_NS,
+        }
+    }
+}
+
+impl Poller {
+    /// Creates the (scheduled) task and the timer; returns the task.
+    pub(crate) fn init(&mut self, cx: &mut InitCx) -> TaskId {
+        let t = cx.new_task(true);
+        self.task = Some(t);
+        self.timer = Some(cx.new_timer());
+        t
+    }
+
+    /// Ends a task run: `worked` (packets moved) resets the backoff;
+    /// `worked` or `more` (something is known to be waiting) runs the task
+    /// again at once; otherwise the timer wakes it later.
+    pub(crate) fn after_run(&mut self, worked: bool, more: bool, cx: &mut Ctx) {
+        if worked {
+            self.idle_ns = IDLE_POLL_MIN_NS;
+        }
+        if worked || more {
+            cx.reschedule();
+        } else {
+            if let Some(t) = self.timer {
+                cx.schedule_timer_after(t, Timestamp::from_nsec(self.idle_ns));
+            }
+            self.idle_ns = (self.idle_ns * 2).min(IDLE_POLL_MAX_NS);
+        }
+    }
+
+    /// Wakes the task soon (after the shortest idle interval).
+    pub(crate) fn retry_soon(&self, cx: &mut Ctx) {
+        if let Some(t) = self.timer {
+            cx.schedule_timer_after(t, Timestamp::from_nsec(IDLE_POLL_MIN_NS));
+        }
+    }
+
+    /// The timer fired: schedule the task.
+    pub(crate) fn on_timer(&self, cx: &mut Ctx) {
+        if let Some(t) = self.task {
+            cx.schedule_task(t);
+        }
+    }
+}
 
 /// How a device element moves frames (the METHOD keyword).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -188,6 +265,14 @@ pub(crate) mod test_util {
         rclick_elements_standard::register(&mut r);
         crate::register(&mut r);
         r
+    }
+
+    /// The error of building `conf` (simulated time), which must fail.
+    pub(crate) fn build_err(conf: &str) -> String {
+        match rclick_core::testing::build(conf, &registry(), true) {
+            Ok(_) => panic!("built: {conf}"),
+            Err(e) => e.to_string(),
+        }
     }
 }
 

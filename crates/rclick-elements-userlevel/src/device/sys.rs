@@ -1,16 +1,26 @@
-//! Linux packet sockets (`AF_PACKET`, `SOCK_RAW`). With `ring` (packet
-//! rings) and `xdp` (AF_XDP), the only modules of this crate with `unsafe`.
-//! Every call into the C library is wrapped in a safe function that checks
-//! sizes and turns `-1` into an `io::Error`.
+//! Linux packet sockets (`AF_PACKET`, `SOCK_RAW`), TUN/TAP devices and
+//! interface configuration. With `ring` (packet rings) and `xdp` (AF_XDP),
+//! the only modules of this crate with `unsafe`. Every call into the C
+//! library is wrapped in a safe function that checks sizes and turns `-1`
+//! into an `io::Error`.
 //!
-//! Sockets are opened non-blocking and bound to one interface. Receiving
-//! uses `recvmmsg` into caller-owned slots, with `PACKET_AUXDATA` control
-//! messages (checksum status, stripped VLAN tags); sending uses `sendmmsg`.
+//! Packet sockets are opened non-blocking and bound to one interface.
+//! Receiving uses `recvmmsg` into caller-owned slots, with `PACKET_AUXDATA`
+//! control messages (checksum status, stripped VLAN tags); sending uses
+//! `sendmmsg`.
+//!
+//! TUN/TAP devices come from `/dev/net/tun` (`TUNSETIFF`, without packet
+//! information headers); [`IfConfig`] sets an interface's address,
+//! netmask, MTU, Ethernet address and flags and adds a default route with
+//! the classic `SIOC*` ioctls on an `AF_INET` datagram socket.
 
 use std::ffi::CString;
-use std::io;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
 use std::mem::{size_of, zeroed};
+use std::net::Ipv4Addr;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::fs::OpenOptionsExt;
 
 /// Most messages one `recvmmsg`/`sendmmsg` call moves.
 pub const MAX_BATCH: usize = 64;
@@ -99,6 +109,31 @@ pub(crate) fn setsockopt<T>(
     check(r).map(|_| ())
 }
 
+/// Reads a socket option into `val`, a plain-old-data value of the
+/// option's type.
+pub(crate) fn getsockopt<T: Copy>(
+    fd: &OwnedFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    val: &mut T,
+) -> io::Result<()> {
+    let mut len =
+        libc::socklen_t::try_from(size_of::<T>()).map_err(|_| io::ErrorKind::InvalidInput)?;
+    // SAFETY: `val` points to `size_of::<T>()` writable bytes for the whole
+    // call; the kernel writes at most `len` bytes, updates `len`, and
+    // keeps no pointer. `T: Copy` excludes types with drop glue.
+    let r = unsafe {
+        libc::getsockopt(
+            fd.as_raw_fd(),
+            level,
+            name,
+            (val as *mut T).cast::<libc::c_void>(),
+            &mut len,
+        )
+    };
+    check(r).map(|_| ())
+}
+
 impl PacketSocket {
     /// The socket's descriptor (for the memory-mapped rings of `ring`).
     pub(crate) fn fd(&self) -> &OwnedFd {
@@ -165,9 +200,21 @@ impl PacketSocket {
         setsockopt(&self.fd, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mr)
     }
 
-    /// Sets the receive buffer size (`SO_RCVBUF`).
+    /// Sets the receive buffer size: with `SO_RCVBUFFORCE`, which may
+    /// exceed `net.core.rmem_max` but needs CAP_NET_ADMIN, else with
+    /// `SO_RCVBUF`, which the kernel silently caps at `rmem_max` (208 KB
+    /// on a stock system: a few hundred small frames).
     pub fn set_rcvbuf(&self, bytes: i32) -> io::Result<()> {
-        setsockopt(&self.fd, libc::SOL_SOCKET, libc::SO_RCVBUF, &bytes)
+        setsockopt(&self.fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &bytes)
+            .or_else(|_| setsockopt(&self.fd, libc::SOL_SOCKET, libc::SO_RCVBUF, &bytes))
+    }
+
+    /// The receive buffer size in use (`SO_RCVBUF`; the kernel doubles
+    /// the size set, for its bookkeeping).
+    pub fn rcvbuf(&self) -> io::Result<i32> {
+        let mut v: libc::c_int = 0;
+        getsockopt(&self.fd, libc::SOL_SOCKET, libc::SO_RCVBUF, &mut v)?;
+        Ok(v)
     }
 
     /// Packets received and dropped by the kernel since the last call
@@ -175,19 +222,7 @@ impl PacketSocket {
     pub fn statistics(&self) -> io::Result<(u32, u32)> {
         // SAFETY: tpacket_stats is plain old data; all-zero is a valid value.
         let mut st: libc::tpacket_stats = unsafe { zeroed() };
-        let mut len = size_of::<libc::tpacket_stats>() as libc::socklen_t;
-        // SAFETY: `st` has `len` writable bytes; the kernel writes at most
-        // `len` bytes and updates `len`.
-        let r = unsafe {
-            libc::getsockopt(
-                self.fd.as_raw_fd(),
-                libc::SOL_PACKET,
-                libc::PACKET_STATISTICS,
-                (&mut st as *mut libc::tpacket_stats).cast::<libc::c_void>(),
-                &mut len,
-            )
-        };
-        check(r)?;
+        getsockopt(&self.fd, libc::SOL_PACKET, libc::PACKET_STATISTICS, &mut st)?;
         Ok((st.tp_packets, st.tp_drops))
     }
 
@@ -347,5 +382,263 @@ pub fn strerror(e: &io::Error) -> String {
     match s.find(" (os error") {
         Some(i) => s[..i].to_string(),
         None => s,
+    }
+}
+
+/// The TUN/TAP control device.
+pub const TUN_PATH: &str = "/dev/net/tun";
+
+/// An `ifreq` naming interface `name` (at most `IFNAMSIZ - 1` bytes; may
+/// be empty), everything else zero.
+fn ifreq_named(name: &str) -> io::Result<libc::ifreq> {
+    if name.len() >= libc::IFNAMSIZ || name.as_bytes().contains(&0) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "bad interface name '{name}' (at most {} bytes)",
+                libc::IFNAMSIZ - 1
+            ),
+        ));
+    }
+    // SAFETY: ifreq is plain old data (a name and a union of plain
+    // fields and a pointer); all-zero is a valid value.
+    let mut ifr: libc::ifreq = unsafe { zeroed() };
+    for (d, s) in ifr.ifr_name.iter_mut().zip(name.bytes()) {
+        *d = s as libc::c_char;
+    }
+    Ok(ifr)
+}
+
+/// The name stored in an `ifreq`.
+fn ifreq_name(ifr: &libc::ifreq) -> String {
+    let bytes: Vec<u8> = ifr
+        .ifr_name
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// A `sockaddr` holding the IPv4 address `a` (port 0).
+fn sockaddr_v4(a: Ipv4Addr) -> libc::sockaddr {
+    // SAFETY: sockaddr_in is plain old data; all-zero is a valid value.
+    let mut sin: libc::sockaddr_in = unsafe { zeroed() };
+    sin.sin_family = libc::AF_INET as libc::sa_family_t;
+    sin.sin_addr.s_addr = u32::from(a).to_be();
+    // SAFETY: sockaddr_in and sockaddr have the same size (16 bytes) and
+    // both are plain old data, so every bit pattern is valid for either.
+    unsafe { std::mem::transmute::<libc::sockaddr_in, libc::sockaddr>(sin) }
+}
+
+/// A Linux TUN (IP packets) or TAP (Ethernet frames) device, opened
+/// non-blocking from [`TUN_PATH`] without packet information headers
+/// (`IFF_NO_PI`). The device exists while this value lives: dropping it
+/// closes the descriptor and the kernel removes the interface.
+#[derive(Debug)]
+pub struct TunDevice {
+    file: File,
+    name: String,
+}
+
+impl TunDevice {
+    /// Creates (or attaches to) the device `name`; an empty name lets the
+    /// kernel choose (`tun0`, `tap0`, ...).
+    pub fn open(name: &str, tap: bool) -> io::Result<TunDevice> {
+        let mut ifr = ifreq_named(name)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(TUN_PATH)?;
+        let mode = if tap { libc::IFF_TAP } else { libc::IFF_TUN };
+        ifr.ifr_ifru.ifru_flags = (mode | libc::IFF_NO_PI) as libc::c_short;
+        // SAFETY: TUNSETIFF reads and writes one `struct ifreq`, and `ifr`
+        // is a valid, writable ifreq that outlives the call.
+        let r = unsafe { libc::ioctl(file.as_raw_fd(), libc::TUNSETIFF as _, &mut ifr) };
+        check(r)?;
+        Ok(TunDevice {
+            file,
+            name: ifreq_name(&ifr),
+        })
+    }
+
+    /// The interface name the kernel gave the device.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Reads one packet without blocking (`WouldBlock` when none waits).
+    /// A packet longer than `buf` is truncated to it.
+    pub fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        (&self.file).read(buf)
+    }
+
+    /// Writes one packet without blocking.
+    pub fn write(&self, packet: &[u8]) -> io::Result<usize> {
+        (&self.file).write(packet)
+    }
+}
+
+/// The kernel's `struct rtentry` (`<net/route.h>`), for `SIOCADDRT`; the
+/// libc crate defines it only for musl.
+#[repr(C)]
+struct RtEntry {
+    rt_pad1: libc::c_ulong,
+    rt_dst: libc::sockaddr,
+    rt_gateway: libc::sockaddr,
+    rt_genmask: libc::sockaddr,
+    rt_flags: libc::c_ushort,
+    rt_pad2: libc::c_short,
+    rt_pad3: libc::c_ulong,
+    rt_pad4: *mut libc::c_void,
+    rt_metric: libc::c_short,
+    rt_dev: *mut libc::c_char,
+    rt_mtu: libc::c_ulong,
+    rt_window: libc::c_ulong,
+    rt_irtt: libc::c_ushort,
+}
+
+/// Interface configuration through ioctls on an `AF_INET` datagram socket.
+#[derive(Debug)]
+pub struct IfConfig {
+    sock: OwnedFd,
+}
+
+impl IfConfig {
+    /// Opens the socket the ioctls go through.
+    pub fn new() -> io::Result<IfConfig> {
+        // SAFETY: plain system call with integer arguments.
+        let raw = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+        let raw = check(raw)?;
+        // SAFETY: `raw` is a fresh descriptor nothing else owns.
+        let sock = unsafe { OwnedFd::from_raw_fd(raw) };
+        Ok(IfConfig { sock })
+    }
+
+    fn ioctl(&self, request: libc::c_ulong, ifr: &mut libc::ifreq) -> io::Result<()> {
+        // SAFETY: every request used here (SIOC[GS]IF*) reads and/or writes
+        // exactly one `struct ifreq`, which `ifr` is, valid and writable
+        // for the whole call.
+        let r =
+            unsafe { libc::ioctl(self.sock.as_raw_fd(), request as _, ifr as *mut libc::ifreq) };
+        check(r).map(|_| ())
+    }
+
+    /// Sets the interface's IPv4 address (`SIOCSIFADDR`).
+    pub fn set_addr(&self, name: &str, a: Ipv4Addr) -> io::Result<()> {
+        let mut ifr = ifreq_named(name)?;
+        ifr.ifr_ifru.ifru_addr = sockaddr_v4(a);
+        self.ioctl(libc::SIOCSIFADDR, &mut ifr)
+    }
+
+    /// Sets the interface's IPv4 netmask (`SIOCSIFNETMASK`); after the
+    /// address, which resets it.
+    pub fn set_netmask(&self, name: &str, mask: Ipv4Addr) -> io::Result<()> {
+        let mut ifr = ifreq_named(name)?;
+        ifr.ifr_ifru.ifru_netmask = sockaddr_v4(mask);
+        self.ioctl(libc::SIOCSIFNETMASK, &mut ifr)
+    }
+
+    /// Sets the interface's MTU (`SIOCSIFMTU`).
+    pub fn set_mtu(&self, name: &str, mtu: i32) -> io::Result<()> {
+        let mut ifr = ifreq_named(name)?;
+        ifr.ifr_ifru.ifru_mtu = mtu;
+        self.ioctl(libc::SIOCSIFMTU, &mut ifr)
+    }
+
+    /// Sets the interface's Ethernet address (`SIOCSIFHWADDR`; TAP only).
+    pub fn set_hwaddr(&self, name: &str, mac: [u8; 6]) -> io::Result<()> {
+        let mut ifr = ifreq_named(name)?;
+        // SAFETY: sockaddr is plain old data; all-zero is a valid value.
+        let mut sa: libc::sockaddr = unsafe { zeroed() };
+        sa.sa_family = libc::ARPHRD_ETHER;
+        for (d, s) in sa.sa_data.iter_mut().zip(mac) {
+            *d = s as libc::c_char;
+        }
+        ifr.ifr_ifru.ifru_hwaddr = sa;
+        self.ioctl(libc::SIOCSIFHWADDR, &mut ifr)
+    }
+
+    /// The interface flags (`SIOCGIFFLAGS`: `IFF_UP`, `IFF_NOARP`, ...).
+    pub fn flags(&self, name: &str) -> io::Result<i32> {
+        let mut ifr = ifreq_named(name)?;
+        self.ioctl(libc::SIOCGIFFLAGS, &mut ifr)?;
+        // SAFETY: SIOCGIFFLAGS stored the flags in this union member.
+        Ok(i32::from(unsafe { ifr.ifr_ifru.ifru_flags }) & 0xffff)
+    }
+
+    /// Sets the interface flags (`SIOCSIFFLAGS`).
+    pub fn set_flags(&self, name: &str, flags: i32) -> io::Result<()> {
+        let mut ifr = ifreq_named(name)?;
+        ifr.ifr_ifru.ifru_flags = flags as u16 as libc::c_short;
+        self.ioctl(libc::SIOCSIFFLAGS, &mut ifr)
+    }
+
+    /// Adds a default route through `gateway` (`SIOCADDRT`), as
+    /// `route add default gw GATEWAY` does.
+    pub fn add_default_route(&self, gateway: Ipv4Addr) -> io::Result<()> {
+        let mut rt = RtEntry {
+            rt_pad1: 0,
+            rt_dst: sockaddr_v4(Ipv4Addr::UNSPECIFIED),
+            rt_gateway: sockaddr_v4(gateway),
+            rt_genmask: sockaddr_v4(Ipv4Addr::UNSPECIFIED),
+            rt_flags: libc::RTF_UP | libc::RTF_GATEWAY,
+            rt_pad2: 0,
+            rt_pad3: 0,
+            rt_pad4: std::ptr::null_mut(),
+            rt_metric: 0,
+            rt_dev: std::ptr::null_mut(),
+            rt_mtu: 0,
+            rt_window: 0,
+            rt_irtt: 0,
+        };
+        // SAFETY: SIOCADDRT reads one `struct rtentry`, which `rt` lays out
+        // as the kernel's (`#[repr(C)]`); its pointers are null (no device
+        // name), which the kernel accepts.
+        let r = unsafe {
+            libc::ioctl(
+                self.sock.as_raw_fd(),
+                libc::SIOCADDRT as _,
+                &mut rt as *mut RtEntry,
+            )
+        };
+        check(r).map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn euid_is_root() -> bool {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        unsafe { libc::geteuid() == 0 }
+    }
+
+    #[test]
+    fn receive_buffer_may_exceed_rmem_max_when_privileged() {
+        let Some(lo) = if_index("lo") else {
+            return;
+        };
+        // Opening needs CAP_NET_RAW; without it there is nothing to test.
+        let Ok(s) = PacketSocket::open(lo, true) else {
+            return;
+        };
+        let want: i32 = 16 << 20;
+        s.set_rcvbuf(want).unwrap();
+        let got = s.rcvbuf().unwrap();
+        let rmem_max: i32 = std::fs::read_to_string("/proc/sys/net/core/rmem_max")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0);
+        assert!(
+            got >= 2 * want.min(rmem_max),
+            "rcvbuf {got}, rmem_max {rmem_max}"
+        );
+        if euid_is_root() {
+            // SO_RCVBUFFORCE ignores rmem_max.
+            assert!(got >= 2 * want, "rcvbuf {got} as root");
+        }
     }
 }

@@ -583,15 +583,8 @@ impl ToDevice {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::registry;
+    use super::super::test_util::{build_err, registry};
     use rclick_core::testing;
-
-    fn build_err(conf: &str) -> String {
-        match testing::build(conf, &registry(), true) {
-            Ok(_) => panic!("built: {conf}"),
-            Err(e) => e.to_string(),
-        }
-    }
 
     #[test]
     fn configuration_errors() {

@@ -167,27 +167,6 @@ fn owned(fd: libc::c_long) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-fn getsockopt<T: Copy>(
-    fd: &OwnedFd,
-    level: libc::c_int,
-    name: libc::c_int,
-    v: &mut T,
-) -> io::Result<()> {
-    let mut len = size_of::<T>() as libc::socklen_t;
-    // SAFETY: `v` has `len` writable bytes and T is plain old data; the
-    // kernel writes at most `len` bytes.
-    let r = unsafe {
-        libc::getsockopt(
-            fd.as_raw_fd(),
-            level,
-            name,
-            (v as *mut T).cast::<libc::c_void>(),
-            &mut len,
-        )
-    };
-    sys::check(r).map(|_| ())
-}
-
 /// One of the four AF_XDP rings: a producer index, a consumer index and
 /// `RING` entries of `E`, mapped from the socket.
 #[derive(Debug)]
@@ -324,7 +303,7 @@ impl Xsk {
         }
         // SAFETY: xdp_mmap_offsets is plain old data; all-zero is valid.
         let mut off: libc::xdp_mmap_offsets = unsafe { std::mem::zeroed() };
-        getsockopt(&sock, libc::SOL_XDP, libc::XDP_MMAP_OFFSETS, &mut off)
+        sys::getsockopt(&sock, libc::SOL_XDP, libc::XDP_MMAP_OFFSETS, &mut off)
             .map_err(failed("XDP_MMAP_OFFSETS"))?;
         let d = size_of::<libc::xdp_desc>();
         let rx =
@@ -572,7 +551,7 @@ impl Xsk {
     pub fn stats(&self) -> XskStats {
         // SAFETY: xdp_statistics is plain old data; all-zero is valid.
         let mut s: libc::xdp_statistics = unsafe { std::mem::zeroed() };
-        if getsockopt(&self.sock, libc::SOL_XDP, libc::XDP_STATISTICS, &mut s).is_err() {
+        if sys::getsockopt(&self.sock, libc::SOL_XDP, libc::XDP_STATISTICS, &mut s).is_err() {
             return XskStats::default();
         }
         XskStats {

@@ -1,0 +1,20 @@
+//! Sockets as packet transports: the Socket element (TCP, UDP and Unix
+//! stream or datagram sockets, client or server), built on the standard
+//! library's socket types and `socket2` for the options and the
+//! bind-before-connect the standard types lack. No `unsafe` here.
+
+mod conn;
+pub mod socket;
+
+use rclick_core::Registry;
+
+pub use socket::Socket;
+
+/// Registers this module's classes.
+pub fn register(r: &mut Registry) {
+    r.add(
+        "Socket",
+        || Box::new(Socket::default()),
+        include_str!("socket.rs"),
+    );
+}

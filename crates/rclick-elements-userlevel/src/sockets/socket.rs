@@ -1,0 +1,1081 @@
+//! # Socket
+//!
+//! `Socket(TCP, ADDR, PORT [, LOCAL_ADDR, LOCAL_PORT, KEYWORDS])`
+//! `Socket(UDP, ADDR, PORT [, LOCAL_ADDR, LOCAL_PORT, KEYWORDS])`
+//! `Socket(UNIX, FILENAME [, LOCAL_FILENAME, KEYWORDS])`
+//! `Socket(UNIX_DGRAM, FILENAME [, LOCAL_FILENAME, KEYWORDS])`
+//!
+//! **Category:** comm. A socket transport (user-level).
+//!
+//! **Ports:** at most one input (agnostic: push or pull); at most one push
+//! output.
+//!
+//! ## Description
+//!
+//! Carries packets over a socket. Packets do not flow through Socket: the
+//! data of each input packet is sent to the remote end, and the data
+//! received from it is emitted on the output as new packets.
+//!
+//! A `TCP` or `UNIX` (stream) Socket is a server unless CLIENT is true. A
+//! server binds ADDR:PORT (or FILENAME) and accepts one connection at a
+//! time; when that client disconnects, it accepts the next one. A client
+//! connects to ADDR:PORT (or FILENAME) when the router initializes, after
+//! binding LOCAL_ADDR:LOCAL_PORT (LOCAL_FILENAME) if given. Stream data is
+//! a byte stream: each packet's bytes are written in order, and received
+//! bytes are emitted in packets of at most SNAPLEN bytes, cut wherever the
+//! reads fall.
+//!
+//! A `UDP` or `UNIX_DGRAM` Socket sends one datagram per packet and emits
+//! one packet per datagram. A datagram server binds ADDR:PORT (FILENAME),
+//! receives from anyone, and sends to the last host that sent to it
+//! (packets before anyone has sent are dropped: `no destination`). A
+//! datagram client sends to ADDR:PORT (FILENAME); if ADDR is 0.0.0.0, to
+//! each packet's destination IP annotation at PORT. Datagrams longer than
+//! SNAPLEN are truncated, with the rest counted in the extra length
+//! annotation (up to 64 KB datagrams).
+//!
+//! CLIENT defaults to false, except that a Socket without outputs is a
+//! client, and so is one given LOCAL_ADDR/LOCAL_PORT or LOCAL_FILENAME.
+//!
+//! Everything is non-blocking and driven by one task, which reads up to 32
+//! times per run and sleeps on a short timer (50 µs, growing to 500 µs)
+//! while the socket is idle. A pull input is pulled only while there is a
+//! connection and the socket takes data, so a full socket leaves packets
+//! waiting in the upstream queue; the task sleeps while that queue is
+//! empty. Pushed packets wait in an internal queue of 1024 packets while
+//! the socket is full (Click blocks the whole router instead); beyond
+//! that, and while a stream has no connection, they are dropped and
+//! counted. A server forgets a client that disconnects or fails (`ECONNRESET`,
+//! `EPIPE`) and waits for the next one; packets waiting for the old
+//! client are dropped and counted. A client whose connection ends stays
+//! unconnected (as in Click): restart the router to reconnect.
+//!
+//! A Unix server removes its socket file when the router stops. A stale
+//! file from an earlier run makes `bind` fail: remove it first.
+//!
+//! Keywords:
+//!
+//! * `CLIENT` (boolean): connect (streams) or send to ADDR (datagrams)
+//!   instead of binding it. Default: see above.
+//! * `LOCAL_ADDR`, `LOCAL_PORT` (IP address, port; also positional after
+//!   PORT): the local address a client binds first. `LOCAL_FILENAME`
+//!   (string; positional after FILENAME): the same for Unix sockets.
+//! * `SNAPLEN` (unsigned): most bytes per emitted packet. Default 2048.
+//! * `HEADROOM` (unsigned): headroom of emitted packets. Default 28.
+//! * `NODELAY` (boolean): TCP only; disable Nagle's algorithm, so
+//!   segments go out at once. Default true.
+//! * `SNDBUF`, `RCVBUF` (unsigned): the socket's send and receive buffer
+//!   sizes in bytes. Default: the kernel's.
+//! * `TIMESTAMP` (boolean): set emitted packets' timestamp annotation to
+//!   the time of reading. Default true.
+//! * `VERBOSE` (boolean): log connections opened and closed, and socket
+//!   errors. Default false.
+//! * `PROPER` (boolean): PlanetLab's Proper; accepted and ignored (with a
+//!   warning when true).
+//! * `ALLOW`, `DENY` (IPRouteTable elements): not supported; giving them
+//!   is an error.
+//!
+//! ## Annotations
+//!
+//! Sets the timestamp annotation (TIMESTAMP) and the extra length
+//! annotation of truncated datagrams. A UDP client with ADDR 0.0.0.0 uses
+//! the destination IP annotation.
+//!
+//! ## Handlers
+//!
+//! * `received` (read): packets emitted (reads or datagrams).
+//! * `sent` (read): packets sent whole.
+//! * `connections` (read): connections accepted (server) or opened
+//!   (client).
+//! * `connected` (read): whether a stream Socket has a connection now (a
+//!   datagram Socket: whether it has somewhere to send).
+//! * `local_address` (read): the address bound (`127.0.0.1:4000`, with the
+//!   port the kernel chose for port 0; or the file name); empty for an
+//!   unbound client.
+//! * `queue` (read): packets waiting for room in the socket.
+//! * `drops` (read): packets dropped, all reasons.
+//! * `drop_details` (read): one line per reason, `COUNT<TAB>REASON`;
+//!   reasons are `not connected`, `no destination`, `send queue full`,
+//!   `connection lost`, `send error`, `no output`.
+//! * `reset_counts` (write): sets `received`, `sent`, `connections` and
+//!   the drop counters to 0.
+//!
+//! ## Examples
+//!
+//! ```text
+//! // A server: what clients send to port 4000 comes out here.
+//! Socket(TCP, 0.0.0.0, 4000) -> ...
+//! // A client.
+//! ... -> Socket(TCP, 192.0.2.7, 4000)
+//! // An echo server for UDP datagrams.
+//! s :: Socket(UDP, 127.0.0.1, 4000); s -> s;
+//! // A client bound to a local port.
+//! ... -> Socket(TCP, 192.0.2.7, 4000, 0.0.0.0, 54321) -> ...
+//! ```
+//!
+//! ## See also
+//!
+//! ControlSocket, KernelTun, FromDevice
+
+use std::collections::VecDeque;
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::path::PathBuf;
+
+use rclick_core::args::{ArgContext, Args, Word};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, TaskId, TimerId};
+use rclick_packet::{Packet, PacketBatch};
+
+use super::conn::{self, Addr, Dgram, Kind, Listener, Opened, Options, Peer, Stream};
+use crate::device::Poller;
+use crate::drops::DropCounter;
+
+/// Why Socket dropped a packet (indexes [`REASONS`]).
+#[derive(Clone, Copy, Debug)]
+enum Why {
+    NotConnected = 0,
+    NoDestination,
+    QueueFull,
+    ConnectionLost,
+    SendError,
+    NoOutput,
+}
+
+const REASONS: &[&str] = &[
+    "not connected",
+    "no destination",
+    "send queue full",
+    "connection lost",
+    "send error",
+    "no output",
+];
+
+/// Most reads (and pulled packets) per task run.
+const BURST: usize = 32;
+/// Most pushed packets waiting for room in the socket.
+const MAX_QUEUE: usize = 1024;
+/// The receive buffer: the largest datagram.
+const RECV_BUF: usize = 65536;
+
+/// Socket's configuration.
+#[derive(Clone, Debug)]
+struct Settings {
+    kind: Kind,
+    remote: Addr,
+    local: Option<Addr>,
+    client: bool,
+    snaplen: usize,
+    headroom: usize,
+    timestamp: bool,
+    verbose: bool,
+    opts: Options,
+}
+
+impl Settings {
+    /// Parses a configuration for an element with `noutputs` outputs;
+    /// returns the settings and the warnings.
+    fn parse(
+        conf: &[String],
+        noutputs: usize,
+        actx: &dyn ArgContext,
+    ) -> Result<(Settings, Vec<String>), String> {
+        let mut warnings = Vec::new();
+        let mut ty = Word::default();
+        let mut rest = Vec::new();
+        Args::new_with(conf, actx)
+            .read_mp("TYPE", &mut ty)
+            .rest(&mut rest)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        let kind = Kind::parse(&ty.0).ok_or_else(|| {
+            format!(
+                "TYPE: unknown socket type '{}' (expected TCP, UDP, UNIX or UNIX_DGRAM)",
+                ty.0
+            )
+        })?;
+        let mut client = noutputs == 0;
+        let mut client_given = false;
+        let mut snaplen: u32 = 2048;
+        let mut headroom: u32 = rclick_packet::DEFAULT_HEADROOM as u32;
+        let mut timestamp = true;
+        let mut verbose = false;
+        let mut nodelay = true;
+        let mut sndbuf: u32 = 0;
+        let mut sndbuf_given = false;
+        let mut rcvbuf: u32 = 0;
+        let mut rcvbuf_given = false;
+        let mut proper = false;
+        let mut allow = String::new();
+        let mut allow_given = false;
+        let mut deny = String::new();
+        let mut deny_given = false;
+        let mut addr = Ipv4Addr::UNSPECIFIED;
+        let mut port: u16 = 0;
+        let mut local_addr = Ipv4Addr::UNSPECIFIED;
+        let mut local_addr_given = false;
+        let mut local_port: u16 = 0;
+        let mut local_port_given = false;
+        let mut filename = String::new();
+        let mut local_filename = String::new();
+        let args = Args::new_with(&rest, actx);
+        let args = if kind.is_unix() {
+            args.read_mp("FILENAME", &mut filename)
+                .read_p("LOCAL_FILENAME", &mut local_filename)
+        } else {
+            args.read_mp("ADDR", &mut addr)
+                .read_mp("PORT", &mut port)
+                .read_p("LOCAL_ADDR", &mut local_addr)
+                .read_status(&mut local_addr_given)
+                .read_p("LOCAL_PORT", &mut local_port)
+                .read_status(&mut local_port_given)
+        };
+        args.read("CLIENT", &mut client)
+            .read_status(&mut client_given)
+            .read("SNAPLEN", &mut snaplen)
+            .read("HEADROOM", &mut headroom)
+            .read("TIMESTAMP", &mut timestamp)
+            .read("VERBOSE", &mut verbose)
+            .read("NODELAY", &mut nodelay)
+            .read("SNDBUF", &mut sndbuf)
+            .read_status(&mut sndbuf_given)
+            .read("RCVBUF", &mut rcvbuf)
+            .read_status(&mut rcvbuf_given)
+            .read("PROPER", &mut proper)
+            .read("ALLOW", &mut allow)
+            .read_status(&mut allow_given)
+            .read("DENY", &mut deny)
+            .read_status(&mut deny_given)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        if allow_given || deny_given {
+            return Err("ALLOW and DENY (IPRouteTable access lists) are not supported".into());
+        }
+        if proper {
+            warnings.push("PROPER is PlanetLab-specific and ignored".to_string());
+        }
+        if snaplen == 0 || snaplen as usize > RECV_BUF {
+            return Err(format!("SNAPLEN must be between 1 and {RECV_BUF}"));
+        }
+        if headroom > 8192 {
+            return Err("HEADROOM too big (at most 8192)".into());
+        }
+        let (remote, local) = if kind.is_unix() {
+            check_path("FILENAME", &filename)?;
+            let local = if local_filename.is_empty() {
+                None
+            } else {
+                check_path("LOCAL_FILENAME", &local_filename)?;
+                Some(Addr::Path(PathBuf::from(&local_filename)))
+            };
+            (Addr::Path(PathBuf::from(&filename)), local)
+        } else {
+            let local = (local_addr_given || local_port_given)
+                .then(|| Addr::Inet(SocketAddrV4::new(local_addr, local_port)));
+            (Addr::Inet(SocketAddrV4::new(addr, port)), local)
+        };
+        // Local arguments imply a client unless CLIENT says otherwise.
+        if local.is_some() && !client_given {
+            client = true;
+        }
+        if client && kind.is_stream() && matches!(remote, Addr::Inet(a) if a.port() == 0) {
+            return Err("PORT: a client needs a nonzero port to connect to".into());
+        }
+        let s = Settings {
+            kind,
+            remote,
+            local: if client { local } else { None },
+            client,
+            snaplen: snaplen as usize,
+            headroom: headroom as usize,
+            timestamp,
+            verbose,
+            opts: Options {
+                sndbuf: sndbuf_given.then_some(sndbuf as usize),
+                rcvbuf: rcvbuf_given.then_some(rcvbuf as usize),
+                nodelay,
+            },
+        };
+        Ok((s, warnings))
+    }
+}
+
+/// Checks a Unix socket file name (`sun_path` holds 107 bytes and a NUL).
+fn check_path(what: &str, p: &str) -> Result<(), String> {
+    if p.is_empty() {
+        return Err(format!("{what}: empty file name"));
+    }
+    if p.len() >= 108 || p.contains('\0') {
+        return Err(format!(
+            "{what}: file name '{p}' too long (at most 107 bytes)"
+        ));
+    }
+    Ok(())
+}
+
+/// The socket's state at run time.
+#[derive(Debug)]
+enum State {
+    /// A stream server, with the connection it serves (if any).
+    Server {
+        listener: Listener,
+        active: Option<Stream>,
+    },
+    /// A stream client; `None` once the connection is gone.
+    Client(Option<Stream>),
+    /// A datagram socket; `peer` is the last sender (server).
+    Dgram { sock: Dgram, peer: Option<Peer> },
+}
+
+/// The Socket element.
+pub struct Socket {
+    cfg: Settings,
+    state: Option<State>,
+    /// Packets waiting for room in the socket, oldest first; the first
+    /// may be partly written (`offset` bytes) on a stream.
+    queue: VecDeque<Packet>,
+    offset: usize,
+    buf: Vec<u8>,
+    local_address: String,
+    /// The Unix socket file this element bound, removed when it goes.
+    bound_path: Option<PathBuf>,
+    poller: Poller,
+    signal: NotifierSignal,
+    pull_input: bool,
+    received: u64,
+    sent: u64,
+    connections: u64,
+    drops: DropCounter,
+}
+
+impl Default for Socket {
+    fn default() -> Self {
+        Socket {
+            cfg: Settings {
+                kind: Kind::Tcp,
+                remote: Addr::Inet(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0)),
+                local: None,
+                client: false,
+                snaplen: 2048,
+                headroom: rclick_packet::DEFAULT_HEADROOM,
+                timestamp: true,
+                verbose: false,
+                opts: Options::default(),
+            },
+            state: None,
+            queue: VecDeque::new(),
+            offset: 0,
+            buf: Vec::new(),
+            local_address: String::new(),
+            bound_path: None,
+            poller: Poller::default(),
+            signal: NotifierSignal::Busy,
+            pull_input: false,
+            received: 0,
+            sent: 0,
+            connections: 0,
+            drops: DropCounter::new(REASONS),
+        }
+    }
+}
+
+impl Drop for Socket {
+    fn drop(&mut self) {
+        self.remove_socket_file();
+    }
+}
+
+const H_RECEIVED: u32 = 0;
+const H_SENT: u32 = 1;
+const H_CONNECTIONS: u32 = 2;
+const H_CONNECTED: u32 = 3;
+const H_LOCAL: u32 = 4;
+const H_QUEUE: u32 = 5;
+const H_DROPS: u32 = 6;
+const H_DROP_DETAILS: u32 = 7;
+const H_RESET: u32 = 8;
+
+impl Socket {
+    fn count_drop(&mut self, why: Why, n: u64, detail: Option<&str>, cx: &Ctx) {
+        if n == 0 {
+            return;
+        }
+        let who = cx.declaration();
+        let verbose = self.cfg.verbose;
+        self.drops.count(why as usize, n, detail, verbose, &who, cx);
+    }
+
+    /// Whether there is somewhere to send to now.
+    fn connected(&self) -> bool {
+        match &self.state {
+            Some(State::Server { active, .. }) => active.is_some(),
+            Some(State::Client(s)) => s.is_some(),
+            Some(State::Dgram { peer, .. }) => self.cfg.client || peer.is_some(),
+            None => false,
+        }
+    }
+
+    /// Forgets the current connection, dropping what waited for it.
+    fn close_active(&mut self, why: &str, cx: &Ctx) {
+        let was = match &mut self.state {
+            Some(State::Server { active, .. }) => active.take().is_some(),
+            Some(State::Client(s)) => s.take().is_some(),
+            _ => false,
+        };
+        if was && self.cfg.verbose {
+            cx.log(format!("{}: closed connection ({why})", cx.declaration()));
+        }
+        let n = self.queue.len() as u64;
+        self.queue.clear();
+        self.offset = 0;
+        self.count_drop(Why::ConnectionLost, n, Some(why), cx);
+    }
+
+    /// Accepts a waiting client when a server has none.
+    fn accept(&mut self, cx: &Ctx) {
+        let opts = self.cfg.opts;
+        let Some(State::Server { listener, active }) = &mut self.state else {
+            return;
+        };
+        if active.is_some() {
+            return;
+        }
+        match listener.accept(&opts) {
+            Ok((s, from)) => {
+                *active = Some(s);
+                self.connections += 1;
+                if self.cfg.verbose {
+                    cx.log(format!(
+                        "{}: opened connection from {from}",
+                        cx.declaration()
+                    ));
+                }
+            }
+            Err(e) if conn::would_block(&e) => {}
+            Err(e) => {
+                if self.cfg.verbose {
+                    cx.log(format!("{}: accept: {e}", cx.declaration()));
+                }
+            }
+        }
+    }
+
+    /// Reads what is waiting (up to [`BURST`] reads) and emits it.
+    /// Returns how many reads returned data.
+    fn receive(&mut self, cx: &mut Ctx) -> usize {
+        let mut out = PacketBatch::new();
+        let mut closed: Option<String> = None;
+        let snap = self.cfg.snaplen;
+        for _ in 0..BURST {
+            let (n, wire) = match &mut self.state {
+                Some(State::Server {
+                    active: Some(s), ..
+                })
+                | Some(State::Client(Some(s))) => match s.read(&mut self.buf[..snap]) {
+                    Ok(0) => {
+                        closed = Some("closed by peer".into());
+                        break;
+                    }
+                    Ok(n) => (n, n),
+                    Err(e) if conn::would_block(&e) => break,
+                    Err(e) => {
+                        closed = Some(e.to_string());
+                        break;
+                    }
+                },
+                Some(State::Dgram { sock, peer }) => match sock.recv_from(&mut self.buf) {
+                    Ok((n, from)) => {
+                        if !self.cfg.client {
+                            *peer = from;
+                        }
+                        (n.min(snap), n)
+                    }
+                    Err(e) if conn::would_block(&e) => break,
+                    Err(e) => {
+                        // ICMP errors from earlier sends (ECONNREFUSED) land here.
+                        if self.cfg.verbose {
+                            cx.log(format!("{}: recvfrom: {e}", cx.declaration()));
+                        }
+                        continue;
+                    }
+                },
+                _ => break,
+            };
+            let Ok(mut p) = Packet::try_make(self.cfg.headroom, &self.buf[..n], 0) else {
+                continue;
+            };
+            if wire > n {
+                p.set_extra_length_anno(u32::try_from(wire - n).unwrap_or(u32::MAX));
+            }
+            if self.cfg.timestamp {
+                p.set_timestamp_anno(cx.now());
+            }
+            out.push(p);
+        }
+        let n = out.len();
+        if n > 0 {
+            if cx.noutputs() > 0 {
+                self.received += n as u64;
+                cx.push(0, out);
+            } else {
+                self.count_drop(Why::NoOutput, n as u64, None, cx);
+            }
+        }
+        if let Some(why) = closed {
+            self.close_active(&why, cx);
+        }
+        n
+    }
+
+    /// Sends queued packets until the socket is full. Returns how many
+    /// packets went whole.
+    fn flush(&mut self, cx: &mut Ctx) -> usize {
+        let mut done = 0;
+        while let Some(p) = self.queue.front() {
+            let res = match &self.state {
+                Some(State::Server {
+                    active: Some(s), ..
+                })
+                | Some(State::Client(Some(s))) => Ok(s.write(&p.data()[self.offset..])),
+                Some(State::Dgram { sock, peer }) => {
+                    let to = if self.cfg.client {
+                        Some(conn::client_peer(&self.cfg.remote, p.dst_ip_anno()))
+                    } else {
+                        peer.clone()
+                    };
+                    match to {
+                        Some(to) => Ok(sock.send_to(p.data(), &to)),
+                        None => Err(Why::NoDestination),
+                    }
+                }
+                _ => Err(Why::NotConnected),
+            };
+            let plen = p.len();
+            let res = match res {
+                Ok(r) => r,
+                Err(Why::NoDestination) => {
+                    self.queue.pop_front();
+                    self.count_drop(Why::NoDestination, 1, None, cx);
+                    continue;
+                }
+                Err(why) => {
+                    let n = self.queue.len() as u64;
+                    self.queue.clear();
+                    self.offset = 0;
+                    self.count_drop(why, n, None, cx);
+                    break;
+                }
+            };
+            match res {
+                Ok(n) if self.cfg.kind.is_stream() && self.offset + n < plen => {
+                    self.offset += n;
+                }
+                Ok(_) => {
+                    self.queue.pop_front();
+                    self.offset = 0;
+                    self.sent += 1;
+                    done += 1;
+                }
+                Err(e) if conn::would_block(&e) => break,
+                Err(e) if self.cfg.kind.is_stream() => {
+                    self.close_active(&e.to_string(), cx);
+                    break;
+                }
+                Err(e) => {
+                    self.queue.pop_front();
+                    let detail = e.to_string();
+                    self.count_drop(Why::SendError, 1, Some(&detail), cx);
+                }
+            }
+        }
+        done
+    }
+
+    /// Queues `batch` for sending (dropping what does not fit, or
+    /// everything when a stream has no connection).
+    fn enqueue(&mut self, batch: PacketBatch, cx: &Ctx) {
+        if !self.connected() && !matches!(self.state, Some(State::Dgram { .. })) {
+            self.count_drop(Why::NotConnected, batch.len() as u64, None, cx);
+            return;
+        }
+        let mut over = 0u64;
+        for p in batch {
+            if self.queue.len() < MAX_QUEUE {
+                self.queue.push_back(p);
+            } else {
+                over += 1;
+            }
+        }
+        self.count_drop(Why::QueueFull, over, None, cx);
+    }
+
+    /// Removes the Unix socket file this element bound, as Click does.
+    fn remove_socket_file(&mut self) {
+        if let Some(p) = self.bound_path.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    fn open_error(&self, e: conn::OpenError) -> String {
+        let why = crate::device::sys::strerror(&e.err);
+        let hint = match (e.call, e.err.raw_os_error()) {
+            ("bind", Some(libc::EADDRINUSE)) if self.cfg.kind.is_unix() => {
+                " (the socket file exists: if no program uses it, remove it)"
+            }
+            ("bind", Some(libc::EADDRINUSE)) => {
+                " (another program uses this port: choose another PORT)"
+            }
+            ("bind", Some(libc::EACCES)) => {
+                " (ports below 1024 need root or CAP_NET_BIND_SERVICE; Unix sockets need a writable directory)"
+            }
+            ("bind", Some(libc::EADDRNOTAVAIL)) => " (no interface has this address)",
+            ("connect", Some(libc::ECONNREFUSED)) | ("connect", Some(libc::ENOENT)) => {
+                " (is the server running? start it before this router, or make this Socket the server)"
+            }
+            _ => "",
+        };
+        format!("Socket({}): {}: {why}{hint}", self.cfg.remote, e.call)
+    }
+}
+
+impl Element for Socket {
+    fn class_name(&self) -> &'static str {
+        "Socket"
+    }
+    fn port_count(&self) -> &'static str {
+        "0-1/0-1"
+    }
+    fn processing(&self) -> &'static str {
+        "a/h"
+    }
+    fn flow_code(&self) -> &'static str {
+        "x/y"
+    }
+
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let (cfg, warnings) = Settings::parse(conf, cx.noutputs(), cx.arg_context())?;
+        for w in warnings {
+            cx.warning(w);
+        }
+        self.cfg = cfg;
+        Ok(())
+    }
+
+    fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        let c = &self.cfg;
+        let opened = conn::open(c.kind, c.client, &c.remote, c.local.as_ref(), &c.opts)
+            .map_err(|e| self.open_error(e))?;
+        let state = match opened {
+            Opened::Listener(l) => {
+                self.local_address = l.local();
+                State::Server {
+                    listener: l,
+                    active: None,
+                }
+            }
+            Opened::Stream(s) => {
+                self.connections = 1;
+                self.local_address = match &c.local {
+                    Some(a) => a.to_string(),
+                    None => String::new(),
+                };
+                State::Client(Some(s))
+            }
+            Opened::Dgram(d) => {
+                self.local_address = d.local();
+                State::Dgram {
+                    sock: d,
+                    peer: None,
+                }
+            }
+        };
+        if self.cfg.verbose {
+            let what = match &state {
+                State::Server { .. } => format!("listening on {}", self.local_address),
+                State::Client(_) => format!("connected to {}", self.cfg.remote),
+                State::Dgram { .. } => format!("bound to {}", self.local_address),
+            };
+            cx.log(format!("{}: {what}", cx.name()));
+        }
+        self.state = Some(state);
+        self.bound_path = match (&c.remote, &c.local) {
+            (Addr::Path(p), _) if !c.client => Some(p.clone()),
+            (_, Some(Addr::Path(p))) => Some(p.clone()),
+            _ => None,
+        };
+        self.buf = vec![0u8; RECV_BUF];
+        let t = self.poller.init(cx);
+        if cx.ninputs() > 0 && !cx.input_is_push(0) {
+            self.pull_input = true;
+            self.signal = cx.upstream_empty_signal(0, Some(t));
+        }
+        Ok(())
+    }
+
+    fn cleanup(&mut self, _cx: &mut Ctx) {
+        self.state = None;
+        self.queue.clear();
+        self.remove_socket_file();
+    }
+
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        self.enqueue(batch, cx);
+        self.flush(cx);
+        if !self.queue.is_empty() {
+            // The socket is full: let the task retry.
+            self.poller.retry_soon(cx);
+        }
+    }
+
+    fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
+        self.accept(cx);
+        let got = self.receive(cx);
+        let mut sent = self.flush(cx);
+        let mut pulled = 0;
+        if self.pull_input && self.queue.is_empty() && self.connected() {
+            let batch = cx.pull(0, BURST);
+            pulled = batch.len();
+            if pulled > 0 {
+                self.enqueue(batch, cx);
+                sent += self.flush(cx);
+            }
+        }
+        let worked = got > 0 || sent > 0 || pulled > 0;
+        let more_to_pull =
+            self.pull_input && self.queue.is_empty() && self.connected() && self.signal.active();
+        self.poller.after_run(worked, more_to_pull, cx);
+        worked
+    }
+
+    fn run_timer(&mut self, _timer: TimerId, cx: &mut Ctx) {
+        self.poller.on_timer(cx);
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![
+            HandlerDef::read("received", H_RECEIVED),
+            HandlerDef::read("sent", H_SENT),
+            HandlerDef::read("connections", H_CONNECTIONS),
+            HandlerDef::read("connected", H_CONNECTED),
+            HandlerDef::read("local_address", H_LOCAL),
+            HandlerDef::read("queue", H_QUEUE),
+            HandlerDef::read("drops", H_DROPS),
+            HandlerDef::read("drop_details", H_DROP_DETAILS),
+            HandlerDef::write("reset_counts", H_RESET),
+        ]
+    }
+
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        match id {
+            H_RECEIVED => Ok(self.received.to_string()),
+            H_SENT => Ok(self.sent.to_string()),
+            H_CONNECTIONS => Ok(self.connections.to_string()),
+            H_CONNECTED => Ok(self.connected().to_string()),
+            H_LOCAL => Ok(self.local_address.clone()),
+            H_QUEUE => Ok(self.queue.len().to_string()),
+            H_DROPS => Ok(self.drops.total().to_string()),
+            H_DROP_DETAILS => Ok(self.drops.details()),
+            _ => Err("no such handler".into()),
+        }
+    }
+
+    fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        match id {
+            H_RESET => {
+                self.received = 0;
+                self.sent = 0;
+                self.connections = 0;
+                self.drops.reset();
+                Ok(())
+            }
+            _ => Err("no such handler".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::test_util::{build_err, registry};
+    use rclick_core::args::NoContext;
+    use rclick_core::testing;
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream, UdpSocket};
+    use std::os::unix::net::UnixStream;
+    use std::time::Duration;
+
+    fn parse(conf: &[&str], noutputs: usize) -> Result<Settings, String> {
+        let conf: Vec<String> = conf.iter().map(|s| s.to_string()).collect();
+        Settings::parse(&conf, noutputs, &NoContext).map(|(s, _)| s)
+    }
+
+    /// A Script that stops the router once `cond` holds, or after 20 s.
+    fn stop_when(cond: &str) -> String {
+        format!("Script(label l, wait 2ms, goto l $(not {cond}), stop); Script(wait 20s, stop);")
+    }
+
+    #[test]
+    fn configuration() {
+        let s = parse(&["TCP", "127.0.0.1", "80"], 1).unwrap();
+        assert_eq!(s.kind, Kind::Tcp);
+        assert!(!s.client, "a TCP Socket with an output is a server");
+        assert!(s.opts.nodelay);
+        assert_eq!(s.snaplen, 2048);
+        assert!(
+            parse(&["tcp", "127.0.0.1", "80"], 0).unwrap().client,
+            "no output: client"
+        );
+        let s = parse(&["TCP", "127.0.0.1", "80", "0.0.0.0", "5000"], 1).unwrap();
+        assert!(s.client, "LOCAL_* imply a client");
+        assert_eq!(s.local, Some(Addr::Inet("0.0.0.0:5000".parse().unwrap())));
+        let s = parse(
+            &["TCP", "127.0.0.1", "80", "LOCAL_PORT 5000", "CLIENT false"],
+            1,
+        )
+        .unwrap();
+        assert!(
+            !s.client && s.local.is_none(),
+            "CLIENT false ignores LOCAL_*"
+        );
+        let s = parse(&["UNIX_DGRAM", "/tmp/a", "/tmp/b", "SNAPLEN 100"], 1).unwrap();
+        assert_eq!(s.kind, Kind::UnixDgram);
+        assert_eq!(s.local, Some(Addr::Path("/tmp/b".into())));
+        assert_eq!(s.snaplen, 100);
+        let s = parse(
+            &["UDP", "0.0.0.0", "53", "SNDBUF 65536", "NODELAY false"],
+            1,
+        )
+        .unwrap();
+        assert_eq!(s.opts.sndbuf, Some(65536));
+        assert!(!s.opts.nodelay);
+
+        let err = |c: &[&str]| parse(c, 1).unwrap_err();
+        assert!(err(&["SCTP", "127.0.0.1", "80"]).contains("unknown socket type"));
+        assert!(err(&["TCP", "127.0.0.1"]).contains("PORT"));
+        assert!(err(&["TCP", "127.0.0.1", "70000"]).contains("PORT"));
+        assert!(err(&["TCP", "127.0.0.1", "80", "BOGUS 1"]).contains("BOGUS: unknown argument"));
+        assert!(err(&["TCP", "127.0.0.1", "80", "ALLOW a"]).contains("not supported"));
+        assert!(err(&["TCP", "127.0.0.1", "80", "SNAPLEN 0"]).contains("SNAPLEN"));
+        assert!(err(&["TCP", "127.0.0.1", "0", "CLIENT true"]).contains("nonzero port"));
+        assert!(err(&["UNIX", ""]).contains("FILENAME"));
+        assert!(err(&["UNIX", &"x".repeat(200)]).contains("too long"));
+    }
+
+    #[test]
+    fn open_errors_say_what_to_do() {
+        // A port someone holds.
+        let held = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = held.local_addr().unwrap().port();
+        let e = build_err(&format!("Socket(TCP, 127.0.0.1, {port}) -> Discard"));
+        assert!(
+            e.contains("bind") && e.contains("choose another PORT"),
+            "{e}"
+        );
+        // Nobody listening.
+        drop(held);
+        let e = build_err(&format!(
+            "Idle -> Socket(TCP, 127.0.0.1, {port}, CLIENT true)"
+        ));
+        assert!(e.contains("connect") && e.contains("server running"), "{e}");
+    }
+
+    #[test]
+    fn udp_server_echoes_to_the_last_sender() {
+        let conf = format!(
+            "s :: Socket(UDP, 127.0.0.1, 0, SNAPLEN 4); s -> c :: Counter -> s; {}",
+            stop_when("$(ge $(s.sent) 3)")
+        );
+        let r = testing::build(&conf, &registry(), false).unwrap();
+        let addr = testing::read(&r, "s.local_address");
+        assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+        let peer = std::thread::spawn(move || {
+            let u = UdpSocket::bind("127.0.0.1:0").unwrap();
+            u.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let mut got = Vec::new();
+            for msg in [&b"one"[..], b"two", b"three!"] {
+                u.send_to(msg, &addr).unwrap();
+                let mut buf = [0u8; 100];
+                let (n, _) = u.recv_from(&mut buf).unwrap();
+                got.push(buf[..n].to_vec());
+            }
+            got
+        });
+        r.run();
+        let got = peer.join().unwrap();
+        // SNAPLEN 4 cuts the third datagram.
+        assert_eq!(
+            got,
+            vec![b"one".to_vec(), b"two".to_vec(), b"thre".to_vec()]
+        );
+        assert_eq!(testing::read(&r, "s.received"), "3");
+        assert_eq!(testing::read(&r, "s.sent"), "3");
+        assert_eq!(testing::read(&r, "s.drops"), "0");
+    }
+
+    #[test]
+    fn udp_client_sends_and_server_without_peer_drops() {
+        let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
+        peer.set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let port = peer.local_addr().unwrap().port();
+        let conf = format!(
+            "InfiniteSource(DATA \"hello\", LIMIT 5, STOP false) -> Queue -> out :: Socket(UDP, 127.0.0.1, {port}, CLIENT true);
+             InfiniteSource(DATA \"x\", LIMIT 2, STOP false) -> srv :: Socket(UDP, 127.0.0.1, 0) -> Discard;
+             {}",
+            stop_when("$(and $(ge $(out.sent) 5) $(ge $(srv.drops) 2))")
+        );
+        let r = testing::build(&conf, &registry(), false).unwrap();
+        r.run();
+        for _ in 0..5 {
+            let mut buf = [0u8; 16];
+            let (n, _) = peer.recv_from(&mut buf).unwrap();
+            assert_eq!(&buf[..n], b"hello");
+        }
+        assert_eq!(testing::read(&r, "out.sent"), "5");
+        // The server has heard from nobody: nowhere to send.
+        assert_eq!(testing::read(&r, "srv.drops"), "2");
+        assert!(testing::read(&r, "srv.drop_details").contains("2\tno destination\n"));
+    }
+
+    #[test]
+    fn tcp_server_serves_one_client_after_another() {
+        let conf = format!(
+            "s :: Socket(TCP, 127.0.0.1, 0, VERBOSE false) -> s; {}",
+            stop_when("$(ge $(s.connections) 2)")
+        );
+        let r = testing::build(&conf, &registry(), false).unwrap();
+        let addr = testing::read(&r, "s.local_address");
+        let client = std::thread::spawn(move || {
+            let mut replies = Vec::new();
+            for msg in ["first client", "second client"] {
+                let mut c = TcpStream::connect(&addr).unwrap();
+                c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+                c.write_all(msg.as_bytes()).unwrap();
+                let mut buf = vec![0u8; msg.len()];
+                c.read_exact(&mut buf).unwrap();
+                replies.push(String::from_utf8(buf).unwrap());
+                // Closing ends this connection; the server takes the next.
+            }
+            replies
+        });
+        r.run();
+        let replies = client.join().unwrap();
+        assert_eq!(replies, vec!["first client", "second client"]);
+        assert_eq!(testing::read(&r, "s.connections"), "2");
+    }
+
+    #[test]
+    fn tcp_client_streams_pulled_packets() {
+        let server = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = server.local_addr().unwrap().port();
+        let reader = std::thread::spawn(move || {
+            let (mut c, _) = server.accept().unwrap();
+            c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let mut all = Vec::new();
+            let mut buf = [0u8; 4096];
+            while all.len() < 100 * 10 {
+                let n = c.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                all.extend_from_slice(&buf[..n]);
+            }
+            all
+        });
+        let conf = format!(
+            "InfiniteSource(DATA \"0123456789\", LIMIT 100, BURST 7, STOP false) -> Queue(200)
+               -> s :: Socket(TCP, 127.0.0.1, {port});
+             {}",
+            stop_when("$(ge $(s.sent) 100)")
+        );
+        let r = testing::build(&conf, &registry(), false).unwrap();
+        assert_eq!(testing::read(&r, "s.connected"), "true");
+        r.run();
+        let all = reader.join().unwrap();
+        assert_eq!(all.len(), 1000);
+        assert!(all.chunks(10).all(|c| c == b"0123456789"));
+        assert_eq!(testing::read(&r, "s.drops"), "0");
+    }
+
+    #[test]
+    fn unix_stream_server_and_client() {
+        let dir = std::env::temp_dir().join(format!("rclick-socket-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.sock");
+        let conf = format!(
+            "s :: Socket(UNIX, {}) -> Strip(1) -> s; {}",
+            path.display(),
+            stop_when("$(ge $(s.sent) 2)")
+        );
+        let r = testing::build(&conf, &registry(), false).unwrap();
+        assert!(path.exists());
+        let p2 = path.clone();
+        let client = std::thread::spawn(move || {
+            let mut c = UnixStream::connect(&p2).unwrap();
+            c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            c.write_all(b"xab").unwrap();
+            let mut buf = [0u8; 2];
+            c.read_exact(&mut buf).unwrap();
+            // A second write: a new packet, one byte stripped again.
+            std::thread::sleep(Duration::from_millis(20));
+            c.write_all(b"ycd").unwrap();
+            let mut buf2 = [0u8; 2];
+            c.read_exact(&mut buf2).unwrap();
+            [buf, buf2]
+        });
+        r.run();
+        let got = client.join().unwrap();
+        assert_eq!(&got[0], b"ab");
+        assert_eq!(&got[1], b"cd");
+        drop(r);
+        assert!(!path.exists(), "the server removes its socket file");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn unix_datagram_server_answers_named_senders() {
+        use std::os::unix::net::UnixDatagram;
+        let dir = std::env::temp_dir().join(format!("rclick-socket-dgram-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("srv.sock");
+        let conf = format!(
+            "s :: Socket(UNIX_DGRAM, {}) -> s; {}",
+            path.display(),
+            stop_when("$(ge $(s.sent) 2)")
+        );
+        let r = testing::build(&conf, &registry(), false).unwrap();
+        let (p2, me) = (path.clone(), dir.join("client.sock"));
+        let client = std::thread::spawn(move || {
+            let u = UnixDatagram::bind(&me).unwrap();
+            u.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let mut got = Vec::new();
+            for msg in [&b"ping"[..], b"again"] {
+                u.send_to(msg, &p2).unwrap();
+                let mut buf = [0u8; 64];
+                let n = u.recv(&mut buf).unwrap();
+                got.push(buf[..n].to_vec());
+            }
+            got
+        });
+        r.run();
+        assert_eq!(
+            client.join().unwrap(),
+            vec![b"ping".to_vec(), b"again".to_vec()]
+        );
+        assert_eq!(testing::read(&r, "s.received"), "2");
+        drop(r);
+        assert!(!path.exists(), "the server removes its socket file");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn stream_without_connection_drops_pushed_packets() {
+        let conf = format!(
+            "InfiniteSource(LIMIT 3, STOP false) -> s :: Socket(TCP, 127.0.0.1, 0) -> Discard; {}",
+            stop_when("$(ge $(s.drops) 3)")
+        );
+        let r = testing::build(&conf, &registry(), false).unwrap();
+        r.run();
+        assert_eq!(testing::read(&r, "s.drops"), "3");
+        assert!(testing::read(&r, "s.drop_details").starts_with("3\tnot connected\n"));
+        assert_eq!(testing::read(&r, "s.connected"), "false");
+    }
+}
