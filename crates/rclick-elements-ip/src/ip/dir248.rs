@@ -1,5 +1,5 @@
-//! The DIR-24-8 longest-prefix-match table behind RadixIPLookup,
-//! DirectIPLookup and RangeIPLookup (not an element).
+//! The DIR-24-8 longest-prefix-match table behind DirectIPLookup (not an
+//! element).
 //!
 //! Lookups read one 16-bit entry of a 2^24-entry first-level table indexed
 //! by the top 24 address bits; an entry is either a next-hop index or, for
@@ -361,6 +361,10 @@ impl RouteEngine for Dir248 {
 
     fn routes(&self) -> Vec<Route> {
         self.slots.iter().flatten().map(|(r, _)| *r).collect()
+    }
+
+    fn memory(&self) -> Option<(usize, usize)> {
+        Some((self.lookup_table_bytes(), self.memory_bytes()))
     }
 }
 

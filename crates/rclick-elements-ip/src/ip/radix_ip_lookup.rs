@@ -64,10 +64,10 @@
 
 use rclick_core::Element;
 
-use super::dir248::Dir248;
+use super::dxr::Dxr;
 use super::iproute::IpRouteTable;
 
 /// Creates a RadixIPLookup.
 pub fn make() -> Box<dyn Element> {
-    Box::new(IpRouteTable::<Dir248>::new("RadixIPLookup", true))
+    Box::new(IpRouteTable::<Dxr>::new("RadixIPLookup", true))
 }
