@@ -47,6 +47,8 @@
 //! * `ctrl` (write): a series of lines, each `add ROUTE`, `set ROUTE` or
 //!   `remove ROUTE`; all or nothing: if one fails, the earlier ones are
 //!   undone.
+//! * `memory` (read): bytes used, `lookup N` (what the packet path reads)
+//!   and `total N` (update bookkeeping included); an rclick extension.
 //!
 //! ## Examples
 //!

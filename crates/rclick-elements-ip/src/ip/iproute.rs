@@ -464,6 +464,22 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
 
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
         let n = cx.noutputs();
+        // One packet (a source with BURST 1): no bookkeeping at all.
+        if batch.len() == 1 {
+            if let Some(p) = batch.get_mut(0) {
+                let a = p.dst_ip_anno();
+                match self.engine.lookup(u32::from(a)) {
+                    Some((gw, port)) if port >= 0 && (port as usize) < n => {
+                        if gw != 0 {
+                            p.set_dst_ip_anno(Ipv4Addr::from(gw));
+                        }
+                        cx.push(port as usize, batch);
+                    }
+                    _ => self.no_route(a, cx),
+                }
+                return;
+            }
+        }
         // Look every packet up, noting its output; packets without a route
         // leave the batch.
         let mut ports = std::mem::take(&mut self.ports);
