@@ -31,14 +31,20 @@
 //! addresses (`cargo bench -p rclick-elements-ip --bench lookup`): 2 ns a
 //! lookup with 1,000 routes and 16 ns with 100,000 (10 and 36 ns when each
 //! lookup waits for the previous one); DIR-24-8 (DirectIPLookup) takes 6
-//! and 22 ns (16 and 170 ns) and 37 MB. (Click's RadixIPLookup is a radix
-//! trie, about 150 ns a lookup and 54 MB for 100,000 routes; rclick answers
-//! the same lookups from a faster structure.) Updates are incremental: only
-//! the /16s a prefix covers are rebuilt, about 0.7 µs for an `add` or
-//! `remove` of a typical route in a 100,000-route table and 25 µs for a /1.
-//! They run with the element locked, so a routing daemon can change the
-//! table through the handlers while packets flow; a `ctrl` batch rebuilds
-//! each /16 once. Up to 65,535 distinct (gateway, output) next hops.
+//! and 22 ns (16 and 170 ns) and 37 MB. In a whole configuration, one
+//! packet a batch from InfiniteSource with random destinations, the lookup
+//! adds 10 ns a packet with 1,000 routes and 44 ns with 100,000 (DIR-24-8:
+//! 48 and 180 ns; medians of 5 runs of the `d_radix_*_nots` benchmarks);
+//! with 100,000 routes the table no longer fits the 512 KB per-core
+//! second-level cache, so most lookups wait on the third-level cache.
+//! (Click's RadixIPLookup is a radix trie, about 150 ns a lookup and 54 MB
+//! for 100,000 routes; rclick answers the same lookups from a faster
+//! structure.) Updates are incremental: only the /16s a prefix covers are
+//! rebuilt, about 0.7 µs for an `add` or `remove` of a typical route in a
+//! 100,000-route table and 25 µs for a /1. They run with the element
+//! locked, so a routing daemon can change the table through the handlers
+//! while packets flow; a `ctrl` batch rebuilds each /16 once. Up to 65,535
+//! distinct (gateway, output) next hops.
 //!
 //! ## Handlers
 //!
