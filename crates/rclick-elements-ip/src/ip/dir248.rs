@@ -1,5 +1,5 @@
-//! The DIR-24-8 longest-prefix-match table behind RadixIPLookup,
-//! DirectIPLookup and RangeIPLookup (not an element).
+//! The DIR-24-8 longest-prefix-match table behind DirectIPLookup (not an
+//! element).
 //!
 //! Lookups read one 16-bit entry of a 2^24-entry first-level table indexed
 //! by the top 24 address bits; an entry is either a next-hop index or, for
@@ -22,17 +22,11 @@
 use std::collections::HashMap;
 
 use super::iproute::{AddError, Route, RouteEngine};
+use super::route_store::RouteStore;
 
 const GROUP_FLAG: u16 = 0x8000;
 const MAX_NEXTHOPS: usize = 0x7fff;
 const MAX_GROUPS: usize = 0x8000;
-
-#[derive(Clone, Copy)]
-struct NextHop {
-    gw: u32,
-    port: i32,
-    refs: u32,
-}
 
 /// A DIR-24-8 route table. See the module documentation.
 pub struct Dir248 {
@@ -42,14 +36,9 @@ pub struct Dir248 {
     len8: Vec<u8>,
     free_groups: Vec<u16>,
     ngroups_used: usize,
-    nexthops: Vec<NextHop>,
-    nh_index: HashMap<(u32, i32), u16>,
-    free_nexthops: Vec<u16>,
+    store: RouteStore,
     default_nh: u16,
     default_slot: Option<usize>,
-    /// Route slots in Click's order: freed slots are reused, newest first.
-    slots: Vec<Option<(Route, u16)>>,
-    free_slots: Vec<usize>,
     /// For each prefix length 1..=32: network address → slot.
     by_len: Vec<HashMap<u32, usize>>,
 }
@@ -63,18 +52,9 @@ impl Default for Dir248 {
             len8: Vec::new(),
             free_groups: Vec::new(),
             ngroups_used: 0,
-            // Index 0 means "no route".
-            nexthops: vec![NextHop {
-                gw: 0,
-                port: -1,
-                refs: u32::MAX,
-            }],
-            nh_index: HashMap::new(),
-            free_nexthops: Vec::new(),
+            store: RouteStore::new(MAX_NEXTHOPS),
             default_nh: 0,
             default_slot: None,
-            slots: Vec::new(),
-            free_slots: Vec::new(),
             by_len: (0..=32).map(|_| HashMap::new()).collect(),
         }
     }
@@ -96,41 +76,12 @@ impl Dir248 {
         }
     }
 
-    fn nexthop_ref(&mut self, gw: u32, port: i32) -> Result<u16, String> {
-        if let Some(&i) = self.nh_index.get(&(gw, port)) {
-            self.nexthops[i as usize].refs += 1;
-            return Ok(i);
-        }
-        let nh = NextHop { gw, port, refs: 1 };
-        let i = if let Some(i) = self.free_nexthops.pop() {
-            self.nexthops[i as usize] = nh;
-            i
-        } else {
-            if self.nexthops.len() > MAX_NEXTHOPS {
-                return Err("too many distinct next hops in routing table".into());
-            }
-            self.nexthops.push(nh);
-            (self.nexthops.len() - 1) as u16
-        };
-        self.nh_index.insert((gw, port), i);
-        Ok(i)
-    }
-
-    fn nexthop_unref(&mut self, i: u16) {
-        let nh = &mut self.nexthops[i as usize];
-        nh.refs -= 1;
-        if nh.refs == 0 {
-            self.nh_index.remove(&(nh.gw, nh.port));
-            self.free_nexthops.push(i);
-        }
-    }
-
     /// Finds the longest route strictly shorter than `len` covering `addr`:
     /// (next hop, stored length), or (0, 0) for none / the default.
     fn parent(&self, addr: u32, len: u32) -> (u16, u8) {
         for l in (1..len).rev() {
             if let Some(&s) = self.by_len[l as usize].get(&(addr & mask_of(l))) {
-                if let Some((_, nh)) = self.slots[s] {
+                if let Some((_, nh)) = self.store.slot(s) {
                     return (nh, (l + 1) as u8);
                 }
             }
@@ -209,27 +160,11 @@ impl Dir248 {
         }
     }
 
-    fn take_slot(&mut self, r: Route, nh: u16) -> usize {
-        if let Some(s) = self.free_slots.pop() {
-            self.slots[s] = Some((r, nh));
-            s
-        } else {
-            self.slots.push(Some((r, nh)));
-            self.slots.len() - 1
-        }
-    }
-
-    fn free_slot(&mut self, s: usize) {
-        self.slots[s] = None;
-        self.free_slots.push(s);
-    }
-
     /// Approximate bytes used by the lookup structures.
     pub fn memory_bytes(&self) -> usize {
         self.tbl24.len() * 3
             + self.tbl8.len() * 3
-            + self.nexthops.len() * std::mem::size_of::<NextHop>()
-            + self.slots.len() * std::mem::size_of::<Option<(Route, u16)>>()
+            + self.store.bytes()
             + self.by_len.iter().map(|m| m.capacity() * 24).sum::<usize>()
     }
 
@@ -255,8 +190,7 @@ impl Dir248 {
         if v == 0 {
             return None;
         }
-        let nh = self.nexthops.get(v as usize)?;
-        Some((nh.gw, nh.port))
+        self.store.nexthop(v)
     }
 
     fn existing(&self, r: &Route) -> Option<usize> {
@@ -284,11 +218,14 @@ impl RouteEngine for Dir248 {
         let old = self.existing(r);
         if let Some(s) = old {
             if !set {
-                let old_route = self.slots[s].map(|(o, _)| o).unwrap_or(*r);
+                let old_route = self.store.slot(s).map(|(o, _)| o).unwrap_or(*r);
                 return Err(AddError::Exists(old_route));
             }
         }
-        let nh = self.nexthop_ref(r.gw, r.port).map_err(AddError::Other)?;
+        let nh = self
+            .store
+            .nexthop_ref(r.gw, r.port)
+            .map_err(AddError::Other)?;
         if len == 0 {
             self.default_nh = nh;
         } else {
@@ -300,7 +237,7 @@ impl RouteEngine for Dir248 {
                     match self.alloc_group(fill, fill_len) {
                         Ok(g) => self.tbl24[i] = GROUP_FLAG | g,
                         Err(e) => {
-                            self.nexthop_unref(nh);
+                            self.store.nexthop_unref(nh);
                             return Err(AddError::Other(e));
                         }
                     }
@@ -309,14 +246,14 @@ impl RouteEngine for Dir248 {
             let l = (len + 1) as u8;
             self.paint(r.addr, len, nh, l, |cur| cur <= l);
         }
-        let slot = self.take_slot(*r, nh);
+        let slot = self.store.take_slot(*r, nh);
         let mut replaced = None;
         if let Some(s) = old {
-            if let Some((o, onh)) = self.slots[s] {
+            if let Some((o, onh)) = self.store.slot(s) {
                 replaced = Some(o);
-                self.nexthop_unref(onh);
+                self.store.nexthop_unref(onh);
             }
-            self.free_slot(s);
+            self.store.free_slot(s);
         }
         if len == 0 {
             self.default_slot = Some(slot);
@@ -330,7 +267,7 @@ impl RouteEngine for Dir248 {
         let Some(s) = self.existing(r) else {
             return Err(None);
         };
-        let Some((old, onh)) = self.slots[s] else {
+        let Some((old, onh)) = self.store.slot(s) else {
             return Err(None);
         };
         if !r.matches(&old) {
@@ -349,8 +286,8 @@ impl RouteEngine for Dir248 {
                 self.maybe_collapse(r.addr);
             }
         }
-        self.nexthop_unref(onh);
-        self.free_slot(s);
+        self.store.nexthop_unref(onh);
+        self.store.free_slot(s);
         Ok(old)
     }
 
@@ -360,7 +297,11 @@ impl RouteEngine for Dir248 {
     }
 
     fn routes(&self) -> Vec<Route> {
-        self.slots.iter().flatten().map(|(r, _)| *r).collect()
+        self.store.routes()
+    }
+
+    fn memory(&self) -> Option<(usize, usize)> {
+        Some((self.lookup_table_bytes(), self.memory_bytes()))
     }
 }
 

@@ -1,8 +1,8 @@
 //! What every IP route table element shares (Click's IPRouteTable): the
 //! route syntax `ADDR/MASK [GW] OUT`, the `add`, `set`, `remove`, `ctrl`,
 //! `table` and `lookup` handlers, and the push path. The lookup structure
-//! itself is a [`RouteEngine`]: [`Linear`] here, or the DIR-24-8
-//! [`Dir248`](super::dir248::Dir248).
+//! itself is a [`RouteEngine`]: [`Linear`] here, the DIR-24-8
+//! [`Dir248`](super::dir248::Dir248), or the DXR [`Dxr`](super::dxr::Dxr).
 //!
 //! Handler writes run with the element locked, exactly like a push, so a
 //! routing daemon's updates and the packet path never see each other half
@@ -106,6 +106,15 @@ pub trait RouteEngine: Default + Send + 'static {
     fn lookup(&self, addr: u32) -> Option<(u32, i32)>;
     /// The routes, in table order.
     fn routes(&self) -> Vec<Route>;
+    /// Starts (`true`) or ends (`false`) a batch of updates. Inside a
+    /// batch an engine may defer work on its lookup structure until the
+    /// batch ends, so lookups are only meaningful outside one.
+    fn batch(&mut self, _on: bool) {}
+    /// Bytes used, for engines that count them: (the structures the packet
+    /// path reads, everything including update bookkeeping).
+    fn memory(&self) -> Option<(usize, usize)> {
+        None
+    }
 }
 
 /// Click's LinearIPLookup table: a vector searched in full. Deleted
@@ -261,6 +270,7 @@ const H_REMOVE: u32 = 2;
 const H_CTRL: u32 = 3;
 const H_TABLE: u32 = 4;
 const H_LOOKUP: u32 = 5;
+const H_MEMORY: u32 = 6;
 
 /// A route table element over engine `E`.
 pub struct IpRouteTable<E: RouteEngine> {
@@ -340,6 +350,7 @@ impl<E: RouteEngine> IpRouteTable<E> {
     fn ctrl(&mut self, text: &str, noutputs: usize, ctx: &dyn ArgContext) -> Result<(), String> {
         let mut undo: Vec<(Cmd, Route)> = Vec::new();
         let mut result = Ok(());
+        self.engine.batch(true);
         for line in text.lines() {
             let line = line.split('#').next().unwrap_or("");
             let line = strip_c_comments(line);
@@ -379,6 +390,7 @@ impl<E: RouteEngine> IpRouteTable<E> {
                 }
             }
         }
+        self.engine.batch(false);
         result
     }
 
@@ -443,6 +455,7 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
         let nout = cx.noutputs();
         let mut engine = E::default();
         let mut errors = Vec::new();
+        engine.batch(true);
         for (i, arg) in conf.iter().enumerate() {
             match parse_route(arg, false, ctx) {
                 Some(r) if r.port >= 0 && (r.port as usize) < nout => {
@@ -468,12 +481,29 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
         if !errors.is_empty() {
             return Err(errors.join("\n"));
         }
+        engine.batch(false);
         self.engine = engine;
         Ok(())
     }
 
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
         let n = cx.noutputs();
+        // One packet (a source with BURST 1): no bookkeeping at all.
+        if batch.len() == 1 {
+            if let Some(p) = batch.get_mut(0) {
+                let a = p.dst_ip_anno();
+                match self.engine.lookup(u32::from(a)) {
+                    Some((gw, port)) if port >= 0 && (port as usize) < n => {
+                        if gw != 0 {
+                            p.set_dst_ip_anno(Ipv4Addr::from(gw));
+                        }
+                        cx.push(port as usize, batch);
+                    }
+                    _ => self.no_route(a, cx),
+                }
+                return;
+            }
+        }
         // Look every packet up, noting its output; packets without a route
         // leave the batch.
         let mut ports = std::mem::take(&mut self.ports);
@@ -523,6 +553,9 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
             HandlerDef::read("table", H_TABLE).expensive(),
             HandlerDef::read_param("lookup", H_LOOKUP),
         ];
+        if self.engine.memory().is_some() {
+            h.push(HandlerDef::read("memory", H_MEMORY));
+        }
         if self.dynamic {
             h.push(HandlerDef::write("add", H_ADD));
             h.push(HandlerDef::write("set", H_SET));
@@ -545,6 +578,10 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
                     None => "-1".to_string(),
                 })
             }
+            H_MEMORY => match self.engine.memory() {
+                Some((lookup, total)) => Ok(format!("lookup {lookup}\ntotal {total}\n")),
+                None => Err("no such handler".into()),
+            },
             _ => Err("no such handler".into()),
         }
     }
@@ -639,9 +676,10 @@ mod tests {
     }
 }
 
-/// Tests shared by the classes built on [`super::dir248::Dir248`].
+/// Tests shared by the classes built on [`super::dir248::Dir248`] and
+/// [`super::dxr::Dxr`].
 #[cfg(test)]
-mod dir248_class_tests {
+mod fast_table_class_tests {
     use crate::ip::test_util::registry;
     use rclick_core::testing;
 
@@ -675,6 +713,12 @@ mod dir248_class_tests {
         assert_eq!(r.read_handler("r.lookup", "11.0.0.1").unwrap(), "0");
         let t = r.read_handler("r.table", "").unwrap();
         assert_eq!(t.lines().count(), 3, "{t}");
+        let m = r.read_handler("r.memory", "").unwrap();
+        let lookup: usize = m.lines().next().unwrap()["lookup ".len()..]
+            .parse()
+            .unwrap();
+        let total: usize = m.lines().nth(1).unwrap()["total ".len()..].parse().unwrap();
+        assert!(lookup > 0 && total >= lookup, "{m}");
     }
 
     fn routes_packets(class: &str) {
@@ -704,10 +748,10 @@ mod dir248_class_tests {
         );
     }
 
-    /// RadixIPLookup, DirectIPLookup and RangeIPLookup share one table, so
-    /// they share these tests too.
+    /// RadixIPLookup, DirectIPLookup and RangeIPLookup share the route
+    /// handling, so they share these tests too.
     #[test]
-    fn dir248_classes() {
+    fn fast_table_classes() {
         for class in ["RadixIPLookup", "DirectIPLookup", "RangeIPLookup"] {
             handlers_drive_the_table(class);
             routes_packets(class);

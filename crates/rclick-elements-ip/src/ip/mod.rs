@@ -5,7 +5,8 @@
 //! One element class per file; shared pieces live here (drop accounting
 //! with Click's `drops`/`drop_details` handlers, scoped name lookup), in
 //! [`iproute`] (Click's IPRouteTable: route syntax and handlers) and in
-//! [`dir248`] (the DIR-24-8 lookup structure).
+//! [`dir248`] and [`dxr`] (the DIR-24-8 and DXR lookup structures, with
+//! their shared route bookkeeping in [`route_store`]).
 
 use std::borrow::Cow;
 
@@ -22,6 +23,7 @@ pub mod dec_ip_ttl;
 pub mod dir248;
 pub mod direct_ip_lookup;
 pub mod drop_broadcasts;
+pub mod dxr;
 pub mod fix_ip_src;
 pub mod get_ip_address;
 pub mod ip_encap;
@@ -32,6 +34,7 @@ pub mod mark_ip_header;
 pub mod port_info;
 pub mod radix_ip_lookup;
 pub mod range_ip_lookup;
+pub mod route_store;
 pub mod set_ip_address;
 pub mod set_ip_checksum;
 pub mod set_ip_dscp;
