@@ -955,6 +955,92 @@ pub struct ZProgram {
     pub safe_length: u32,
     /// Step numbers as Click prints them (first original step of each).
     print_step: Vec<usize>,
+    /// The same steps over preloaded words, for packets long enough for
+    /// every word; `None` when the program tests link-layer bytes or loads
+    /// too many distinct words.
+    fast: Option<Fast>,
+}
+
+/// Most distinct words a fast program preloads (a power of two, so a word
+/// index masked with `FAST_WORDS - 1` needs no bounds check).
+const FAST_WORDS: usize = 16;
+
+/// One step of the fast form: the index of its preloaded word, then the
+/// same test and targets as the [`ZStep`] at the same index.
+#[derive(Clone, Copy, Debug)]
+struct FastStep {
+    word: u8,
+    /// More than one value: the test is [`ZProgram::multi_hit`].
+    multi: bool,
+    mask: u32,
+    value: u32,
+    no: i32,
+    yes: i32,
+}
+
+/// A program over preloaded words. Every packet long enough for all of
+/// them (`net_need` bytes from the IP header, `transp_need` bytes from the
+/// transport header) gets the same answer from this form as from the
+/// careful one, which handles the rest (short or truncated packets, and
+/// unset headers).
+#[derive(Clone, Debug)]
+struct Fast {
+    /// Per word: (relative to the transport header, byte offset).
+    words: Vec<(bool, usize)>,
+    steps: Vec<FastStep>,
+    net_need: usize,
+    transp_need: usize,
+}
+
+impl Fast {
+    /// The fast form of `z`, if it has one. Every jump goes forward to an
+    /// existing step (checked here, so the walk needs no loop guard).
+    fn build(z: &ZProgram) -> Option<Fast> {
+        if z.steps.is_empty() {
+            return None;
+        }
+        let mut f = Fast {
+            words: Vec::new(),
+            steps: Vec::with_capacity(z.steps.len()),
+            net_need: 0,
+            transp_need: 0,
+        };
+        for (i, st) in z.steps.iter().enumerate() {
+            let off = usize::from(st.offset);
+            let key = if off >= 512 {
+                f.transp_need = f.transp_need.max(off - 512 + 4);
+                (true, off - 512)
+            } else if off >= 256 {
+                f.net_need = f.net_need.max(off - 256 + 4);
+                (false, off - 256)
+            } else {
+                return None;
+            };
+            let word = match f.words.iter().position(|&k| k == key) {
+                Some(w) => w,
+                None => {
+                    f.words.push(key);
+                    f.words.len() - 1
+                }
+            };
+            if word >= FAST_WORDS {
+                return None;
+            }
+            let forward = |t: i32| t <= 0 || (t as usize > i && (t as usize) < z.steps.len());
+            if !forward(st.no) || !forward(st.yes) {
+                return None;
+            }
+            f.steps.push(FastStep {
+                word: word as u8,
+                multi: st.nval != 1,
+                mask: st.mask,
+                value: st.value0,
+                no: st.no,
+                yes: st.yes,
+            });
+        }
+        Some(f)
+    }
 }
 
 impl Default for ZProgram {
@@ -965,6 +1051,7 @@ impl Default for ZProgram {
             output_everything: -J_NEVER,
             safe_length: u32::MAX,
             print_step: Vec::new(),
+            fast: None,
         }
     }
 }
@@ -1065,6 +1152,7 @@ impl ZProgram {
             z.steps[s].no = fix(no);
             z.steps[s].yes = fix(yes);
         }
+        z.fast = Fast::build(&z);
         z
     }
 
@@ -1225,6 +1313,52 @@ impl ZProgram {
     /// value not below the element's output count is dropped).
     #[inline]
     pub fn classify(&self, p: &rclick_packet::Packet) -> usize {
+        if let Some(f) = &self.fast {
+            if let Some(net) = p.network_header() {
+                let nhl = p.network_header_len();
+                if net.len() >= f.net_need && net.len() >= nhl + f.transp_need {
+                    return self.classify_fast(f, net, nhl);
+                }
+            }
+        }
+        self.classify_careful(p)
+    }
+
+    /// The fast form: every word the program tests is loaded once, then
+    /// the walk is a masked compare and a jump per step. The caller has
+    /// checked that `net` holds every word (transport words at `nhl`).
+    #[inline]
+    fn classify_fast(&self, f: &Fast, net: &[u8], nhl: usize) -> usize {
+        let mut w = [0u32; FAST_WORDS];
+        for (slot, &(transp, off)) in w.iter_mut().zip(&f.words) {
+            let start = if transp { nhl + off } else { off };
+            if let Some(b) = net.get(start..start + 4) {
+                *slot = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            }
+        }
+        let mut s = 0usize;
+        loop {
+            let Some(st) = f.steps.get(s) else {
+                return usize::MAX;
+            };
+            let data = w[usize::from(st.word) & (FAST_WORDS - 1)] & st.mask;
+            let hit = if st.multi {
+                self.steps.get(s).is_some_and(|z| self.multi_hit(z, data))
+            } else {
+                data == st.value
+            };
+            let target = if hit { st.yes } else { st.no };
+            if target <= 0 {
+                return (-(target as i64)) as usize;
+            }
+            // Fast::build checked that jumps go forward.
+            s = target as usize;
+        }
+    }
+
+    /// The reference evaluation: each step loads its word with every
+    /// length check (short packets take the step's short branch).
+    pub fn classify_careful(&self, p: &rclick_packet::Packet) -> usize {
         if self.steps.is_empty() {
             return self.output_everything.max(0) as usize;
         }
@@ -1268,6 +1402,156 @@ impl ZProgram {
                 return usize::MAX;
             }
             s = t;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ZProgram;
+    use crate::classifier::parse_program;
+    use rclick_core::args::NoContext;
+    use rclick_packet::Packet;
+
+    /// xorshift64*: deterministic test randomness.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    fn program(rules: &[&str]) -> ZProgram {
+        let conf: Vec<String> = rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| format!("{i} {r}"))
+            .collect();
+        parse_program(&conf, rules.len(), &NoContext).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
+    /// A random frame: a 14-byte link header, then an IPv4-looking header
+    /// (random header length, so options, protocol, fragment fields,
+    /// addresses near the tested networks), a transport header and
+    /// payload, truncated to a random length; headers set or not.
+    fn packet(r: &mut Rng) -> Packet {
+        let mut d = vec![0u8; 14 + 60 + 40];
+        for b in d.iter_mut() {
+            *b = r.next() as u8;
+        }
+        let hl = 5 + r.below(11) as usize;
+        d[14] = 0x40 | hl as u8;
+        d[14 + 9] = [1, 6, 17, 2, 4, r.next() as u8][r.below(6) as usize];
+        if r.below(2) == 0 {
+            // unfragmented, or a first fragment, half the time
+            d[14 + 6] &= 0x20;
+            d[14 + 7] = 0;
+        }
+        let nets = [
+            [10, 0, 0, 2],
+            [10, 0, 1, 2],
+            [192, 168, 3, 4],
+            [172, 16, 9, 9],
+        ];
+        for at in [14 + 12, 14 + 16] {
+            if r.below(2) == 0 {
+                d[at..at + 4].copy_from_slice(&nets[r.below(4) as usize]);
+            }
+        }
+        let th = 14 + hl * 4;
+        if r.below(2) == 0 {
+            let ports: [u16; 5] = [80, 53, 5678, 22, 1];
+            d[th + 2..th + 4].copy_from_slice(&ports[r.below(5) as usize].to_be_bytes());
+            d[th] = [8, 0, 3][r.below(3) as usize];
+        }
+        let len = if r.below(3) == 0 {
+            r.below(d.len() as u64 + 1) as usize
+        } else {
+            d.len()
+        };
+        let mut p = Packet::from_slice(&d[..len]);
+        match r.below(8) {
+            0 => {}
+            1 => p.set_ip_header(14, 4 * r.below(20) as usize),
+            _ => {
+                p.set_mac_header(0);
+                p.set_ip_header(14, hl * 4);
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_careful_one() {
+        let sets: &[&[&str]] = &[
+            &[
+                "dst net 10.0.0.0/8 and tcp dst port 80",
+                "dst net 10.0.0.0/8 and udp dst port 53",
+                "src host 10.0.0.2 and dst net 192.168.0.0/16",
+                "tcp opt syn and not tcp opt ack",
+                "icmp type echo",
+                "dst net 172.16.0.0/12",
+                "udp dst port 5678 and dst net 128.0.0.0/2",
+                "dst net 64.0.0.0/3 and ip ttl < 10",
+                "ip frag",
+                "udp",
+                "-",
+            ],
+            &[
+                "tcp port 1 or 2 or 3 or 5 or 8 or 13 or 21 or 22 or 34 or 53 or 80",
+                "udp src port 53 or 5678 or 1",
+                "icmp type echo-reply or unreachable",
+                "ip hl > 5 and ip[20:2] != 0",
+                "transp[2:2] < 1024 and not ip frag",
+                "tcp win 0 or tcp opt fin",
+            ],
+            &[
+                "ip unfrag and transp[0] & 0x80 != 0",
+                "src or dst 10.0.0.0/24",
+                "-",
+            ],
+            &["ether src 00:11:22:33:44:55", "ip dscp 3 or ip ect", "tcp"],
+            &[
+                "icmp[1:1] == 3",
+                "ip[12:4] == 0x0a000002 && ip ttl >= 64",
+                "udp[6:2] == 0",
+            ],
+            &["-"],
+        ];
+        let mut r = Rng(0x0123_4567_89ab_cdef);
+        for (k, rules) in sets.iter().enumerate() {
+            let prog = program(rules);
+            assert_eq!(prog.fast.is_some(), k != 3 && k != 5, "set {k}");
+            let mut fast = 0;
+            for i in 0..20_000 {
+                let p = packet(&mut r);
+                let net = p.network_header().unwrap_or(&[]);
+                if let Some(f) = &prog.fast {
+                    let nhl = p.network_header_len();
+                    if p.network_header().is_some()
+                        && net.len() >= f.net_need
+                        && net.len() >= nhl + f.transp_need
+                    {
+                        fast += 1;
+                    }
+                }
+                assert_eq!(
+                    prog.classify(&p),
+                    prog.classify_careful(&p),
+                    "set {k}, packet {i}: {:02x?}",
+                    p.data()
+                );
+            }
+            // Both paths ran: many packets are long enough, some are not.
+            if prog.fast.is_some() {
+                assert!(fast > 5_000 && fast < 20_000, "set {k}: {fast} fast");
+            }
         }
     }
 }
