@@ -970,8 +970,10 @@ const FAST_WORDS: usize = 16;
 #[derive(Clone, Copy, Debug)]
 struct FastStep {
     word: u8,
-    /// More than one value: the test is [`ZProgram::multi_hit`].
+    /// More than one value: the test is [`ZProgram::multi_hit`] on the
+    /// values of step `zstep`.
     multi: bool,
+    zstep: u32,
     mask: u32,
     value: u32,
     no: i32,
@@ -1033,13 +1035,127 @@ impl Fast {
             f.steps.push(FastStep {
                 word: word as u8,
                 multi: st.nval != 1,
+                zstep: i as u32,
                 mask: st.mask,
                 value: st.value0,
                 no: st.no,
                 yes: st.yes,
             });
         }
+        if let Some(steps) = Specializer::run(&f.steps, f.words.len()) {
+            f.steps = steps;
+        }
         Some(f)
+    }
+}
+
+/// Most steps a specialized fast program may have.
+const MAX_SPECIALIZED: usize = 4096;
+
+/// What a path knows about a word: `word & mask == value` (`eq`) or `!=`.
+type Fact = (u8, bool, u32, u32);
+
+/// Path specialization of a fast program: a step reached by paths that
+/// know different things is copied per kind of path, and tests whose
+/// outcome the path already knows are skipped. (In the fast form every
+/// word is present, so a test is a pure function of its word.) For the
+/// 10-rule benchmark this shortens a UDP packet's walk from 14 to 9 tests.
+struct Specializer<'a> {
+    base: &'a [FastStep],
+    /// Per step: the words it or a later step tests (jumps go forward).
+    later_words: Vec<u32>,
+    out: Vec<FastStep>,
+    memo: std::collections::HashMap<(usize, Vec<Fact>), i32>,
+}
+
+impl Specializer<'_> {
+    fn run(base: &[FastStep], nwords: usize) -> Option<Vec<FastStep>> {
+        if nwords > 32 {
+            return None;
+        }
+        let mut later_words = vec![0u32; base.len() + 1];
+        for (i, st) in base.iter().enumerate().rev() {
+            later_words[i] = later_words[i + 1] | (1 << st.word);
+        }
+        let mut sp = Specializer {
+            base,
+            later_words,
+            out: Vec::new(),
+            memo: std::collections::HashMap::new(),
+        };
+        sp.node(0, Vec::new())?;
+        Some(sp.out)
+    }
+
+    /// The outcome of `st` on paths that know `facts`, if they decide it.
+    fn decide(st: &FastStep, facts: &[Fact]) -> Option<bool> {
+        if st.multi {
+            return None;
+        }
+        for &(w, eq, m, v) in facts {
+            if w != st.word {
+                continue;
+            }
+            if eq {
+                if st.mask & !m == 0 {
+                    return Some(v & st.mask == st.value);
+                }
+                if (v ^ st.value) & m & st.mask != 0 {
+                    return Some(false);
+                }
+            } else if m & !st.mask == 0 && st.value & m == v {
+                return Some(false);
+            }
+        }
+        None
+    }
+
+    /// The target for a jump to `t` on paths that know `facts`.
+    fn target(&mut self, mut t: i32, facts: &[Fact]) -> Option<i32> {
+        while t > 0 {
+            let st = self.base.get(t as usize)?;
+            match Self::decide(st, facts) {
+                Some(hit) => t = if hit { st.yes } else { st.no },
+                None => return self.node(t as usize, facts.to_vec()),
+            }
+        }
+        Some(t)
+    }
+
+    /// A copy of step `state` for paths that know `facts`.
+    fn node(&mut self, state: usize, mut facts: Vec<Fact>) -> Option<i32> {
+        let words = self.later_words[state];
+        facts.retain(|f| words & (1 << f.0) != 0);
+        facts.sort_unstable();
+        facts.dedup();
+        let key = (state, facts);
+        if let Some(&n) = self.memo.get(&key) {
+            return Some(n);
+        }
+        if self.out.len() >= MAX_SPECIALIZED {
+            return None;
+        }
+        let st = *self.base.get(state)?;
+        let idx = self.out.len();
+        self.out.push(st);
+        let facts = &key.1;
+        let (mut yes, mut no) = (facts.clone(), facts.clone());
+        if !st.multi {
+            yes.push((st.word, true, st.mask, st.value));
+            if st.mask & st.mask.wrapping_sub(1) == 0 {
+                // one bit: not equal means equal to the other value
+                no.push((st.word, true, st.mask, st.value ^ st.mask));
+            } else {
+                no.push((st.word, false, st.mask, st.value));
+            }
+        }
+        let y = self.target(st.yes, &yes)?;
+        let n = self.target(st.no, &no)?;
+        let out = self.out.get_mut(idx)?;
+        out.yes = y;
+        out.no = n;
+        self.memo.insert(key, idx as i32);
+        Some(idx as i32)
     }
 }
 
@@ -1343,7 +1459,9 @@ impl ZProgram {
             };
             let data = w[usize::from(st.word) & (FAST_WORDS - 1)] & st.mask;
             let hit = if st.multi {
-                self.steps.get(s).is_some_and(|z| self.multi_hit(z, data))
+                self.steps
+                    .get(st.zstep as usize)
+                    .is_some_and(|z| self.multi_hit(z, data))
             } else {
                 data == st.value
             };
@@ -1351,7 +1469,8 @@ impl ZProgram {
             if target <= 0 {
                 return (-(target as i64)) as usize;
             }
-            // Fast::build checked that jumps go forward.
+            // Jumps go forward in the DAG (Fast::build checks it), and a
+            // specialized copy only jumps to copies of later steps.
             s = target as usize;
         }
     }
