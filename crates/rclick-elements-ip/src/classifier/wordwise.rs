@@ -12,6 +12,13 @@
 //! unreachable steps) so the `program` handler prints what Click prints,
 //! and finally compressed: runs of tests on the same word with the same
 //! "yes" target become one step with several values.
+//!
+//! Packets run through a fast form of the compressed program when they
+//! hold every word it tests: the words are loaded once, and each step is
+//! copied per kind of path that reaches it so tests a path already decided
+//! are skipped (see `Fast` and `Specializer`). Short or truncated packets
+//! take the careful path, which checks lengths per step as Click does; a
+//! randomized test checks that both give the same output.
 
 use std::fmt::Write as _;
 
