@@ -1058,6 +1058,9 @@ impl Fast {
 
 /// Most steps a specialized fast program may have.
 const MAX_SPECIALIZED: usize = 4096;
+/// Longest program that is specialized (the specializer recurses once or
+/// twice per step of a path, so this bounds its stack use).
+const MAX_SPECIALIZE_INPUT: usize = 1024;
 
 /// What a path knows about a word: `word & mask == value` (`eq`) or `!=`.
 type Fact = (u8, bool, u32, u32);
@@ -1077,7 +1080,7 @@ struct Specializer<'a> {
 
 impl Specializer<'_> {
     fn run(base: &[FastStep], nwords: usize) -> Option<Vec<FastStep>> {
-        if nwords > 32 {
+        if nwords > 32 || base.len() > MAX_SPECIALIZE_INPUT {
             return None;
         }
         let mut later_words = vec![0u32; base.len() + 1];
@@ -1682,6 +1685,36 @@ mod tests {
             if prog.fast.is_some() {
                 assert!(fast > 5_000 && fast < 20_000, "set {k}: {fast} fast");
             }
+        }
+    }
+
+    #[test]
+    fn specialized_and_large_programs_agree_with_the_careful_path() {
+        let ten = program(&[
+            "dst net 10.0.0.0/8 and tcp dst port 80",
+            "dst net 10.0.0.0/8 and udp dst port 53",
+            "udp",
+            "-",
+        ]);
+        let f = ten.fast.as_ref().map_or(0, |f| f.steps.len());
+        assert!(f > 0 && f <= super::MAX_SPECIALIZED, "{f}");
+
+        let rules: Vec<String> = (0..300)
+            .map(|i| {
+                format!(
+                    "dst host 10.0.{}.{} and udp or src port {}",
+                    i / 250,
+                    i % 250,
+                    i
+                )
+            })
+            .collect();
+        let refs: Vec<&str> = rules.iter().map(String::as_str).collect();
+        let big = program(&refs);
+        let mut r = Rng(42);
+        for i in 0..5_000 {
+            let p = packet(&mut r);
+            assert_eq!(big.classify(&p), big.classify_careful(&p), "packet {i}");
         }
     }
 }
