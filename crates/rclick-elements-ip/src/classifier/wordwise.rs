@@ -969,8 +969,10 @@ pub struct ZProgram {
 }
 
 /// Most distinct words a fast program preloads (a power of two, so a word
-/// index masked with `FAST_WORDS - 1` needs no bounds check).
+/// index masked with `FAST_WORDS - 1` needs no bounds check): up to `HALF`
+/// from the IP header, then up to `HALF` from the transport header.
 const FAST_WORDS: usize = 16;
+const HALF: usize = FAST_WORDS / 2;
 
 /// One step of the fast form: the index of its preloaded word, then the
 /// same test and targets as the [`ZStep`] at the same index.
@@ -994,8 +996,11 @@ struct FastStep {
 /// unset headers).
 #[derive(Clone, Debug)]
 struct Fast {
-    /// Per word: (relative to the transport header, byte offset).
-    words: Vec<(bool, usize)>,
+    /// Byte offsets of the IP header words (word `i` is `ip_words[i]`).
+    ip_words: Vec<usize>,
+    /// Byte offsets of the transport header words (word `HALF + i` is
+    /// `transp_words[i]`).
+    transp_words: Vec<usize>,
     steps: Vec<FastStep>,
     net_need: usize,
     transp_need: usize,
@@ -1009,30 +1014,32 @@ impl Fast {
             return None;
         }
         let mut f = Fast {
-            words: Vec::new(),
+            ip_words: Vec::new(),
+            transp_words: Vec::new(),
             steps: Vec::with_capacity(z.steps.len()),
             net_need: 0,
             transp_need: 0,
         };
         for (i, st) in z.steps.iter().enumerate() {
             let off = usize::from(st.offset);
-            let key = if off >= 512 {
+            let (list, base, off) = if off >= 512 {
                 f.transp_need = f.transp_need.max(off - 512 + 4);
-                (true, off - 512)
+                (&mut f.transp_words, HALF, off - 512)
             } else if off >= 256 {
                 f.net_need = f.net_need.max(off - 256 + 4);
-                (false, off - 256)
+                (&mut f.ip_words, 0, off - 256)
             } else {
                 return None;
             };
-            let word = match f.words.iter().position(|&k| k == key) {
-                Some(w) => w,
-                None => {
-                    f.words.push(key);
-                    f.words.len() - 1
-                }
-            };
-            if word >= FAST_WORDS {
+            let word = base
+                + match list.iter().position(|&k| k == off) {
+                    Some(w) => w,
+                    None => {
+                        list.push(off);
+                        list.len() - 1
+                    }
+                };
+            if list.len() > HALF {
                 return None;
             }
             let forward = |t: i32| t <= 0 || (t as usize > i && (t as usize) < z.steps.len());
@@ -1049,7 +1056,7 @@ impl Fast {
                 yes: st.yes,
             });
         }
-        if let Some(steps) = Specializer::run(&f.steps, f.words.len()) {
+        if let Some(steps) = Specializer::run(&f.steps) {
             f.steps = steps;
         }
         Some(f)
@@ -1079,8 +1086,8 @@ struct Specializer<'a> {
 }
 
 impl Specializer<'_> {
-    fn run(base: &[FastStep], nwords: usize) -> Option<Vec<FastStep>> {
-        if nwords > 32 || base.len() > MAX_SPECIALIZE_INPUT {
+    fn run(base: &[FastStep]) -> Option<Vec<FastStep>> {
+        if base.len() > MAX_SPECIALIZE_INPUT {
             return None;
         }
         let mut later_words = vec![0u32; base.len() + 1];
@@ -1460,11 +1467,18 @@ impl ZProgram {
     #[inline]
     fn classify_fast(&self, f: &Fast, net: &[u8], nhl: usize) -> usize {
         let mut w = [0u32; FAST_WORDS];
-        for (slot, &(transp, off)) in w.iter_mut().zip(&f.words) {
-            let start = if transp { nhl + off } else { off };
-            if let Some(b) = net.get(start..start + 4) {
-                *slot = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            }
+        let (ip_w, tr_w) = w.split_at_mut(HALF);
+        let load = |buf: &[u8], off: usize| {
+            buf.get(off..)
+                .and_then(|b| b.first_chunk::<4>())
+                .map_or(0, |b| u32::from_be_bytes(*b))
+        };
+        for (slot, &off) in ip_w.iter_mut().zip(&f.ip_words) {
+            *slot = load(net, off);
+        }
+        let transp = net.get(nhl..).unwrap_or(&[]);
+        for (slot, &off) in tr_w.iter_mut().zip(&f.transp_words) {
+            *slot = load(transp, off);
         }
         let mut s = 0usize;
         loop {
