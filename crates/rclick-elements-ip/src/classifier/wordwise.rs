@@ -1461,7 +1461,7 @@ impl ZProgram {
     /// the walk is a masked compare and a jump per step. The caller has
     /// checked that `net` holds every word (transport words at `nhl`).
     /// Measured on `d_ipclassifier10_nots.click` (10 rules, UDP packets
-    /// with random destinations): 6 words, 8.7 tests and about 355
+    /// with random destinations): 6 words, 8.7 tests and about 356
     /// instructions per packet (callgrind), against 14 tests and about 600
     /// instructions for the careful path.
     #[inline]
