@@ -12,6 +12,13 @@
 //! unreachable steps) so the `program` handler prints what Click prints,
 //! and finally compressed: runs of tests on the same word with the same
 //! "yes" target become one step with several values.
+//!
+//! Packets run through a fast form of the compressed program when they
+//! hold every word it tests: the words are loaded once, and each step is
+//! copied per kind of path that reaches it so tests a path already decided
+//! are skipped (see `Fast` and `Specializer`). Short or truncated packets
+//! take the careful path, which checks lengths per step as Click does; a
+//! randomized test checks that both give the same output.
 
 use std::fmt::Write as _;
 
@@ -955,6 +962,218 @@ pub struct ZProgram {
     pub safe_length: u32,
     /// Step numbers as Click prints them (first original step of each).
     print_step: Vec<usize>,
+    /// The same steps over preloaded words, for packets long enough for
+    /// every word; `None` when the program tests link-layer bytes or loads
+    /// too many distinct words.
+    fast: Option<Fast>,
+}
+
+/// Most distinct words a fast program preloads (a power of two, so a word
+/// index masked with `FAST_WORDS - 1` needs no bounds check): up to `HALF`
+/// from the IP header, then up to `HALF` from the transport header.
+const FAST_WORDS: usize = 16;
+const HALF: usize = FAST_WORDS / 2;
+
+/// One step of the fast form: the index of its preloaded word, then the
+/// same test and targets as the [`ZStep`] at the same index.
+#[derive(Clone, Copy, Debug)]
+struct FastStep {
+    word: u8,
+    /// More than one value: the test is [`ZProgram::multi_hit`] on the
+    /// values of step `zstep`.
+    multi: bool,
+    zstep: u32,
+    mask: u32,
+    value: u32,
+    no: i32,
+    yes: i32,
+}
+
+/// A program over preloaded words. Every packet long enough for all of
+/// them (`net_need` bytes from the IP header, `transp_need` bytes from the
+/// transport header) gets the same answer from this form as from the
+/// careful one, which handles the rest (short or truncated packets, and
+/// unset headers).
+#[derive(Clone, Debug)]
+struct Fast {
+    /// Byte offsets of the IP header words (word `i` is `ip_words[i]`).
+    ip_words: Vec<usize>,
+    /// Byte offsets of the transport header words (word `HALF + i` is
+    /// `transp_words[i]`).
+    transp_words: Vec<usize>,
+    steps: Vec<FastStep>,
+    net_need: usize,
+    transp_need: usize,
+}
+
+impl Fast {
+    /// The fast form of `z`, if it has one. Every jump goes forward to an
+    /// existing step (checked here, so the walk needs no loop guard).
+    fn build(z: &ZProgram) -> Option<Fast> {
+        if z.steps.is_empty() {
+            return None;
+        }
+        let mut f = Fast {
+            ip_words: Vec::new(),
+            transp_words: Vec::new(),
+            steps: Vec::with_capacity(z.steps.len()),
+            net_need: 0,
+            transp_need: 0,
+        };
+        for (i, st) in z.steps.iter().enumerate() {
+            let off = usize::from(st.offset);
+            let (list, base, off) = if off >= 512 {
+                f.transp_need = f.transp_need.max(off - 512 + 4);
+                (&mut f.transp_words, HALF, off - 512)
+            } else if off >= 256 {
+                f.net_need = f.net_need.max(off - 256 + 4);
+                (&mut f.ip_words, 0, off - 256)
+            } else {
+                return None;
+            };
+            let word = base
+                + match list.iter().position(|&k| k == off) {
+                    Some(w) => w,
+                    None => {
+                        list.push(off);
+                        list.len() - 1
+                    }
+                };
+            if list.len() > HALF {
+                return None;
+            }
+            let forward = |t: i32| t <= 0 || (t as usize > i && (t as usize) < z.steps.len());
+            if !forward(st.no) || !forward(st.yes) {
+                return None;
+            }
+            f.steps.push(FastStep {
+                word: word as u8,
+                multi: st.nval != 1,
+                zstep: i as u32,
+                mask: st.mask,
+                value: st.value0,
+                no: st.no,
+                yes: st.yes,
+            });
+        }
+        if let Some(steps) = Specializer::run(&f.steps) {
+            f.steps = steps;
+        }
+        Some(f)
+    }
+}
+
+/// Most steps a specialized fast program may have.
+const MAX_SPECIALIZED: usize = 4096;
+/// Longest program that is specialized (the specializer recurses once or
+/// twice per step of a path, so this bounds its stack use).
+const MAX_SPECIALIZE_INPUT: usize = 1024;
+
+/// What a path knows about a word: `word & mask == value` (`eq`) or `!=`.
+type Fact = (u8, bool, u32, u32);
+
+/// Path specialization of a fast program: a step reached by paths that
+/// know different things is copied per kind of path, and tests whose
+/// outcome the path already knows are skipped. (In the fast form every
+/// word is present, so a test is a pure function of its word.) For the
+/// 10-rule benchmark this shortens a UDP packet's walk from 14 to 9 tests.
+struct Specializer<'a> {
+    base: &'a [FastStep],
+    /// Per step: the words it or a later step tests (jumps go forward).
+    later_words: Vec<u32>,
+    out: Vec<FastStep>,
+    memo: std::collections::HashMap<(usize, Vec<Fact>), i32>,
+}
+
+impl Specializer<'_> {
+    fn run(base: &[FastStep]) -> Option<Vec<FastStep>> {
+        if base.len() > MAX_SPECIALIZE_INPUT {
+            return None;
+        }
+        let mut later_words = vec![0u32; base.len() + 1];
+        for (i, st) in base.iter().enumerate().rev() {
+            later_words[i] = later_words[i + 1] | (1 << st.word);
+        }
+        let mut sp = Specializer {
+            base,
+            later_words,
+            out: Vec::new(),
+            memo: std::collections::HashMap::new(),
+        };
+        sp.node(0, Vec::new())?;
+        Some(sp.out)
+    }
+
+    /// The outcome of `st` on paths that know `facts`, if they decide it.
+    fn decide(st: &FastStep, facts: &[Fact]) -> Option<bool> {
+        if st.multi {
+            return None;
+        }
+        for &(w, eq, m, v) in facts {
+            if w != st.word {
+                continue;
+            }
+            if eq {
+                if st.mask & !m == 0 {
+                    return Some(v & st.mask == st.value);
+                }
+                if (v ^ st.value) & m & st.mask != 0 {
+                    return Some(false);
+                }
+            } else if m & !st.mask == 0 && st.value & m == v {
+                return Some(false);
+            }
+        }
+        None
+    }
+
+    /// The target for a jump to `t` on paths that know `facts`.
+    fn target(&mut self, mut t: i32, facts: &[Fact]) -> Option<i32> {
+        while t > 0 {
+            let st = self.base.get(t as usize)?;
+            match Self::decide(st, facts) {
+                Some(hit) => t = if hit { st.yes } else { st.no },
+                None => return self.node(t as usize, facts.to_vec()),
+            }
+        }
+        Some(t)
+    }
+
+    /// A copy of step `state` for paths that know `facts`.
+    fn node(&mut self, state: usize, mut facts: Vec<Fact>) -> Option<i32> {
+        let words = self.later_words[state];
+        facts.retain(|f| words & (1 << f.0) != 0);
+        facts.sort_unstable();
+        facts.dedup();
+        let key = (state, facts);
+        if let Some(&n) = self.memo.get(&key) {
+            return Some(n);
+        }
+        if self.out.len() >= MAX_SPECIALIZED {
+            return None;
+        }
+        let st = *self.base.get(state)?;
+        let idx = self.out.len();
+        self.out.push(st);
+        let facts = &key.1;
+        let (mut yes, mut no) = (facts.clone(), facts.clone());
+        if !st.multi {
+            yes.push((st.word, true, st.mask, st.value));
+            if st.mask & st.mask.wrapping_sub(1) == 0 {
+                // one bit: not equal means equal to the other value
+                no.push((st.word, true, st.mask, st.value ^ st.mask));
+            } else {
+                no.push((st.word, false, st.mask, st.value));
+            }
+        }
+        let y = self.target(st.yes, &yes)?;
+        let n = self.target(st.no, &no)?;
+        let out = self.out.get_mut(idx)?;
+        out.yes = y;
+        out.no = n;
+        self.memo.insert(key, idx as i32);
+        Some(idx as i32)
+    }
 }
 
 impl Default for ZProgram {
@@ -965,6 +1184,7 @@ impl Default for ZProgram {
             output_everything: -J_NEVER,
             safe_length: u32::MAX,
             print_step: Vec::new(),
+            fast: None,
         }
     }
 }
@@ -1065,6 +1285,7 @@ impl ZProgram {
             z.steps[s].no = fix(no);
             z.steps[s].yes = fix(yes);
         }
+        z.fast = Fast::build(&z);
         z
     }
 
@@ -1225,6 +1446,66 @@ impl ZProgram {
     /// value not below the element's output count is dropped).
     #[inline]
     pub fn classify(&self, p: &rclick_packet::Packet) -> usize {
+        if let Some(f) = &self.fast {
+            if let Some(net) = p.network_header() {
+                let nhl = p.network_header_len();
+                if net.len() >= f.net_need && net.len() >= nhl + f.transp_need {
+                    return self.classify_fast(f, net, nhl);
+                }
+            }
+        }
+        self.classify_careful(p)
+    }
+
+    /// The fast form: every word the program tests is loaded once, then
+    /// the walk is a masked compare and a jump per step. The caller has
+    /// checked that `net` holds every word (transport words at `nhl`).
+    /// Measured on `d_ipclassifier10_nots.click` (10 rules, UDP packets
+    /// with random destinations): 6 words, 8.7 tests and about 356
+    /// instructions per packet (callgrind), against 14 tests and about 600
+    /// instructions for the careful path.
+    #[inline]
+    fn classify_fast(&self, f: &Fast, net: &[u8], nhl: usize) -> usize {
+        let mut w = [0u32; FAST_WORDS];
+        let (ip_w, tr_w) = w.split_at_mut(HALF);
+        let load = |buf: &[u8], off: usize| {
+            buf.get(off..)
+                .and_then(|b| b.first_chunk::<4>())
+                .map_or(0, |b| u32::from_be_bytes(*b))
+        };
+        for (slot, &off) in ip_w.iter_mut().zip(&f.ip_words) {
+            *slot = load(net, off);
+        }
+        let transp = net.get(nhl..).unwrap_or(&[]);
+        for (slot, &off) in tr_w.iter_mut().zip(&f.transp_words) {
+            *slot = load(transp, off);
+        }
+        let mut s = 0usize;
+        loop {
+            let Some(st) = f.steps.get(s) else {
+                return usize::MAX;
+            };
+            let data = w[usize::from(st.word) & (FAST_WORDS - 1)] & st.mask;
+            let hit = if st.multi {
+                self.steps
+                    .get(st.zstep as usize)
+                    .is_some_and(|z| self.multi_hit(z, data))
+            } else {
+                data == st.value
+            };
+            let target = if hit { st.yes } else { st.no };
+            if target <= 0 {
+                return (-(target as i64)) as usize;
+            }
+            // Jumps go forward in the DAG (Fast::build checks it), and a
+            // specialized copy only jumps to copies of later steps.
+            s = target as usize;
+        }
+    }
+
+    /// The reference evaluation: each step loads its word with every
+    /// length check (short packets take the step's short branch).
+    pub fn classify_careful(&self, p: &rclick_packet::Packet) -> usize {
         if self.steps.is_empty() {
             return self.output_everything.max(0) as usize;
         }
@@ -1268,6 +1549,186 @@ impl ZProgram {
                 return usize::MAX;
             }
             s = t;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ZProgram;
+    use crate::classifier::parse_program;
+    use rclick_core::args::NoContext;
+    use rclick_packet::Packet;
+
+    /// xorshift64*: deterministic test randomness.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    fn program(rules: &[&str]) -> ZProgram {
+        let conf: Vec<String> = rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| format!("{i} {r}"))
+            .collect();
+        parse_program(&conf, rules.len(), &NoContext).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
+    /// A random frame: a 14-byte link header, then an IPv4-looking header
+    /// (random header length, so options, protocol, fragment fields,
+    /// addresses near the tested networks), a transport header and
+    /// payload, truncated to a random length; headers set or not.
+    fn packet(r: &mut Rng) -> Packet {
+        let mut d = [0u8; 14 + 60 + 40];
+        for b in d.iter_mut() {
+            *b = r.next() as u8;
+        }
+        let hl = 5 + r.below(11) as usize;
+        d[14] = 0x40 | hl as u8;
+        d[14 + 9] = [1, 6, 17, 2, 4, r.next() as u8][r.below(6) as usize];
+        if r.below(2) == 0 {
+            // unfragmented, or a first fragment, half the time
+            d[14 + 6] &= 0x20;
+            d[14 + 7] = 0;
+        }
+        let nets = [
+            [10, 0, 0, 2],
+            [10, 0, 1, 2],
+            [192, 168, 3, 4],
+            [172, 16, 9, 9],
+        ];
+        for at in [14 + 12, 14 + 16] {
+            if r.below(2) == 0 {
+                d[at..at + 4].copy_from_slice(&nets[r.below(4) as usize]);
+            }
+        }
+        let th = 14 + hl * 4;
+        if r.below(2) == 0 {
+            let ports: [u16; 5] = [80, 53, 5678, 22, 1];
+            d[th + 2..th + 4].copy_from_slice(&ports[r.below(5) as usize].to_be_bytes());
+            d[th] = [8, 0, 3][r.below(3) as usize];
+        }
+        let len = if r.below(3) == 0 {
+            r.below(d.len() as u64 + 1) as usize
+        } else {
+            d.len()
+        };
+        let mut p = Packet::from_slice(&d[..len]);
+        match r.below(8) {
+            0 => {}
+            1 => p.set_ip_header(14, 4 * r.below(20) as usize),
+            _ => {
+                p.set_mac_header(0);
+                p.set_ip_header(14, hl * 4);
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_careful_one() {
+        let sets: &[&[&str]] = &[
+            &[
+                "dst net 10.0.0.0/8 and tcp dst port 80",
+                "dst net 10.0.0.0/8 and udp dst port 53",
+                "src host 10.0.0.2 and dst net 192.168.0.0/16",
+                "tcp opt syn and not tcp opt ack",
+                "icmp type echo",
+                "dst net 172.16.0.0/12",
+                "udp dst port 5678 and dst net 128.0.0.0/2",
+                "dst net 64.0.0.0/3 and ip ttl < 10",
+                "ip frag",
+                "udp",
+                "-",
+            ],
+            &[
+                "tcp port 1 or 2 or 3 or 5 or 8 or 13 or 21 or 22 or 34 or 53 or 80",
+                "udp src port 53 or 5678 or 1",
+                "icmp type echo-reply or unreachable",
+                "ip hl > 5 and ip[20:2] != 0",
+                "transp[2:2] < 1024 and not ip frag",
+                "tcp win 0 or tcp opt fin",
+            ],
+            &[
+                "ip unfrag and transp[0] & 0x80 != 0",
+                "src or dst 10.0.0.0/24",
+                "-",
+            ],
+            &["ether src 00:11:22:33:44:55", "ip dscp 3 or ip ect", "tcp"],
+            &[
+                "icmp[1:1] == 3",
+                "ip[12:4] == 0x0a000002 && ip ttl >= 64",
+                "udp[6:2] == 0",
+            ],
+            &["-"],
+        ];
+        let mut r = Rng(0x0123_4567_89ab_cdef);
+        for (k, rules) in sets.iter().enumerate() {
+            let prog = program(rules);
+            assert_eq!(prog.fast.is_some(), k != 3 && k != 5, "set {k}");
+            let mut fast = 0;
+            for i in 0..20_000 {
+                let p = packet(&mut r);
+                let net = p.network_header().unwrap_or(&[]);
+                if let Some(f) = &prog.fast {
+                    let nhl = p.network_header_len();
+                    if p.network_header().is_some()
+                        && net.len() >= f.net_need
+                        && net.len() >= nhl + f.transp_need
+                    {
+                        fast += 1;
+                    }
+                }
+                assert_eq!(
+                    prog.classify(&p),
+                    prog.classify_careful(&p),
+                    "set {k}, packet {i}: {:02x?}",
+                    p.data()
+                );
+            }
+            // Both paths ran: many packets are long enough, some are not.
+            if prog.fast.is_some() {
+                assert!(fast > 5_000 && fast < 20_000, "set {k}: {fast} fast");
+            }
+        }
+    }
+
+    #[test]
+    fn specialized_and_large_programs_agree_with_the_careful_path() {
+        let ten = program(&[
+            "dst net 10.0.0.0/8 and tcp dst port 80",
+            "dst net 10.0.0.0/8 and udp dst port 53",
+            "udp",
+            "-",
+        ]);
+        let f = ten.fast.as_ref().map_or(0, |f| f.steps.len());
+        assert!(f > 0 && f <= super::MAX_SPECIALIZED, "{f}");
+
+        let rules: Vec<String> = (0..300)
+            .map(|i| {
+                format!(
+                    "dst host 10.0.{}.{} and udp or src port {}",
+                    i / 250,
+                    i % 250,
+                    i
+                )
+            })
+            .collect();
+        let refs: Vec<&str> = rules.iter().map(String::as_str).collect();
+        let big = program(&refs);
+        let mut r = Rng(42);
+        for i in 0..5_000 {
+            let p = packet(&mut r);
+            assert_eq!(big.classify(&p), big.classify_careful(&p), "packet {i}");
         }
     }
 }
