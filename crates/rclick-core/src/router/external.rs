@@ -10,9 +10,17 @@
 //! registered with
 //! [`InitCx::wake_on_external_event`](super::InitCx::wake_on_external_event)
 //! (Script TYPE SIGNAL).
+//!
+//! So that an idle driver (sleeping until its next timer) reacts at once,
+//! the handler may also write a byte to a wake-up channel ([`waker`], a
+//! connected pair of Unix sockets used as a self-pipe): the driver thread
+//! waits on its other end ([`idle_wait`]) instead of sleeping blindly.
 
+use std::io::Read;
+use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
+use std::time::Duration;
 
 use super::sched::ThreadSched;
 use super::{RouterInner, STOP_RUNCOUNT};
@@ -27,6 +35,43 @@ pub fn flag() -> Arc<AtomicBool> {
     RAISED
         .get_or_init(|| Arc::new(AtomicBool::new(false)))
         .clone()
+}
+
+/// The wake-up channel: (the end the driver waits on, the end handlers
+/// write to).
+static WAKE: OnceLock<Option<(UnixStream, UnixStream)>> = OnceLock::new();
+
+fn wake_pair() -> Option<&'static (UnixStream, UnixStream)> {
+    WAKE.get_or_init(|| {
+        let (r, w) = UnixStream::pair().ok()?;
+        w.set_nonblocking(true).ok()?;
+        Some((r, w))
+    })
+    .as_ref()
+}
+
+/// A handle on the wake-up channel for a signal handler to write a byte to
+/// (`signal_hook::low_level::pipe::register(sig, waker()?)`), so that the
+/// idle driver notices the signal at once. `None` if the channel could not
+/// be made (the driver then notices within a few milliseconds anyway).
+pub fn waker() -> Option<UnixStream> {
+    wake_pair().and_then(|(_, w)| w.try_clone().ok())
+}
+
+/// Waits up to `d` for the next external event: returns early when a
+/// signal handler wrote to the wake-up channel. Only the driver thread
+/// calls it (it alone handles external events).
+pub(crate) fn idle_wait(d: Duration) {
+    if d.is_zero() {
+        return;
+    }
+    match WAKE.get().and_then(Option::as_ref) {
+        Some((r, _)) if r.set_read_timeout(Some(d)).is_ok() => {
+            let mut buf = [0u8; 64];
+            let _ = (&*r).read(&mut buf);
+        }
+        _ => std::thread::sleep(d),
+    }
 }
 
 /// Marks an external event. Async-signal-safe once [`flag`] was called.

@@ -407,7 +407,12 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
                         rt.clock.warp_to(when);
                     } else {
                         let wait = rt.clock.real_delay(when - now).clamp(0, 5_000_000);
-                        std::thread::sleep(Duration::from_nanos(wait as u64));
+                        let wait = Duration::from_nanos(wait as u64);
+                        if driver {
+                            super::external::idle_wait(wait);
+                        } else {
+                            std::thread::sleep(wait);
+                        }
                     }
                 }
             }
@@ -416,7 +421,11 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
                     // Nothing left to do: no task, no timer.
                     return;
                 }
-                std::thread::sleep(Duration::from_micros(200));
+                if driver {
+                    super::external::idle_wait(Duration::from_micros(200));
+                } else {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
             }
         }
     }

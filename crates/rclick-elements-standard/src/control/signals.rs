@@ -117,6 +117,10 @@ impl State {
         let err = |e: std::io::Error| format!("signal {signo}: {e}");
         signal_hook::flag::register(signo, s.pending.clone()).map_err(err)?;
         signal_hook::flag::register(signo, rclick_core::router::external::flag()).map_err(err)?;
+        // Wake the idle driver at once (without it, within a few ms).
+        if let Some(w) = rclick_core::router::external::waker() {
+            signal_hook::low_level::pipe::register(signo, w).map_err(err)?;
+        }
         signal_hook::flag::register_conditional_default(signo, s.default.clone()).map_err(err)?;
         s.installed = true;
         Ok(())
