@@ -22,7 +22,7 @@
 use std::collections::HashMap;
 
 use super::iproute::{AddError, Route, RouteEngine};
-use super::route_store::RouteStore;
+use super::route_store::{mask_of, RouteStore};
 
 const GROUP_FLAG: u16 = 0x8000;
 const MAX_NEXTHOPS: usize = 0x7fff;
@@ -57,14 +57,6 @@ impl Default for Dir248 {
             default_slot: None,
             by_len: (0..=32).map(|_| HashMap::new()).collect(),
         }
-    }
-}
-
-fn mask_of(len: u32) -> u32 {
-    if len == 0 {
-        0
-    } else {
-        u32::MAX << (32 - len)
     }
 }
 
@@ -307,32 +299,8 @@ impl RouteEngine for Dir248 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::route_store::testing::{ip, reference, route};
     use super::*;
-
-    fn route(a: &str, gw: u32, port: i32) -> Route {
-        let (addr, len) = a.split_once('/').unwrap();
-        let addr: std::net::Ipv4Addr = addr.parse().unwrap();
-        let len: u32 = len.parse().unwrap();
-        Route {
-            addr: u32::from(addr) & mask_of(len),
-            mask: mask_of(len),
-            gw,
-            port,
-        }
-    }
-
-    fn ip(s: &str) -> u32 {
-        u32::from(s.parse::<std::net::Ipv4Addr>().unwrap())
-    }
-
-    /// A reference: linear longest-prefix match.
-    fn reference(routes: &[Route], a: u32) -> Option<(u32, i32)> {
-        routes
-            .iter()
-            .filter(|r| a & r.mask == r.addr)
-            .max_by_key(|r| r.mask.count_ones())
-            .map(|r| (r.gw, r.port))
-    }
 
     #[test]
     fn nested_prefixes_add_remove() {

@@ -40,7 +40,7 @@
 use std::collections::BTreeMap;
 
 use super::iproute::{AddError, Route, RouteEngine};
-use super::route_store::RouteStore;
+use super::route_store::{mask_of, RouteStore};
 
 /// Direct-table flag: the low 16 bits are the whole chunk's next hop.
 const DIRECT: u32 = 0x8000_0000;
@@ -110,14 +110,6 @@ impl Default for Dxr {
             scratch: Vec::new(),
             stack: Vec::new(),
         }
-    }
-}
-
-fn mask_of(len: u32) -> u32 {
-    if len == 0 {
-        0
-    } else {
-        u32::MAX << (32 - len)
     }
 }
 
@@ -510,32 +502,8 @@ impl RouteEngine for Dxr {
 
 #[cfg(test)]
 mod tests {
+    use super::super::route_store::testing::{ip, reference, route};
     use super::*;
-
-    fn route(a: &str, gw: u32, port: i32) -> Route {
-        let (addr, len) = a.split_once('/').unwrap();
-        let addr: std::net::Ipv4Addr = addr.parse().unwrap();
-        let len: u32 = len.parse().unwrap();
-        Route {
-            addr: u32::from(addr) & mask_of(len),
-            mask: mask_of(len),
-            gw,
-            port,
-        }
-    }
-
-    fn ip(s: &str) -> u32 {
-        u32::from(s.parse::<std::net::Ipv4Addr>().unwrap())
-    }
-
-    /// The reference: linear longest-prefix match.
-    fn reference(routes: &[Route], a: u32) -> Option<(u32, i32)> {
-        routes
-            .iter()
-            .filter(|r| a & r.mask == r.addr)
-            .max_by_key(|r| r.mask.count_ones())
-            .map(|r| (r.gw, r.port))
-    }
 
     #[test]
     fn nested_prefixes_add_remove() {

@@ -8,6 +8,15 @@ use std::collections::HashMap;
 
 use super::iproute::Route;
 
+/// The netmask of a prefix length (0 to 32).
+pub(crate) fn mask_of(len: u32) -> u32 {
+    if len == 0 {
+        0
+    } else {
+        u32::MAX << (32 - len)
+    }
+}
+
 #[derive(Clone, Copy)]
 struct NextHop {
     gw: u32,
@@ -129,5 +138,39 @@ impl RouteStore {
             + self.nh_index.capacity() * 16
             + self.slots.capacity() * std::mem::size_of::<Option<(Route, u16)>>()
             + self.free_slots.capacity() * 8
+    }
+}
+
+/// Helpers for the lookup tables' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::mask_of;
+    use crate::ip::iproute::Route;
+
+    /// The route `ADDR/LEN` via `gw` (host order, 0 for none) to `port`.
+    pub(crate) fn route(a: &str, gw: u32, port: i32) -> Route {
+        let (addr, len) = a.split_once('/').unwrap();
+        let addr: std::net::Ipv4Addr = addr.parse().unwrap();
+        let len: u32 = len.parse().unwrap();
+        Route {
+            addr: u32::from(addr) & mask_of(len),
+            mask: mask_of(len),
+            gw,
+            port,
+        }
+    }
+
+    /// An address in host order.
+    pub(crate) fn ip(s: &str) -> u32 {
+        u32::from(s.parse::<std::net::Ipv4Addr>().unwrap())
+    }
+
+    /// The reference: linear longest-prefix match.
+    pub(crate) fn reference(routes: &[Route], a: u32) -> Option<(u32, i32)> {
+        routes
+            .iter()
+            .filter(|r| a & r.mask == r.addr)
+            .max_by_key(|r| r.mask.count_ones())
+            .map(|r| (r.gw, r.port))
     }
 }
