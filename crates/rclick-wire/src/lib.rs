@@ -124,7 +124,7 @@ pub(crate) fn write_u32(b: &mut [u8], at: usize, v: u32) {
 /// Test fixtures shared by the modules' tests.
 #[cfg(test)]
 pub(crate) mod fixtures {
-    /// `/work/shared/bench/udp64.hex`: a 64-byte Ethernet/IPv4/UDP frame,
+    /// `../shared/bench/udp64.hex`: a 64-byte Ethernet/IPv4/UDP frame,
     /// 10.0.0.2:1234 -> 10.0.1.2:5678, payload "Click UDP payload 64B!".
     pub const UDP64: [u8; 64] = [
         0x00, 0x00, 0xc0, 0xae, 0x67, 0xef, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x08, 0x00, //
