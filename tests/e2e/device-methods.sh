@@ -162,7 +162,10 @@ check_ping() { # NS DST LABEL
 if [ "$mode" = test ]; then
     head -c 5000000 /dev/urandom >"$work/file.bin"
     want=$(sha256sum <"$work/file.bin" | cut -d' ' -f1)
-    B python3 -m http.server 8080 --bind 198.51.100.2 --directory "$work" >/dev/null 2>&1 &
+    # Not through B(): a backgrounded shell function is a subshell, and $!
+    # would name it rather than the server (which cleanup must end).
+    # `ip netns exec` execs the program, so $! is the server itself.
+    ip netns exec "$nsb" python3 -m http.server 8080 --bind 198.51.100.2 --directory "$work" >/dev/null 2>&1 &
     pids+=("$!")
     tested=0
     for m in $methods; do
