@@ -360,6 +360,16 @@ impl Router {
     }
 }
 
+/// Sleeps up to `d` with nothing to do. The driver thread, which handles
+/// external events, wakes early when a signal arrives.
+fn idle(driver: bool, d: Duration) {
+    if driver {
+        super::external::idle_wait(d);
+    } else {
+        std::thread::sleep(d);
+    }
+}
+
 fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
     let driver = sched.id == 0;
     loop {
@@ -407,12 +417,7 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
                         rt.clock.warp_to(when);
                     } else {
                         let wait = rt.clock.real_delay(when - now).clamp(0, 5_000_000);
-                        let wait = Duration::from_nanos(wait as u64);
-                        if driver {
-                            super::external::idle_wait(wait);
-                        } else {
-                            std::thread::sleep(wait);
-                        }
+                        idle(driver, Duration::from_nanos(wait as u64));
                     }
                 }
             }
@@ -421,11 +426,7 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
                     // Nothing left to do: no task, no timer.
                     return;
                 }
-                if driver {
-                    super::external::idle_wait(Duration::from_micros(200));
-                } else {
-                    std::thread::sleep(Duration::from_micros(200));
-                }
+                idle(driver, Duration::from_micros(200));
             }
         }
     }

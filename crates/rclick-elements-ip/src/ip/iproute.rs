@@ -11,7 +11,7 @@
 use std::net::Ipv4Addr;
 
 use rclick_core::args::{parse_ip_prefix_with, ArgContext, FromArg};
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 /// One route: packets to `addr/mask` go to output `port`, with their
 /// destination annotation set to `gw` unless it is 0.
@@ -184,6 +184,22 @@ impl RouteEngine for Linear {
 
     fn routes(&self) -> Vec<Route> {
         self.t.iter().flatten().copied().collect()
+    }
+}
+
+/// Looks `p`'s destination annotation up: on a route to one of the `n`
+/// outputs, sets the annotation to the route's gateway (if it has one) and
+/// returns the output; otherwise leaves `p` unchanged.
+#[inline]
+fn route_one<E: RouteEngine>(engine: &E, p: &mut Packet, n: usize) -> Option<u32> {
+    match engine.lookup(u32::from(p.dst_ip_anno())) {
+        Some((gw, port)) if port >= 0 && (port as usize) < n => {
+            if gw != 0 {
+                p.set_dst_ip_anno(Ipv4Addr::from(gw));
+            }
+            Some(port as u32)
+        }
+        _ => None,
     }
 }
 
@@ -491,15 +507,9 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
         // One packet (a source with BURST 1): no bookkeeping at all.
         if batch.len() == 1 {
             if let Some(p) = batch.get_mut(0) {
-                let a = p.dst_ip_anno();
-                match self.engine.lookup(u32::from(a)) {
-                    Some((gw, port)) if port >= 0 && (port as usize) < n => {
-                        if gw != 0 {
-                            p.set_dst_ip_anno(Ipv4Addr::from(gw));
-                        }
-                        cx.push(port as usize, batch);
-                    }
-                    _ => self.no_route(a, cx),
+                match route_one(&self.engine, p, n) {
+                    Some(port) => cx.push(port as usize, batch),
+                    None => self.no_route(p.dst_ip_anno(), cx),
                 }
                 return;
             }
@@ -509,18 +519,12 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
         let mut ports = std::mem::take(&mut self.ports);
         ports.clear();
         let engine = &self.engine;
-        let unrouted = batch.divert(|p| {
-            let a = p.dst_ip_anno();
-            match engine.lookup(u32::from(a)) {
-                Some((gw, port)) if port >= 0 && (port as usize) < n => {
-                    if gw != 0 {
-                        p.set_dst_ip_anno(Ipv4Addr::from(gw));
-                    }
-                    ports.push(port as u32);
-                    true
-                }
-                _ => false,
+        let unrouted = batch.divert(|p| match route_one(engine, p, n) {
+            Some(port) => {
+                ports.push(port);
+                true
             }
+            None => false,
         });
         for p in unrouted.iter() {
             self.no_route(p.dst_ip_anno(), cx);
