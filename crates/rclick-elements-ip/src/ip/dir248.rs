@@ -299,7 +299,7 @@ impl RouteEngine for Dir248 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::route_store::testing::{ip, reference, route};
+    use super::super::route_store::testing::{ip, reference, route, xorshift};
     use super::*;
 
     #[test]
@@ -341,13 +341,7 @@ mod tests {
 
     #[test]
     fn random_against_reference() {
-        let mut seed: u64 = 0x1234_5678_9abc_def0;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rnd = xorshift(0x1234_5678_9abc_def0);
         let mut t = Dir248::default();
         let mut live: Vec<Route> = Vec::new();
         for step in 0..3000 {

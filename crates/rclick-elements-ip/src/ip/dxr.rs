@@ -502,7 +502,7 @@ impl RouteEngine for Dxr {
 
 #[cfg(test)]
 mod tests {
-    use super::super::route_store::testing::{ip, reference, route};
+    use super::super::route_store::testing::{ip, reference, route, xorshift};
     use super::*;
 
     #[test]
@@ -589,13 +589,7 @@ mod tests {
     /// addresses after every burst of updates.
     #[test]
     fn random_against_reference() {
-        let mut seed: u64 = 0x0dd5_eed5_1234_5678;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rnd = xorshift(0x0dd5_eed5_1234_5678);
         let mut t = Dxr::default();
         let mut live: Vec<Route> = Vec::new();
         let mut checked = 0;

@@ -165,6 +165,16 @@ pub(crate) mod testing {
         u32::from(s.parse::<std::net::Ipv4Addr>().unwrap())
     }
 
+    /// A deterministic pseudo-random sequence (xorshift64) from `seed`.
+    pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     /// The reference: linear longest-prefix match.
     pub(crate) fn reference(routes: &[Route], a: u32) -> Option<(u32, i32)> {
         routes
