@@ -46,6 +46,10 @@ pub struct BenchOptions {
     /// per-element cost table.
     #[arg(long)]
     pub profile: bool,
+    /// Run every task once per scheduling, as Click's driver does, even
+    /// where several runs could be done in one call with the same results.
+    #[arg(long)]
+    pub no_coalesce: bool,
     /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
@@ -284,8 +288,9 @@ fn reset_peak_rss() {
 }
 
 /// Builds a router for one run, printing build errors.
-fn build_router(flat: &FlatConfig, text: &str) -> Result<Router, String> {
-    crate::build(flat.clone(), text, false, 1).map_err(|()| "configuration error".to_string())
+fn build_router(flat: &FlatConfig, text: &str, no_coalesce: bool) -> Result<Router, String> {
+    crate::build(flat.clone(), text, false, 1, no_coalesce)
+        .map_err(|()| "configuration error".to_string())
 }
 
 /// Builds, runs and checks once; returns the seconds the run took, on the
@@ -295,8 +300,9 @@ fn one_run(
     text: &str,
     checks: &[Check],
     profile: bool,
+    no_coalesce: bool,
 ) -> Result<(f64, f64, Router), String> {
-    let router = build_router(flat, text)?;
+    let router = build_router(flat, text, no_coalesce)?;
     if profile {
         router.write_handler("profile", "true")?;
     }
@@ -332,7 +338,7 @@ fn bench_file(
         checks.push(parse_check(c, n)?);
     }
     if checks.is_empty() && !opts.no_check {
-        let router = build_router(&flat, &text)?;
+        let router = build_router(&flat, &text, opts.no_coalesce)?;
         checks = default_checks(&router, n);
         if checks.is_empty() {
             return Err(
@@ -351,8 +357,8 @@ fn bench_file(
     };
     let (mut ns, mut cpu_ns) = (Vec::new(), Vec::new());
     for i in 0..=opts.runs {
-        let (secs, cpu, _) =
-            one_run(&flat, &text, &checks, false).map_err(|e| format!("{}: {e}", label(i)))?;
+        let (secs, cpu, _) = one_run(&flat, &text, &checks, false, opts.no_coalesce)
+            .map_err(|e| format!("{}: {e}", label(i)))?;
         if i > 0 {
             ns.push(secs * 1e9 / n as f64);
             cpu_ns.push(cpu * 1e9 / n as f64);
@@ -362,8 +368,8 @@ fn bench_file(
     cpu_ns.sort_by(f64::total_cmp);
     let max_rss = peak_rss();
     let (profile, profiled_ns) = if opts.profile {
-        let (secs, _, router) =
-            one_run(&flat, &text, &checks, true).map_err(|e| format!("profiled run: {e}"))?;
+        let (secs, _, router) = one_run(&flat, &text, &checks, true, opts.no_coalesce)
+            .map_err(|e| format!("profiled run: {e}"))?;
         let report = router
             .element_costs()
             .ok_or("profiled run: no element costs")?;
@@ -671,7 +677,7 @@ mod tests {
 
     fn built(text: &str) -> Router {
         let flat = crate::parse(text, "config", &[]).unwrap();
-        crate::build(flat, text, false, 1).unwrap()
+        crate::build(flat, text, false, 1, false).unwrap()
     }
 
     #[test]

@@ -122,6 +122,9 @@ pub struct DriverRequest {
     pub allow_reconfigure: bool,
     /// Profile per-element costs and print them after the run.
     pub profile: bool,
+    /// `--no-coalesce`: run every task once per scheduling, never several
+    /// runs in one call (`BuildOptions::no_coalesce`).
+    pub no_coalesce: bool,
 }
 
 /// Click's `-p` argument: a port number, or a number and `+` (try
@@ -176,11 +179,19 @@ fn add_control_sockets(
     }
 }
 
-/// Builds a router, printing errors Click's way.
-pub fn build(flat: FlatConfig, text: &str, simtime: bool, threads: usize) -> Result<Router, ()> {
+/// Builds a router, printing errors Click's way. `no_coalesce`: see
+/// `BuildOptions::no_coalesce`.
+pub fn build(
+    flat: FlatConfig,
+    text: &str,
+    simtime: bool,
+    threads: usize,
+    no_coalesce: bool,
+) -> Result<Router, ()> {
     let opts = BuildOptions {
         simtime,
         threads: threads.max(1),
+        no_coalesce,
         source_text: text.to_string(),
         capture_log: false,
         ..Default::default()
@@ -220,6 +231,7 @@ pub fn drive(req: DriverRequest) -> i32 {
             BuildOptions {
                 simtime: req.simtime,
                 threads: req.threads.max(1),
+                no_coalesce: req.no_coalesce,
                 ..Default::default()
             },
             Some(prepare),
@@ -231,7 +243,7 @@ pub fn drive(req: DriverRequest) -> i32 {
             .map_err(|e| eprintln!("{e}")),
         None => {
             add_control_sockets(&mut flat, &req.ports, &req.unix_sockets, false);
-            build(flat, &text, req.simtime, req.threads)
+            build(flat, &text, req.simtime, req.threads, req.no_coalesce)
         }
     };
     let Ok(mut router) = built else {

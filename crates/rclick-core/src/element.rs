@@ -332,6 +332,34 @@ pub trait Element: AsAny + Send {
         false
     }
 
+    /// Runs task `task` as up to `runs` consecutive runs, in one call;
+    /// returns how many runs it did (at least 1, at most `runs`).
+    ///
+    /// The scheduler offers `runs > 1` only when Click's driver would run
+    /// this task that many times in a row (it stays first in the stride
+    /// order, no timer is due in between) and every element its push
+    /// outputs reach says [`batch_transparent`](Element::batch_transparent):
+    /// then pushing the packets of `runs` runs as one batch is
+    /// indistinguishable from pushing them run by run. Sources override
+    /// this to make one batch; the default does one
+    /// [`run_task`](Element::run_task).
+    fn run_task_runs(&mut self, task: TaskId, runs: u32, cx: &mut Ctx) -> u32 {
+        let _ = runs;
+        self.run_task(task, cx);
+        1
+    }
+
+    /// Whether this element, as configured now, treats a pushed batch
+    /// exactly as the same packets pushed one at a time, with nothing
+    /// another element or the user could observe in between: no task
+    /// woken, no handler called, no text printed, no shared random
+    /// numbers drawn, no state other elements read. Lets the scheduler
+    /// coalesce a source's runs ([`run_task_runs`](Element::run_task_runs)).
+    /// Asked again after every handler write. Default: `false`.
+    fn batch_transparent(&self) -> bool {
+        false
+    }
+
     /// Timer `timer` fired.
     fn run_timer(&mut self, timer: TimerId, cx: &mut Ctx) {
         let _ = (timer, cx);

@@ -39,6 +39,10 @@ struct Cli {
     /// Run in simulated time.
     #[arg(long = "simtime")]
     simtime: bool,
+    /// Run every task once per scheduling, as Click's driver does, even
+    /// where several runs could be done in one call with the same results.
+    #[arg(long = "no-coalesce")]
+    no_coalesce: bool,
     /// Start N threads.
     #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 1)]
     threads: usize,
@@ -87,6 +91,7 @@ fn main() {
         unix_sockets: cli.unix_sockets,
         allow_reconfigure: cli.allow_reconfigure,
         profile: false,
+        no_coalesce: cli.no_coalesce,
     };
     for p in &cli.ports {
         match rclick_cli::parse_port_arg(p) {

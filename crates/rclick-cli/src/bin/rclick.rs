@@ -61,6 +61,10 @@ enum Command {
         /// (the `element_costs` handler) after the router stops.
         #[arg(long)]
         profile: bool,
+        /// Run every task once per scheduling, as Click's driver does, even
+        /// where several runs could be done in one call with the same results.
+        #[arg(long)]
+        no_coalesce: bool,
     },
     /// Time benchmark configurations (Click's `bench/*.click`): a warm-up
     /// run, then timed runs of N packets each, every run checked through
@@ -109,6 +113,7 @@ fn main() {
             simtime,
             threads,
             profile,
+            no_coalesce,
         } => match config.split() {
             Ok((source, defines)) => drive(DriverRequest {
                 source: Some(source),
@@ -117,6 +122,7 @@ fn main() {
                 simtime,
                 threads,
                 profile,
+                no_coalesce,
                 ..Default::default()
             }),
             Err(e) => {
@@ -178,7 +184,7 @@ fn check(source: Source, defines: &[(String, String)]) -> i32 {
     let Ok(flat) = parse(&text, &name, defines) else {
         return 1;
     };
-    match rclick_cli::build(flat, &text, false, 1) {
+    match rclick_cli::build(flat, &text, false, 1, false) {
         Ok(r) => {
             println!(
                 "{name}: ok ({} elements, {} connections)",

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicI32};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64};
 use std::sync::{Arc, Mutex};
 
 use rclick_lang::{confparse, FlatConfig};
@@ -40,6 +40,10 @@ pub struct BuildOptions {
     pub hotswap_from: Option<Router>,
     /// Offer the writable global `hotconfig` handler, served by this.
     pub hotconfig: Option<Arc<super::HotConfig>>,
+    /// Never coalesce task runs: run every task exactly once per
+    /// scheduling, as Click's driver does, even where the results could
+    /// not differ (see `Element::run_task_runs`). For comparisons.
+    pub no_coalesce: bool,
 }
 
 /// Why a router could not be built: every error message, in order, each
@@ -554,6 +558,8 @@ impl Router {
             external_tasks: b.external_tasks,
             hotconfig: opts.hotconfig,
             profile: super::profile::Profile::new(n),
+            handler_writes: AtomicU64::new(0),
+            coalesce: !opts.no_coalesce,
         };
         Router {
             inner: Arc::new(inner),

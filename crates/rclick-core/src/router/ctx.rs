@@ -315,6 +315,7 @@ impl<'a> InitCx<'a> {
             pass: AtomicU64::new(0),
             thread: AtomicUsize::new(0),
             runs: AtomicU64::new(0),
+            coalesce: AtomicU64::new(0),
         });
         if scheduled {
             self.b.tasks[id as usize]

@@ -333,6 +333,9 @@ impl RouterInner {
             Target::Global(g) => return self.write_global(g, value),
             Target::Element(e, h) => (e, h),
         };
+        // Elements' batch_transparent answers may change (sched.rs asks
+        // again when this count moved).
+        self.handler_writes.fetch_add(1, Ordering::Release);
         let full = format!("{}.{}", self.info[e].name, h);
         if let Some(def) = self.element_handler(e, h).cloned() {
             if !def.flags.write {

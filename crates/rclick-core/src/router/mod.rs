@@ -102,6 +102,10 @@ pub(crate) struct TaskInfo {
     pub pass: AtomicU64,
     pub thread: AtomicUsize,
     pub runs: AtomicU64,
+    /// Whether the scheduler may coalesce this task's runs: `0` when not
+    /// known yet, else `(handler writes + 1) << 1 | allowed`, decided when
+    /// the router's handler-write count was that (see `sched.rs`).
+    pub coalesce: AtomicU64,
 }
 
 /// A timer's shared state.
@@ -173,6 +177,11 @@ pub struct RouterInner {
     pub(crate) hotconfig: Option<Arc<hotswap::HotConfig>>,
     /// Per-element costs, when switched on.
     pub(crate) profile: profile::Profile,
+    /// Handler writes so far: an element's `batch_transparent` answer may
+    /// change with each (the scheduler asks again).
+    pub(crate) handler_writes: AtomicU64,
+    /// Whether tasks' runs may be coalesced at all (`BuildOptions`).
+    pub(crate) coalesce: bool,
 }
 
 /// A built, initialized router. Cheap to clone (shared).

@@ -225,18 +225,31 @@ impl ThreadSched {
         None
     }
 
-    /// Runs task `t`. Returns `Some((pass, t))` when the task rescheduled
-    /// itself and is still the next to run: the caller runs it again
-    /// directly, without touching the run queue.
-    fn run_one_task(&mut self, rt: &RouterInner, pass: u64, t: u32) -> Option<(u64, u32)> {
+    /// Runs task `t`, as up to `budget` consecutive runs when it may be
+    /// coalesced (see [`ThreadSched::runs_in_a_row`]). Returns how many runs
+    /// it did, and `Some((pass, t))` when the task rescheduled itself and
+    /// is still the next to run: the caller runs it again directly, without
+    /// touching the run queue.
+    fn run_one_task(
+        &mut self,
+        rt: &RouterInner,
+        pass: u64,
+        t: u32,
+        budget: usize,
+    ) -> (Option<(u64, u32)>, usize) {
         let ti = &rt.tasks[t as usize];
         ti.scheduled.store(false, Ordering::Release);
         self.pass_floor = pass;
         let stride = STRIDE1 / u64::from(ti.tickets.load(Ordering::Relaxed).clamp(1, MAX_TICKETS));
-        let next_pass = pass + stride;
+        // (With profiling on, the task still runs once: `used` stays 1.)
+        let offer = if budget > 1 && rt.coalesce {
+            self.runs_in_a_row(rt, t, pass, stride, budget)
+        } else {
+            1
+        };
+        let mut next_pass = pass + stride;
         ti.pass.store(next_pass, Ordering::Relaxed);
-        ti.runs
-            .store(ti.runs.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let mut used = 1u64;
         let e = ti.element;
         if let Ok(mut g) = rt.slots[e].lock(self.id) {
             self.current_task = Some(t);
@@ -244,12 +257,28 @@ impl ThreadSched {
             let mut cx = Ctx::new(rt, self, e);
             if rt.profile.on() {
                 cx.run_task_profiled(&mut **g, TaskId(t));
+            } else if offer > 1 {
+                used = u64::from(g.run_task_runs(TaskId(t), offer, &mut cx).clamp(1, offer));
+                cx.deliver_deferred_pushes(&mut **g);
             } else {
                 g.run_task(TaskId(t), &mut cx);
                 cx.deliver_deferred_pushes(&mut **g);
             }
             self.current_task = None;
         }
+        if offer > 1 && used == 1 {
+            // It takes one run at a time (the default `run_task_runs`): do
+            // not offer more until the next handler write.
+            let stamp = (rt.handler_writes.load(Ordering::Acquire) + 1) << 1;
+            ti.coalesce.store(stamp, Ordering::Relaxed);
+        }
+        if used > 1 {
+            next_pass = pass + used * stride;
+            self.pass_floor = next_pass - stride;
+            ti.pass.store(next_pass, Ordering::Relaxed);
+        }
+        ti.runs
+            .store(ti.runs.load(Ordering::Relaxed) + used, Ordering::Relaxed);
         if !self.deferred_writes.is_empty() {
             self.run_deferred_writes(rt);
         }
@@ -261,11 +290,83 @@ impl ThreadSched {
                 Some((p, _, _)) => next_pass < *p,
             };
             if first {
-                return Some((next_pass, t));
+                return (Some((next_pass, t)), used as usize);
             }
             self.enqueue(rt, t);
         }
-        None
+        (None, used as usize)
+    }
+
+    /// How many times in a row Click's driver would run task `t`, now at
+    /// `pass`, before another task or a timer check: at most `budget`, and
+    /// only while its pass stays below the next waiting task's (a tie goes
+    /// to the waiting task). 1 unless every element the task's element
+    /// pushes to, directly or further on, is batch-transparent as
+    /// configured now (asked again after any handler write).
+    #[inline]
+    fn runs_in_a_row(
+        &mut self,
+        rt: &RouterInner,
+        t: u32,
+        pass: u64,
+        stride: u64,
+        budget: usize,
+    ) -> u32 {
+        if !self.may_coalesce(rt, t) {
+            return 1;
+        }
+        let budget = u32::try_from(budget).unwrap_or(u32::MAX);
+        match self.runq.front() {
+            None => budget,
+            Some(&(front, _, _)) if front > pass + stride => {
+                u32::try_from(1 + (front - pass - 1) / stride).map_or(budget, |k| k.min(budget))
+            }
+            Some(_) => 1,
+        }
+    }
+
+    /// Whether task `t`'s element pushes only into batch-transparent
+    /// elements, as they are configured now (asked again after any
+    /// handler write).
+    #[inline]
+    fn may_coalesce(&mut self, rt: &RouterInner, t: u32) -> bool {
+        let ti = &rt.tasks[t as usize];
+        let stamp = (rt.handler_writes.load(Ordering::Acquire) + 1) << 1;
+        let known = ti.coalesce.load(Ordering::Relaxed);
+        if known & !1 == stamp {
+            return known & 1 == 1;
+        }
+        let ok = self.push_closure_transparent(rt, ti.element);
+        ti.coalesce.store(stamp | u64::from(ok), Ordering::Relaxed);
+        ok
+    }
+
+    /// Whether every element reached through the push outputs of element
+    /// `e` (and theirs, and so on) is batch-transparent. A path back into
+    /// `e` is not.
+    #[cold]
+    #[inline(never)]
+    fn push_closure_transparent(&self, rt: &RouterInner, e: usize) -> bool {
+        let mut seen = vec![false; rt.slots.len()];
+        seen[e] = true;
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            for &(to, _) in &rt.push_out[x] {
+                let to = to as usize;
+                if to == e {
+                    return false;
+                }
+                if to >= seen.len() || seen[to] {
+                    continue;
+                }
+                seen[to] = true;
+                match rt.slots[to].lock(self.id) {
+                    Ok(g) if g.batch_transparent() => stack.push(to),
+                    _ => return false,
+                }
+            }
+        }
+        true
     }
 
     /// Runs the handler writes deferred because their element was busy on
@@ -392,8 +493,9 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
             let Some((pass, t)) = direct.take().or_else(|| sched.next_task(rt)) else {
                 break;
             };
-            direct = sched.run_one_task(rt, pass, t);
-            ran += 1;
+            let used;
+            (direct, used) = sched.run_one_task(rt, pass, t, TASKS_PER_ITER - ran);
+            ran += used;
             if rt.runcount.load(Ordering::Acquire) <= 0 || rt.quit.load(Ordering::Relaxed) {
                 break;
             }
@@ -441,41 +543,6 @@ mod tests {
     use crate::element::{Element, HandlerDef, TaskId, TimerId};
     use crate::registry::Registry;
     use crate::router::{BuildOptions, Ctx, InitCx, Router};
-
-    /// Pushes `limit` packets, `burst` at a time, then asks to stop.
-    #[derive(Default)]
-    struct Src {
-        sent: u64,
-    }
-    impl Element for Src {
-        fn class_name(&self) -> &'static str {
-            "Src"
-        }
-        fn port_count(&self) -> &'static str {
-            "0/1"
-        }
-        fn processing(&self) -> &'static str {
-            "h/h"
-        }
-        fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-            cx.new_task(true);
-            Ok(())
-        }
-        fn run_task(&mut self, _t: TaskId, cx: &mut Ctx) -> bool {
-            let mut b = PacketBatch::new();
-            for _ in 0..4 {
-                b.push(Packet::from_slice(&[0u8; 60]));
-            }
-            self.sent += 4;
-            cx.push(0, b);
-            if self.sent >= 100 {
-                cx.request_stop();
-            } else {
-                cx.reschedule();
-            }
-            true
-        }
-    }
 
     #[derive(Default)]
     struct Count {
@@ -542,11 +609,165 @@ mod tests {
         }
     }
 
+    /// `RunSrc([PER_RUN, LIMIT])`: PER_RUN packets per run (default 1), up
+    /// to LIMIT (default 1000), then asks to stop. Takes coalesced runs and
+    /// records the size of every batch it pushes.
+    struct RunSrc {
+        per_run: u64,
+        limit: u64,
+        sent: u64,
+        batches: Vec<u32>,
+    }
+    impl Default for RunSrc {
+        fn default() -> RunSrc {
+            RunSrc {
+                per_run: 1,
+                limit: 1000,
+                sent: 0,
+                batches: Vec::new(),
+            }
+        }
+    }
+    impl RunSrc {
+        fn emit(&mut self, runs: u32, cx: &mut Ctx) -> u32 {
+            let n = (u64::from(runs) * self.per_run).min(self.limit - self.sent);
+            let mut b = PacketBatch::new();
+            for _ in 0..n {
+                b.push(Packet::from_slice(&[0u8; 60]));
+            }
+            self.sent += n;
+            self.batches.push(n as u32);
+            cx.push(0, b);
+            if self.sent >= self.limit {
+                cx.request_stop();
+            } else {
+                cx.reschedule();
+            }
+            n.div_ceil(self.per_run).max(1) as u32
+        }
+    }
+    impl Element for RunSrc {
+        fn class_name(&self) -> &'static str {
+            "RunSrc"
+        }
+        fn port_count(&self) -> &'static str {
+            "0/1"
+        }
+        fn processing(&self) -> &'static str {
+            "h/h"
+        }
+        fn configure(
+            &mut self,
+            conf: &[String],
+            _cx: &mut crate::ConfigureCx,
+        ) -> Result<(), String> {
+            let num = |i: usize, d: u64| {
+                conf.get(i)
+                    .map_or(Ok(d), |c| c.parse().map_err(|_| "bad number".to_string()))
+            };
+            self.per_run = num(0, 1)?;
+            self.limit = num(1, 1000)?;
+            Ok(())
+        }
+        fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+            cx.new_task(true);
+            Ok(())
+        }
+        fn run_task(&mut self, _t: TaskId, cx: &mut Ctx) -> bool {
+            self.emit(1, cx);
+            true
+        }
+        fn run_task_runs(&mut self, _t: TaskId, runs: u32, cx: &mut Ctx) -> u32 {
+            self.emit(runs, cx)
+        }
+        fn handlers(&self) -> Vec<HandlerDef> {
+            vec![
+                HandlerDef::read("largest", 0),
+                HandlerDef::read("batches", 1),
+            ]
+        }
+        fn read_handler(&mut self, id: u32, _p: &str, _cx: &mut Ctx) -> Result<String, String> {
+            Ok(match id {
+                0 => self.batches.iter().max().copied().unwrap_or(0).to_string(),
+                _ => self.batches.len().to_string(),
+            })
+        }
+    }
+
+    /// Counts packets; batch-transparent while its `transparent` handler
+    /// says so (initially its configuration argument, default false).
+    #[derive(Default)]
+    struct Sink {
+        n: u64,
+        transparent: bool,
+    }
+    impl Element for Sink {
+        fn class_name(&self) -> &'static str {
+            "Sink"
+        }
+        fn port_count(&self) -> &'static str {
+            "1/0"
+        }
+        fn configure(
+            &mut self,
+            conf: &[String],
+            _cx: &mut crate::ConfigureCx,
+        ) -> Result<(), String> {
+            self.transparent = conf.first().is_some_and(|c| c == "true");
+            Ok(())
+        }
+        fn batch_transparent(&self) -> bool {
+            self.transparent
+        }
+        fn push(&mut self, _port: usize, batch: PacketBatch, _cx: &mut Ctx) {
+            self.n += batch.len() as u64;
+        }
+        fn handlers(&self) -> Vec<HandlerDef> {
+            vec![
+                HandlerDef::read("count", 0),
+                HandlerDef::write("transparent", 1),
+            ]
+        }
+        fn read_handler(&mut self, _id: u32, _p: &str, _cx: &mut Ctx) -> Result<String, String> {
+            Ok(self.n.to_string())
+        }
+        fn write_handler(&mut self, _id: u32, v: &str, _cx: &mut Ctx) -> Result<(), String> {
+            self.transparent = v == "true";
+            Ok(())
+        }
+    }
+
+    /// At its first timer (at start), writes `true` to `sink.transparent`.
+    #[derive(Default)]
+    struct Flip;
+    impl Element for Flip {
+        fn class_name(&self) -> &'static str {
+            "Flip"
+        }
+        fn port_count(&self) -> &'static str {
+            "0/0"
+        }
+        fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+            let t = cx.new_timer();
+            cx.schedule_timer_after(t, Timestamp::from_nsec(0));
+            Ok(())
+        }
+        fn run_timer(&mut self, _t: TimerId, cx: &mut Ctx) {
+            cx.call_write("sink.transparent", "true").unwrap();
+        }
+    }
+
     fn build(text: &str, simtime: bool) -> Router {
+        build_with(text, simtime, false)
+    }
+
+    fn build_with(text: &str, simtime: bool, no_coalesce: bool) -> Router {
         let mut r = Registry::new();
-        r.add("Src", || Box::<Src>::default(), "");
         r.add("Count", || Box::<Count>::default(), "");
         r.add("Tick", || Box::<Tick>::default(), "");
+        r.add("RunSrc", || Box::<RunSrc>::default(), "");
+        r.add("Sink", || Box::<Sink>::default(), "");
+        r.add("Flip", || Box::<Flip>::default(), "");
         let flat = rclick_lang::parse(
             text,
             &rclick_lang::Options {
@@ -561,6 +782,7 @@ mod tests {
             BuildOptions {
                 simtime,
                 threads: 1,
+                no_coalesce,
                 ..Default::default()
             },
         )
@@ -569,7 +791,7 @@ mod tests {
 
     #[test]
     fn source_runs_until_stop() {
-        let r = build("Src -> a :: Count -> b :: Count;", false);
+        let r = build("RunSrc(4, 100) -> a :: Count -> b :: Count;", false);
         r.run();
         assert_eq!(r.read_handler("a.count", "").unwrap(), "100");
         assert_eq!(r.read_handler("b.count", "").unwrap(), "100");
@@ -591,7 +813,10 @@ mod tests {
     #[test]
     fn stride_shares_by_tickets() {
         // Two sources with 1:3 tickets; stop after the first reaches 100.
-        let r = build("s1 :: Src -> a :: Count; s2 :: Src -> b :: Count;", false);
+        let r = build(
+            "s1 :: RunSrc(4, 100) -> a :: Count; s2 :: RunSrc(4, 100) -> b :: Count;",
+            false,
+        );
         r.write_handler("s1.tickets", "256").unwrap();
         r.write_handler("s2.tickets", "768").unwrap();
         r.run();
@@ -603,11 +828,75 @@ mod tests {
 
     #[test]
     fn handler_errors_change_nothing() {
-        let r = build("s1 :: Src -> a :: Count;", false);
+        let r = build("s1 :: RunSrc -> a :: Count;", false);
         assert!(r.write_handler("s1.tickets", "lots").is_err());
         assert_eq!(r.read_handler("s1.tickets", "").unwrap(), "1024");
         assert!(r.write_handler("a.count", "3").is_err());
         assert!(r.read_handler("nosuch.count", "").is_err());
         assert_eq!(r.runcount(), 1);
+    }
+
+    fn read_u64(r: &Router, h: &str) -> u64 {
+        r.read_handler(h, "").unwrap().parse().unwrap()
+    }
+
+    #[test]
+    fn lone_source_runs_coalesce_through_transparent_elements() {
+        let r = build("s :: RunSrc -> sink :: Sink(true);", false);
+        r.run();
+        assert_eq!(read_u64(&r, "sink.count"), 1000);
+        // TASKS_PER_ITER runs at a time, between timer checks.
+        assert_eq!(read_u64(&r, "s.largest"), super::TASKS_PER_ITER as u64);
+        assert_eq!(read_u64(&r, "s.batches"), 1000u64.div_ceil(64));
+    }
+
+    #[test]
+    fn no_coalescing_through_an_opaque_element_or_when_switched_off() {
+        let r = build("s :: RunSrc -> sink :: Sink(false);", false);
+        r.run();
+        assert_eq!(read_u64(&r, "sink.count"), 1000);
+        assert_eq!(read_u64(&r, "s.largest"), 1);
+        let r = build_with("s :: RunSrc -> sink :: Sink(true);", false, true);
+        r.run();
+        assert_eq!(read_u64(&r, "s.largest"), 1);
+        assert_eq!(read_u64(&r, "s.batches"), 1000);
+    }
+
+    #[test]
+    fn tasks_that_alternate_are_not_coalesced() {
+        // Equal tickets: Click alternates the two sources run by run.
+        let r = build(
+            "s1 :: RunSrc -> sink :: Sink(true); s2 :: RunSrc -> sink2 :: Sink(true);",
+            false,
+        );
+        r.run();
+        assert_eq!(read_u64(&r, "s1.largest"), 1);
+        assert_eq!(read_u64(&r, "s2.largest"), 1);
+        // 1:3 tickets: the second runs three times for each run of the
+        // first, as one coalesced run of 3 (ties go to the waiting task).
+        let r = build(
+            "s1 :: RunSrc -> sink :: Sink(true); s2 :: RunSrc -> sink2 :: Sink(true);",
+            false,
+        );
+        r.write_handler("s1.tickets", "256").unwrap();
+        r.write_handler("s2.tickets", "768").unwrap();
+        r.run();
+        assert_eq!(read_u64(&r, "s1.largest"), 1);
+        // (Strides 256 and 85: sometimes four in a row.)
+        assert!((3..=4).contains(&read_u64(&r, "s2.largest")));
+        let a = read_u64(&r, "sink.count");
+        assert_eq!(read_u64(&r, "sink2.count"), 1000);
+        assert!((330..=340).contains(&a), "a={a}");
+    }
+
+    #[test]
+    fn a_handler_write_is_seen_at_the_next_run() {
+        let r = build("s :: RunSrc -> sink :: Sink(false); f :: Flip;", false);
+        r.run();
+        assert_eq!(read_u64(&r, "sink.count"), 1000);
+        // Opaque for the first TASKS_PER_ITER runs (the timer fires after
+        // them), coalesced from then on.
+        assert_eq!(read_u64(&r, "s.largest"), super::TASKS_PER_ITER as u64);
+        assert_eq!(read_u64(&r, "s.batches"), 64 + (1000u64 - 64).div_ceil(64));
     }
 }

@@ -128,6 +128,10 @@ impl Element for IPClassifier {
     fn class_name(&self) -> &'static str {
         "IPClassifier"
     }
+    /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
+    fn batch_transparent(&self) -> bool {
+        true
+    }
     fn port_count(&self) -> &'static str {
         "1/-"
     }

@@ -456,6 +456,10 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
     fn class_name(&self) -> &'static str {
         self.class
     }
+    /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
+    fn batch_transparent(&self) -> bool {
+        true
+    }
     fn port_count(&self) -> &'static str {
         "1/-"
     }

@@ -52,6 +52,10 @@ impl Element for MarkIPHeader {
     fn class_name(&self) -> &'static str {
         "MarkIPHeader"
     }
+    /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
+    fn batch_transparent(&self) -> bool {
+        true
+    }
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         let mut offset = 0usize;
         Args::new(conf)

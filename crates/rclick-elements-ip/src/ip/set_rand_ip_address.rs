@@ -85,6 +85,10 @@ impl Element for SetRandIPAddress {
     fn class_name(&self) -> &'static str {
         "SetRandIPAddress"
     }
+    /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
+    fn batch_transparent(&self) -> bool {
+        true
+    }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         let mut prefix = IpPrefix::new(Ipv4Addr::UNSPECIFIED, 0);
         let mut limit: u32 = 0;

@@ -105,6 +105,10 @@ impl Element for StoreIPAddress {
     fn class_name(&self) -> &'static str {
         "StoreIPAddress"
     }
+    /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
+    fn batch_transparent(&self) -> bool {
+        true
+    }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         if conf.is_empty() || conf.len() > 2 {
             return Err("expected [IP address, ] byte offset".into());

@@ -726,6 +726,10 @@ impl Element for Classifier {
     fn class_name(&self) -> &'static str {
         "Classifier"
     }
+    /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
+    fn batch_transparent(&self) -> bool {
+        true
+    }
     fn port_count(&self) -> &'static str {
         "1/-"
     }

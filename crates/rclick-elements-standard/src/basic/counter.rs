@@ -154,6 +154,10 @@ impl Element for Counter {
     fn class_name(&self) -> &'static str {
         "Counter"
     }
+    /// Unless a COUNT_CALL or BYTE_COUNT_CALL could fire in the middle of a batch.
+    fn batch_transparent(&self) -> bool {
+        self.count_call.is_none() && self.byte_call.is_none()
+    }
 
     fn configure(
         &mut self,

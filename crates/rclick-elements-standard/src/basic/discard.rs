@@ -78,6 +78,10 @@ impl Element for Discard {
     fn class_name(&self) -> &'static str {
         "Discard"
     }
+    /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
+    fn batch_transparent(&self) -> bool {
+        true
+    }
     fn port_count(&self) -> &'static str {
         "1/0"
     }

@@ -128,6 +128,36 @@ impl InfiniteSource {
         p
     }
 
+    /// Pushes the packets of `runs` task runs (BURST each, fewer at the
+    /// limit) as one batch and reschedules; returns the runs used, 0 when
+    /// the limit had been reached (then stops or calls END_CALL).
+    fn emit_runs(&mut self, runs: u32, cx: &mut Ctx) -> u32 {
+        let burst = u64::from(self.burst.max(1));
+        let mut n = burst.saturating_mul(u64::from(runs));
+        if self.limit >= 0 {
+            n = n.min((self.limit as u64).saturating_sub(self.count));
+        }
+        if n == 0 {
+            if !self.below_limit() {
+                self.at_end(cx);
+            }
+            return 0;
+        }
+        let mut b = PacketBatch::with_capacity(n as usize);
+        for _ in 0..n {
+            b.push(self.make(cx));
+        }
+        self.count += n;
+        cx.push(0, b);
+        cx.reschedule();
+        // Whole runs, and the last (partial) one that reached the limit.
+        if runs == 1 {
+            1
+        } else {
+            n.div_ceil(burst) as u32
+        }
+    }
+
     /// The limit was reached: stop the driver or call END_CALL.
     fn at_end(&mut self, cx: &mut Ctx) {
         if self.stop {
@@ -220,27 +250,16 @@ impl Element for InfiniteSource {
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
-        if !self.active || !self.nonfull.active() {
-            return false;
-        }
-        let mut n = u64::from(self.burst);
-        if self.limit >= 0 {
-            n = n.min((self.limit as u64).saturating_sub(self.count));
-        }
-        if n > 0 {
-            let mut b = PacketBatch::with_capacity(n as usize);
-            for _ in 0..n {
-                b.push(self.make(cx));
-            }
-            self.count += n;
-            cx.push(0, b);
-            cx.reschedule();
-            true
+        self.active && self.nonfull.active() && self.emit_runs(1, cx) > 0
+    }
+
+    /// `runs` runs of BURST packets each, pushed as one batch (the
+    /// scheduler offers this only when nothing downstream could tell).
+    fn run_task_runs(&mut self, _task: TaskId, runs: u32, cx: &mut Ctx) -> u32 {
+        if self.active && self.nonfull.active() {
+            self.emit_runs(runs, cx).max(1)
         } else {
-            if !self.below_limit() {
-                self.at_end(cx);
-            }
-            false
+            1
         }
     }
 
@@ -340,6 +359,28 @@ mod tests {
         assert_eq!(testing::read(&r, "c.count"), "5");
         assert_eq!(testing::read(&r, "s.count"), "5");
         assert_eq!(testing::read(&r, "c.byte_count"), "345");
+    }
+
+    #[test]
+    fn coalesced_runs_keep_the_limit_and_counter_calls() {
+        // Counter and Discard are batch-transparent: runs are coalesced, and
+        // the limit (not a multiple of BURST) still holds exactly.
+        let r = testing::run(
+            "s :: InfiniteSource(LIMIT 1003, BURST 3, STOP true) -> c :: Counter -> d :: Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "c.count"), "1003");
+        assert_eq!(testing::read(&r, "s.count"), "1003");
+        // A COUNT_CALL could fire in the middle of a batch: no coalescing,
+        // so the router stops after exactly the run Click's stops after.
+        let r = testing::run(
+            "s :: InfiniteSource(LIMIT 1000) -> c :: Counter(COUNT_CALL 500 stop) -> d :: Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "d.count"), "500");
+        assert_eq!(testing::read(&r, "s.count"), "500");
     }
 
     #[test]

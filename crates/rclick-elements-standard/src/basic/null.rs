@@ -40,6 +40,10 @@ impl Element for Null {
     fn class_name(&self) -> &'static str {
         "Null"
     }
+    /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
+    fn batch_transparent(&self) -> bool {
+        true
+    }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         cx.push(0, batch);
     }

@@ -69,6 +69,10 @@ impl Element for Paint {
     fn class_name(&self) -> &'static str {
         "Paint"
     }
+    /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
+    fn batch_transparent(&self) -> bool {
+        true
+    }
     fn configure(
         &mut self,
         conf: &[String],

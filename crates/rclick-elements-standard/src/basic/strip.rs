@@ -46,6 +46,10 @@ impl Element for Strip {
     fn class_name(&self) -> &'static str {
         "Strip"
     }
+    /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
+    fn batch_transparent(&self) -> bool {
+        true
+    }
     fn configure(
         &mut self,
         conf: &[String],

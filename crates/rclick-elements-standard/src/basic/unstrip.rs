@@ -57,6 +57,10 @@ impl Element for Unstrip {
     fn class_name(&self) -> &'static str {
         "Unstrip"
     }
+    /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
+    fn batch_transparent(&self) -> bool {
+        true
+    }
     fn configure(
         &mut self,
         conf: &[String],
