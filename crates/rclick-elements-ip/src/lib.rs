@@ -4,6 +4,7 @@
 //! and the tcpdump-like IPClassifier and IPFilter.
 
 pub mod classifier;
+mod divert;
 pub mod icmp;
 pub mod ip;
 

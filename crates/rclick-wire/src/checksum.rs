@@ -80,6 +80,12 @@ fn sum_ne(data: &[u8]) -> u64 {
     total
 }
 
+/// [`sum_ne`] of exactly 20 bytes.
+#[inline(always)]
+fn sum_ne_20(b: &[u8; 20]) -> u64 {
+    lane(&b[0..]) + lane(&b[4..]) + lane(&b[8..]) + lane(&b[12..]) + lane(&b[16..])
+}
+
 /// The one's-complement sum of `data` read as big-endian 16-bit words
 /// (an odd last byte is padded with a zero), folded to 16 bits and **not**
 /// complemented. `!sum(data)` is the checksum to store; bytes that include
@@ -89,8 +95,20 @@ fn sum_ne(data: &[u8]) -> u64 {
 /// // RFC 1071, section 3: the sum of 00 01 f2 03 f4 f5 f6 f7 is 0xddf2.
 /// assert_eq!(rclick_wire::checksum::sum(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]), 0xddf2);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn sum(data: &[u8]) -> u16 {
+    // An IPv4 header without options, the most common input: five lanes
+    // and no loop (about 45 fewer instructions than the general path).
+    if let Ok(hdr) = <&[u8; 20]>::try_from(data) {
+        return u16::from_be(fold(sum_ne_20(hdr)));
+    }
+    sum_any(data)
+}
+
+/// [`sum`] of any length: out of line, so that the 20-byte case inlines
+/// into its callers without the loop.
+#[inline(never)]
+fn sum_any(data: &[u8]) -> u16 {
     // 1 GiB blocks keep the u64 accumulator far from overflow.
     const BLOCK: usize = 1 << 30;
     let folded = if data.len() <= BLOCK {
@@ -294,6 +312,32 @@ mod tests {
         assert_eq!(sum(&big), reference_sum(&big));
         let ones = vec![0xffu8; 100_000];
         assert_eq!(sum(&ones), reference_sum(&ones));
+    }
+
+    /// The 20-byte fast path (an IPv4 header) against the oracle and the
+    /// general path, on random headers and on the all-ones and all-zero
+    /// corners, at every alignment.
+    #[test]
+    fn twenty_bytes_match_reference() {
+        for seed in 0..2000u64 {
+            let data = bytes(seed + 31, 27);
+            for start in [0, 1, 3, 7] {
+                let s = &data[start..start + 20];
+                assert_eq!(sum(s), reference_sum(s), "seed {seed} start {start}");
+                assert_eq!(sum(s), u16::from_be(fold(sum_ne(s))), "seed {seed}");
+                // Lengths around 20 still take the general path.
+                let t = &data[start..start + 19];
+                assert_eq!(sum(t), reference_sum(t), "seed {seed} start {start}");
+                let u = &data[..21];
+                assert_eq!(sum(u), reference_sum(u), "seed {seed}");
+            }
+        }
+        assert_eq!(sum(&[0xff; 20]), 0xffff);
+        assert_eq!(sum(&[0; 20]), 0);
+        let mut hdr = crate::fixtures::UDP64[14..34].to_vec();
+        assert!(verify(&hdr));
+        hdr[8] ^= 1;
+        assert!(!verify(&hdr));
     }
 
     #[test]

@@ -258,19 +258,24 @@ impl Element for IpGwOptions {
     }
 
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        // Only Timestamp options need the clock, and most packets carry no
-        // options at all: read it only for a batch that has some.
-        let now = if batch.iter().any(has_options) {
-            cx.now()
-        } else {
-            Timestamp::ZERO
-        };
-        let bad = batch.divert(|p| self.handle(p, now));
+        // Most packets carry no options, and `handle` passes those on
+        // unchanged: a batch without any goes on whole. Only Timestamp
+        // options need the clock: read it only for a batch that has some.
+        if !batch.iter().any(has_options) {
+            if !batch.is_empty() {
+                cx.push(0, batch);
+            }
+            return;
+        }
+        let now = cx.now();
+        let bad = crate::divert::divert_failures(&mut batch, |p| self.handle(p, now));
         if !batch.is_empty() {
             cx.push(0, batch);
         }
-        if !bad.is_empty() && cx.noutputs() > 1 {
-            cx.push(1, bad);
+        if let Some(bad) = bad {
+            if cx.noutputs() > 1 {
+                cx.push(1, bad);
+            }
         }
     }
 

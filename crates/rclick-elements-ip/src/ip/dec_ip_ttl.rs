@@ -113,12 +113,14 @@ impl Element for DecIPTTL {
         true
     }
     fn push(&mut self, _port: usize, mut live: PacketBatch, cx: &mut Ctx) {
-        let dead = live.divert(|p| self.process(p));
-        self.drops += dead.len() as u64;
+        let dead = crate::divert::divert_failures(&mut live, |p| self.process(p));
+        if let Some(dead) = &dead {
+            self.drops += dead.len() as u64;
+        }
         if !live.is_empty() {
             cx.push(0, live);
         }
-        if !dead.is_empty() {
+        if let Some(dead) = dead {
             cx.checked_push(1, dead);
         }
     }

@@ -40,7 +40,23 @@ pub struct DropBroadcasts {
 }
 
 impl DropBroadcasts {
+    #[inline(always)]
     fn filter(&mut self, batch: &mut PacketBatch) {
+        // Almost every packet is unicast: then the batch stays as it is,
+        // and only this test is inlined.
+        if batch.iter().any(|p| {
+            matches!(
+                p.packet_type_anno(),
+                PacketType::Broadcast | PacketType::Multicast
+            )
+        }) {
+            self.remove_broadcasts(batch);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn remove_broadcasts(&mut self, batch: &mut PacketBatch) {
         let before = batch.len();
         batch.retain(|p| {
             !matches!(
@@ -79,6 +95,49 @@ impl Element for DropBroadcasts {
 mod tests {
     use crate::ip::test_util::registry;
     use rclick_core::testing;
+
+    /// Batches of several packets: all unicast (left as they are), and
+    /// mixed (broadcasts and multicasts removed, order kept, counted).
+    #[test]
+    fn filters_batches_in_order() {
+        use super::DropBroadcasts;
+        use rclick_core::{Packet, PacketBatch};
+        use rclick_packet::PacketType;
+        let types = [
+            PacketType::Host,
+            PacketType::Broadcast,
+            PacketType::OtherHost,
+            PacketType::Multicast,
+            PacketType::Host,
+        ];
+        let batch = |mask: &[PacketType]| {
+            let mut b = PacketBatch::new();
+            for (i, &t) in mask.iter().enumerate() {
+                let mut p = Packet::from_slice(&[i as u8]);
+                p.set_packet_type_anno(t);
+                b.push(p);
+            }
+            b
+        };
+        let tags = |b: &PacketBatch| b.iter().map(|p| p.data()[0]).collect::<Vec<_>>();
+        let mut d = DropBroadcasts::default();
+        let mut b = batch(&[PacketType::Host, PacketType::OtherHost, PacketType::Host]);
+        d.filter(&mut b);
+        assert_eq!(tags(&b), vec![0, 1, 2]);
+        assert_eq!(d.drops, 0);
+        let mut b = batch(&types);
+        d.filter(&mut b);
+        assert_eq!(tags(&b), vec![0, 2, 4]);
+        assert_eq!(d.drops, 2);
+        let mut b = batch(&[PacketType::Multicast]);
+        d.filter(&mut b);
+        assert!(b.is_empty());
+        assert_eq!(d.drops, 3);
+        let mut b = PacketBatch::new();
+        d.filter(&mut b);
+        assert!(b.is_empty());
+        assert_eq!(d.drops, 3);
+    }
 
     #[test]
     fn drops_broadcasts() {

@@ -48,12 +48,19 @@ pub struct PaintTee {
 }
 
 impl PaintTee {
+    /// Sends copies of the matching packets out output 1.
+    #[inline]
     fn copies(&self, batch: &PacketBatch, cx: &mut Ctx) {
         // Usually nothing matches (PaintTee marks the rare packet going
-        // back out its own interface).
-        if !batch.iter().any(|p| self.anno.get(p) == self.color) {
-            return;
+        // back out its own interface): only this test is inlined.
+        if batch.iter().any(|p| self.anno.get(p) == self.color) {
+            self.push_copies(batch, cx);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_copies(&self, batch: &PacketBatch, cx: &mut Ctx) {
         let copies: PacketBatch = batch
             .iter()
             .filter(|p| self.anno.get(p) == self.color)
@@ -120,5 +127,20 @@ mod tests {
         assert_eq!(testing::read(&r, "a.count"), "3");
         assert_eq!(testing::read(&r, "b.count"), "3");
         assert_eq!(testing::read(&r, "c.count"), "0");
+    }
+
+    /// Batches of several packets, some painted: only those are copied, in
+    /// order, and the batch goes on whole.
+    #[test]
+    fn copies_matching_in_batches() {
+        let r = testing::run(
+            "s :: InfiniteSource(LIMIT 12, BURST 4, STOP true) -> rr :: RoundRobinSwitch;
+             rr[0] -> Paint(5) -> j :: Null; rr[1] -> Paint(4) -> j; rr[2] -> Paint(5) -> j;
+             j -> t :: PaintTee(5) -> a :: Counter -> Discard; t[1] -> b :: Counter -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "a.count"), "12");
+        assert_eq!(testing::read(&r, "b.count"), "8");
     }
 }
