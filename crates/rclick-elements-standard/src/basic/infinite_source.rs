@@ -124,7 +124,16 @@ impl InfiniteSource {
 
     /// `n` (≥ 1) clones of the template, each timestamped unless
     /// TIMESTAMP is false.
+    #[inline]
     fn make_batch(&self, n: usize, cx: &Ctx) -> PacketBatch {
+        if n == 1 {
+            // BURST 1 (the default): no vector at all.
+            let mut p = self.packet.clone();
+            if self.timestamp {
+                p.set_timestamp_anno(cx.now());
+            }
+            return PacketBatch::from(p);
+        }
         let mut b = PacketBatch::with_capacity(n);
         b.push_clones(&self.packet, n);
         if self.timestamp {
