@@ -168,6 +168,14 @@ fn with_pool<R>(f: impl FnOnce(&mut Pool) -> R) -> Option<R> {
         .flatten()
 }
 
+/// A freshly allocated idle header (kept out of line: the pooled path is
+/// the hot one).
+#[cold]
+#[inline(never)]
+fn new_header() -> Box<Header> {
+    Box::new(Header::EMPTY)
+}
+
 static ZEROS: [u8; STD_BUFFER_LEN] = [0; STD_BUFFER_LEN];
 
 #[cold]
@@ -205,7 +213,7 @@ impl Pool {
             }
             None => {
                 self.stats.header_allocs += 1;
-                Box::new(Header::EMPTY)
+                new_header()
             }
         }
     }
@@ -303,7 +311,7 @@ impl Pool {
 /// fields are unspecified.
 #[inline]
 pub(crate) fn take_header() -> Box<Header> {
-    with_pool(|p| p.pop_bare_header()).unwrap_or_else(|| Box::new(Header::EMPTY))
+    with_pool(|p| p.pop_bare_header()).unwrap_or_else(|| new_header())
 }
 
 /// Appends `n` packets made by `make` to `v`, each from a header with
@@ -336,10 +344,10 @@ pub(crate) fn extend_with_headers(
             }
             make(h)
         }));
-        v.extend((k..n).map(|_| make(Box::new(Header::EMPTY))));
+        v.extend((k..n).map(|_| make(new_header())));
     });
     if done.is_none() {
-        v.extend((0..n).map(|_| make(Box::new(Header::EMPTY))));
+        v.extend((0..n).map(|_| make(new_header())));
     }
 }
 
@@ -348,7 +356,7 @@ pub(crate) fn extend_with_headers(
 #[inline]
 pub(crate) fn take_header_and_buffer(len: usize) -> Box<Header> {
     with_pool(|p| p.header_with_buffer(len)).unwrap_or_else(|| {
-        let mut h = Box::new(Header::EMPTY);
+        let mut h = new_header();
         h.buf = Buf::Heap(new_buffer(len));
         h
     })
@@ -392,8 +400,9 @@ pub(crate) fn take_batch_vec() -> Vec<Packet> {
 }
 
 /// Returns an allocated batch vector to the pool, its packets' headers (and
-/// buffers no other packet uses) with it.
-#[inline]
+/// buffers no other packet uses) with it. Out of line, so that dropping a
+/// batch of one packet (no vector) stays small.
+#[inline(never)]
 pub(crate) fn recycle_batch_vec(mut v: Vec<Packet>) {
     if v.capacity() == 0 {
         return;
@@ -437,7 +446,7 @@ pub fn idle() -> (usize, usize, usize) {
 pub fn preallocate(packets: usize, batches: usize) {
     with_pool(|p| {
         while p.headers.len() < packets.min(MAX_POOLED_HEADERS) {
-            let mut h = Box::new(Header::EMPTY);
+            let mut h = new_header();
             p.stats.header_allocs += 1;
             if p.idle_buffers() < MAX_POOLED_BUFFERS {
                 h.buf = Buf::Heap(new_buffer(STD_BUFFER_LEN));
