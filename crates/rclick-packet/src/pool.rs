@@ -311,7 +311,7 @@ impl Pool {
 /// fields are unspecified.
 #[inline]
 pub(crate) fn take_header() -> Box<Header> {
-    with_pool(|p| p.pop_bare_header()).unwrap_or_else(|| new_header())
+    with_pool(|p| p.pop_bare_header()).unwrap_or_else(new_header)
 }
 
 /// Appends `n` packets made by `make` to `v`, each from a header with
