@@ -1,5 +1,6 @@
-//! Hot-path micro-benchmarks: clone+drop, make+drop from the pool, a batch of
-//! 32 built and drained, and a copy-on-write / in-place write.
+//! Hot-path micro-benchmarks: clone+drop (ordinary and template packets),
+//! make+drop from the pool, batches of 32 clones, a batch of 32 built and
+//! drained, and a copy-on-write / in-place write.
 
 use std::hint::black_box;
 
@@ -26,6 +27,29 @@ fn bench(c: &mut Criterion) {
     let p = Packet::from_slice(&frame);
     c.bench_function("clone+drop", |b| {
         b.iter(|| drop(black_box(black_box(&p).clone())))
+    });
+
+    let t = Packet::make_template(28, &frame, 0).unwrap();
+    c.bench_function("template clone+drop", |b| {
+        b.iter(|| drop(black_box(black_box(&t).clone())))
+    });
+
+    c.bench_function("batch32 push_clones(template)+drop", |b| {
+        b.iter(|| {
+            let mut batch = PacketBatch::with_capacity(32);
+            batch.push_clones(black_box(&t), 32);
+            drop(black_box(batch));
+        })
+    });
+
+    c.bench_function("batch32 32x push(clone)+drop", |b| {
+        b.iter(|| {
+            let mut batch = PacketBatch::with_capacity(32);
+            for _ in 0..32 {
+                batch.push(black_box(&p).clone());
+            }
+            drop(black_box(batch));
+        })
     });
 
     c.bench_function("make64+drop (pooled)", |b| {

@@ -102,6 +102,24 @@ impl PacketBatch {
         self.v.push(p);
     }
 
+    /// Appends `n` clones of `p` (Click's `clone()`: the buffer is shared,
+    /// offsets and annotations copied), taking their headers from the pool
+    /// in one access. Cheaper than `n` calls of `push(p.clone())`.
+    #[inline]
+    pub fn push_clones(&mut self, p: &Packet, n: usize) {
+        if n == 0 {
+            return;
+        }
+        if self.inline() {
+            if n == 1 && self.one.is_hollow() {
+                self.one = p.clone();
+                return;
+            }
+            self.spill();
+        }
+        p.clone_n_into(n, &mut self.v);
+    }
+
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
@@ -826,5 +844,101 @@ mod tests {
         let d = pool::stats().since(&before);
         assert_eq!(d.batch_allocs, 0, "{d:?}");
         assert!(d.batch_reuses >= 300);
+    }
+
+    #[test]
+    fn push_clones_edge_cases() {
+        let p = Packet::from_slice(b"abc");
+        let mut b = PacketBatch::new();
+        b.push_clones(&p, 0);
+        assert!(b.is_empty());
+        b.push_clones(&p, 1); // inline slot, no storage
+        assert_eq!(b.len(), 1);
+        assert!(b.inline());
+        b.push_clones(&p, 1); // spills
+        assert_eq!(b.len(), 2);
+        assert!(!b.inline());
+        b.push(Packet::from_slice(b"x"));
+        b.push_clones(&p, 70); // grows past the pooled capacity
+        assert_eq!(b.len(), 73);
+        assert_eq!(b[2].data(), b"x");
+        assert!(b
+            .iter()
+            .enumerate()
+            .all(|(i, q)| i == 2 || q.data() == b"abc"));
+        assert_eq!(p.share_count(), 73);
+        let mut c = PacketBatch::from(Packet::from_slice(b"y"));
+        c.push_clones(&p, 3); // from the inline packet
+        assert_eq!(ids(&c), vec![b'y', b'a', b'a', b'a']);
+        drop((b, c));
+        assert!(!p.is_shared());
+    }
+
+    #[test]
+    fn push_clones_copies_metadata_and_keeps_cow() {
+        let mut p = Packet::make(10, b"hello", 2);
+        p.set_network_header(1, 2);
+        p.anno_mut().paint = 9;
+        let mut b = PacketBatch::with_capacity(4);
+        b.push_clones(&p, 4);
+        for q in b.iter() {
+            assert_eq!((q.headroom(), q.tailroom()), (10, 2));
+            assert_eq!(q.network_header_offset(), Some(1));
+            assert_eq!(q.anno().paint, 9);
+        }
+        b[0].data_mut()[0] = b'J';
+        assert_eq!(b[0].data(), b"Jello");
+        assert_eq!(b[1].data(), b"hello");
+        assert_eq!(p.data(), b"hello");
+        assert_eq!(p.share_count(), 4);
+    }
+
+    #[test]
+    fn push_clones_takes_and_returns_headers_in_bulk() {
+        pool::clear();
+        let p = Packet::from_slice(b"bulk");
+        pool::preallocate(10, 4);
+        let before = pool::stats();
+        let mut b = PacketBatch::with_capacity(32);
+        b.push_clones(&p, 32); // 10 pooled headers (their buffers move to spare), 22 new
+        let d = pool::stats().since(&before);
+        assert_eq!((d.header_reuses, d.header_allocs), (10, 22), "{d:?}");
+        assert_eq!(pool::idle().0, 0);
+        assert_eq!(pool::idle().1, 10, "detached buffers stay idle");
+        drop(b);
+        assert_eq!(pool::idle().0, 32, "every header came back");
+        assert!(!p.is_shared());
+        // Steady state: nothing allocated.
+        let before = pool::stats();
+        for _ in 0..100 {
+            let mut b = PacketBatch::with_capacity(32);
+            b.push_clones(&p, 32);
+            drop(b);
+        }
+        let d = pool::stats().since(&before);
+        assert_eq!(d.allocations(), 0, "{d:?}");
+        assert_eq!(d.header_reuses, 3200);
+        pool::clear();
+    }
+
+    #[test]
+    fn dropped_batch_recycles_buffers_and_respects_bounds() {
+        pool::clear();
+        // Unique buffers come back attached to their headers.
+        let b: PacketBatch = (0..40).map(|_| Packet::with_len(60)).collect();
+        drop(b);
+        assert_eq!(pool::idle().0, 40);
+        assert_eq!(pool::idle().1, 40);
+        // A batch larger than the pool's header bound: the surplus is freed.
+        let p = Packet::from_slice(b"z");
+        let mut b = PacketBatch::new();
+        b.push_clones(&p, pool::MAX_POOLED_HEADERS + 5);
+        let before = pool::stats();
+        drop(b);
+        let d = pool::stats().since(&before);
+        assert_eq!(pool::idle().0, pool::MAX_POOLED_HEADERS);
+        assert_eq!(d.header_frees, 5, "{d:?}");
+        assert!(!p.is_shared());
+        pool::clear();
     }
 }

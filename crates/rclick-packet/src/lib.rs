@@ -56,6 +56,6 @@ pub mod timestamp;
 
 pub use anno::{Anno, PacketType, USER_ANNO_SIZE};
 pub use batch::PacketBatch;
-pub use packet::{Packet, PacketError, DEFAULT_HEADROOM, MAX_BUFFER_LEN};
+pub use packet::{Packet, PacketError, DEFAULT_HEADROOM, MAX_BUFFER_LEN, MAX_INTERNED_BYTES};
 pub use pool::PoolStats;
 pub use timestamp::Timestamp;

@@ -42,9 +42,10 @@
 //! buffer would exceed [`MAX_BUFFER_LEN`]. Only the `make` constructors panic,
 //! on sizes above [`MAX_BUFFER_LEN`] (use [`Packet::try_make`] to avoid that).
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::net::Ipv4Addr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::anno::{Anno, PacketType};
 use crate::pool;
@@ -101,14 +102,40 @@ impl fmt::Display for PacketError {
 
 impl std::error::Error for PacketError {}
 
+/// A packet's data buffer.
+#[derive(Clone)]
+pub(crate) enum Buf {
+    /// No buffer (idle headers only).
+    None,
+    /// A reference-counted heap buffer; writable when the count is 1.
+    Heap(Arc<[u8]>),
+    /// An interned, immortal buffer (see [`Packet::make_template`]): shared
+    /// by definition, never written, cloned without reference counting.
+    Static(&'static [u8]),
+}
+
+impl Buf {
+    /// Takes the buffer out, leaving `Buf::None`.
+    #[inline(always)]
+    pub(crate) fn take(&mut self) -> Buf {
+        std::mem::replace(self, Buf::None)
+    }
+
+    /// Whether this is a heap buffer.
+    #[inline(always)]
+    pub(crate) fn is_heap(&self) -> bool {
+        matches!(self, Buf::Heap(_))
+    }
+}
+
 /// The pooled part of a packet: buffer reference, offsets, annotations.
 ///
-/// Invariants while owned by a live [`Packet`]: `buf` is `Some`,
+/// Invariants while owned by a live [`Packet`]: `buf` is not `Buf::None`,
 /// `start <= end <= buf_end <= buf.len()`. Header offsets are either `NONE`
 /// or buffer positions (which may lie outside `start..end`, or even beyond
 /// `end` if the packet was trimmed; accessors check).
 pub(crate) struct Header {
-    pub(crate) buf: Option<Arc<[u8]>>,
+    pub(crate) buf: Buf,
     start: u32,
     end: u32,
     buf_end: u32,
@@ -120,7 +147,7 @@ pub(crate) struct Header {
 
 impl Header {
     pub(crate) const EMPTY: Header = Header {
-        buf: None,
+        buf: Buf::None,
         start: 0,
         end: 0,
         buf_end: 0,
@@ -130,11 +157,26 @@ impl Header {
         anno: Anno::DEFAULT,
     };
 
+    /// Makes this idle header (`buf == Buf::None`) a clone of `src`: shares
+    /// the buffer, copies offsets and annotations.
+    #[inline(always)]
+    fn clone_from_hdr(&mut self, src: &Header) {
+        self.buf = src.buf.clone();
+        self.start = src.start;
+        self.end = src.end;
+        self.buf_end = src.buf_end;
+        self.mac = src.mac;
+        self.nh = src.nh;
+        self.th = src.th;
+        self.anno = src.anno;
+    }
+
     #[inline(always)]
     fn buf(&self) -> &[u8] {
         match &self.buf {
-            Some(b) => b,
-            None => invalid(),
+            Buf::Heap(b) => b,
+            Buf::Static(b) => b,
+            Buf::None => invalid(),
         }
     }
 
@@ -143,8 +185,9 @@ impl Header {
         // We never create `Weak` references, so a strong count of 1 means no
         // other packet can see (or start sharing) this buffer.
         match &self.buf {
-            Some(b) => Arc::strong_count(b) == 1,
-            None => invalid(),
+            Buf::Heap(b) => Arc::strong_count(b) == 1,
+            Buf::Static(_) => false,
+            Buf::None => invalid(),
         }
     }
 
@@ -154,9 +197,12 @@ impl Header {
         if !self.is_unique() {
             self.reallocate(0, 0);
         }
-        match self.buf.as_mut().and_then(Arc::get_mut) {
-            Some(b) => b,
-            None => invalid(),
+        match &mut self.buf {
+            Buf::Heap(b) => match Arc::get_mut(b) {
+                Some(b) => b,
+                None => invalid(),
+            },
+            _ => invalid(),
         }
     }
 
@@ -175,7 +221,7 @@ impl Header {
             }
             None => invalid(),
         }
-        if let Some(old) = self.buf.replace(nb) {
+        if let Buf::Heap(old) = std::mem::replace(&mut self.buf, Buf::Heap(nb)) {
             pool::release_buffer(old);
         }
         let shift = extra_head as u32;
@@ -226,6 +272,31 @@ fn invalid() -> ! {
     unreachable!("rclick-packet: packet header without buffer (internal invariant broken)")
 }
 
+/// Most bytes of [template](Packet::make_template) buffers a process keeps
+/// interned (1 MiB). Beyond that, templates get ordinary buffers.
+pub const MAX_INTERNED_BYTES: usize = 1 << 20;
+
+/// The interned template buffers and their total size.
+static INTERNED: Mutex<(BTreeSet<&'static [u8]>, usize)> = Mutex::new((BTreeSet::new(), 0));
+
+/// The interned copy of `bytes`, leaked on first use; `None` if that would
+/// exceed [`MAX_INTERNED_BYTES`].
+fn intern(bytes: Vec<u8>) -> Option<&'static [u8]> {
+    let mut table = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
+    let (set, total) = &mut *table;
+    if let Some(&b) = set.get(&bytes[..]) {
+        return Some(b);
+    }
+    let new_total = total.checked_add(bytes.len())?;
+    if new_total > MAX_INTERNED_BYTES {
+        return None;
+    }
+    *total = new_total;
+    let b: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+    set.insert(b);
+    Some(b)
+}
+
 #[inline]
 fn check_len(total: usize) -> Result<(), PacketError> {
     if total > MAX_BUFFER_LEN {
@@ -254,6 +325,25 @@ impl Packet {
     #[inline(always)]
     pub(crate) fn take_out(&mut self) -> Packet {
         Packet { h: self.h.take() }
+    }
+
+    /// Consumes the packet without running its `Drop`, returning its header
+    /// (`None` for a hollow packet). For the pool's bulk recycling of a
+    /// batch.
+    #[inline(always)]
+    pub(crate) fn into_header(self) -> Option<Box<Header>> {
+        std::mem::ManuallyDrop::new(self).h.take()
+    }
+
+    /// Appends `n` clones of this packet to `v` (see [`Clone`]), taking
+    /// their headers from the pool in one access.
+    #[inline]
+    pub(crate) fn clone_n_into(&self, n: usize, v: &mut Vec<Packet>) {
+        let src = self.hdr();
+        pool::extend_with_headers(v, n, |mut h| {
+            h.clone_from_hdr(src);
+            Packet { h: Some(h) }
+        });
     }
 
     /// A hollow packet: no header, nothing to drop. Batches use one as their
@@ -329,6 +419,49 @@ impl Packet {
         let (s, e) = (h.start as usize, h.end as usize);
         h.buf_mut()[s..e].copy_from_slice(data);
         Ok(p)
+    }
+
+    /// Makes a *template* packet: like [`try_make`](Self::try_make), for a
+    /// packet that a source clones for every packet it emits and never
+    /// writes itself.
+    ///
+    /// The buffer (headroom, `data`, tailroom) is interned process-wide
+    /// and never freed: templates with the same bytes share one buffer, so
+    /// re-creating a source (a hot-swapped configuration) leaks nothing
+    /// new. Clones of a template share its buffer without reference
+    /// counting, which makes cloning and dropping them cheaper. A template
+    /// buffer counts as shared: writing to the template or to a clone
+    /// copies first, as for any shared buffer. If interning would take the
+    /// process's interned bytes above [`MAX_INTERNED_BYTES`], this returns
+    /// an ordinary packet, as [`try_make`](Self::try_make) would.
+    pub fn make_template(
+        headroom: usize,
+        data: &[u8],
+        tailroom: usize,
+    ) -> Result<Packet, PacketError> {
+        let total = headroom
+            .checked_add(data.len())
+            .and_then(|t| t.checked_add(tailroom))
+            .unwrap_or(usize::MAX);
+        check_len(total)?;
+        if total > MAX_INTERNED_BYTES {
+            return Self::try_make(headroom, data, tailroom);
+        }
+        let mut bytes = vec![0u8; total];
+        bytes[headroom..headroom + data.len()].copy_from_slice(data);
+        let Some(buf) = intern(bytes) else {
+            return Self::try_make(headroom, data, tailroom);
+        };
+        let mut h = pool::take_header();
+        h.buf = Buf::Static(buf);
+        h.start = headroom as u32;
+        h.end = (headroom + data.len()) as u32;
+        h.buf_end = total as u32;
+        h.mac = NONE;
+        h.nh = NONE;
+        h.th = NONE;
+        h.anno = Anno::DEFAULT;
+        Ok(Packet { h: Some(h) })
     }
 
     /// Makes a packet of `len` zero bytes with the given headroom and
@@ -422,12 +555,15 @@ impl Packet {
     }
 
     /// Number of packets sharing this buffer, this one included (Click's
-    /// `use_count()`).
+    /// `use_count()`). A [template](Self::make_template) buffer is shared
+    /// by every packet made from the template and is not counted: it
+    /// reports `usize::MAX`.
     #[inline]
     pub fn share_count(&self) -> usize {
         match &self.hdr().buf {
-            Some(b) => Arc::strong_count(b),
-            None => invalid(),
+            Buf::Heap(b) => Arc::strong_count(b),
+            Buf::Static(_) => usize::MAX,
+            Buf::None => invalid(),
         }
     }
 
@@ -990,16 +1126,8 @@ impl Clone for Packet {
     /// offsets and annotations. The header comes from the pool.
     #[inline]
     fn clone(&self) -> Packet {
-        let src = self.hdr();
         let mut h = pool::take_header();
-        h.buf = src.buf.clone();
-        h.start = src.start;
-        h.end = src.end;
-        h.buf_end = src.buf_end;
-        h.mac = src.mac;
-        h.nh = src.nh;
-        h.th = src.th;
-        h.anno = src.anno;
+        h.clone_from_hdr(self.hdr());
         Packet { h: Some(h) }
     }
 }
@@ -1435,5 +1563,91 @@ mod tests {
         let p = h.join().unwrap();
         assert_eq!(p.data(), b"Xbc");
         assert_eq!(q.data(), b"abc");
+    }
+
+    #[test]
+    fn template_clones_share_an_interned_buffer() {
+        let data = b"template-clones-share-an-interned-buffer";
+        let mut t = Packet::make_template(28, data, 3).unwrap();
+        t.set_network_header(2, 4);
+        t.anno_mut().paint = 7;
+        assert_eq!(t.data(), data);
+        assert_eq!((t.headroom(), t.tailroom()), (28, 3));
+        assert!(t.is_shared(), "a template buffer always counts as shared");
+        assert_eq!(t.share_count(), usize::MAX);
+        // Same bytes, same buffer; other bytes, another buffer.
+        let u = Packet::make_template(28, data, 3).unwrap();
+        assert_eq!(u.data().as_ptr(), t.data().as_ptr());
+        let w = Packet::make_template(27, data, 3).unwrap();
+        assert_ne!(w.data().as_ptr(), t.data().as_ptr());
+        let c = t.clone();
+        assert_eq!(c.data().as_ptr(), t.data().as_ptr());
+        assert_eq!(c.network_header_offset(), Some(2));
+        assert_eq!(c.anno().paint, 7);
+        assert_eq!(c.share_count(), usize::MAX);
+    }
+
+    #[test]
+    fn template_writes_copy_first() {
+        let data = b"template-writes-copy-first";
+        let mut t = Packet::make_template(28, data, 0).unwrap();
+        t.set_network_header(1, 2);
+        let mut c = t.clone();
+        c.data_mut()[0] = b'T';
+        assert_eq!(c.data(), b"Template-writes-copy-first");
+        assert_eq!(t.data(), data);
+        assert!(!c.is_shared() && c.share_count() == 1);
+        assert_eq!(c.network_header_offset(), Some(1));
+        assert_eq!(c.headroom(), 28);
+        // push/put on a clone copy too (no claiming of "unused" room).
+        let mut d = t.clone();
+        d.put(2).unwrap();
+        d.push(1).unwrap();
+        assert_eq!(d.len(), data.len() + 3);
+        assert_eq!(&d.data()[1..data.len() + 1], data);
+        // Writing to the template itself leaves the interned bytes intact.
+        t.data_mut()[1] = b'E';
+        assert!(!t.is_shared());
+        let again = Packet::make_template(28, data, 0).unwrap();
+        assert_eq!(again.data(), data);
+        let mut e = again.clone();
+        e.uniqueify();
+        assert!(!e.is_shared());
+        assert_eq!(e.data(), data);
+    }
+
+    #[test]
+    fn template_clones_recycle_headers_not_buffers() {
+        let t = Packet::make_template(28, b"template-clones-recycle", 0).unwrap();
+        drop(t.clone()); // warm up
+        let before = pool::stats();
+        let (_, idle_bufs, _) = pool::idle();
+        for _ in 0..100 {
+            drop(t.clone());
+        }
+        let d = pool::stats().since(&before);
+        assert_eq!(d.allocations(), 0, "{d:?}");
+        assert_eq!(d.header_reuses, 100);
+        assert_eq!(d.buffer_frees + d.buffer_reuses, 0, "{d:?}");
+        assert_eq!(
+            pool::idle().1,
+            idle_bufs,
+            "template buffers never enter the pool"
+        );
+    }
+
+    #[test]
+    fn template_limits() {
+        assert!(matches!(
+            Packet::make_template(MAX_BUFFER_LEN, b"x", 0),
+            Err(PacketError::TooLarge { .. })
+        ));
+        // Larger than the interning budget: an ordinary packet.
+        let big = Packet::make_template(0, &vec![9; MAX_INTERNED_BYTES + 1], 0).unwrap();
+        assert_eq!(big.len(), MAX_INTERNED_BYTES + 1);
+        assert_eq!(big.share_count(), 1);
+        let empty = Packet::make_template(0, &[], 0).unwrap();
+        assert!(empty.is_empty());
+        assert_eq!(empty.clone().len(), 0);
     }
 }

@@ -45,7 +45,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use crate::packet::{Header, Packet};
+use crate::packet::{Buf, Header, Packet};
 
 /// Length of a pooled data buffer: enough for a 1518-byte Ethernet frame plus
 /// Click's default headroom and generous tailroom.
@@ -168,6 +168,14 @@ fn with_pool<R>(f: impl FnOnce(&mut Pool) -> R) -> Option<R> {
         .flatten()
 }
 
+/// A freshly allocated idle header (kept out of line: the pooled path is
+/// the hot one).
+#[cold]
+#[inline(never)]
+fn new_header() -> Box<Header> {
+    Box::new(Header::EMPTY)
+}
+
 static ZEROS: [u8; STD_BUFFER_LEN] = [0; STD_BUFFER_LEN];
 
 #[cold]
@@ -198,16 +206,27 @@ impl Pool {
         match self.headers.pop() {
             Some(h) => {
                 self.stats.header_reuses += 1;
-                if h.buf.is_some() {
+                if h.buf.is_heap() {
                     self.attached -= 1;
                 }
                 h
             }
             None => {
                 self.stats.header_allocs += 1;
-                Box::new(Header::EMPTY)
+                new_header()
             }
         }
+    }
+
+    /// A header with `buf == None`; an attached buffer moves to the spare
+    /// list.
+    #[inline]
+    fn pop_bare_header(&mut self) -> Box<Header> {
+        let mut h = self.pop_header();
+        if let Buf::Heap(b) = h.buf.take() {
+            self.spare.push(b); // still counted in idle_buffers: no bound change
+        }
+        h
     }
 
     /// A unique buffer of at least `len` bytes from the spare list, or new.
@@ -240,24 +259,29 @@ impl Pool {
 
     /// Takes back a dropped packet's header, keeping its buffer attached if
     /// this was the buffer's last user.
-    #[inline]
+    #[inline(always)]
     fn put_header(&mut self, mut h: Box<Header>) {
-        if let Some(b) = &h.buf {
-            if !is_poolable(b) || self.idle_buffers() >= MAX_POOLED_BUFFERS {
-                if Arc::strong_count(b) == 1 {
-                    self.stats.buffer_frees += 1;
+        match &h.buf {
+            Buf::Heap(b) => {
+                if !is_poolable(b) || self.idle_buffers() >= MAX_POOLED_BUFFERS {
+                    if Arc::strong_count(b) == 1 {
+                        self.stats.buffer_frees += 1;
+                    }
+                    h.buf = Buf::None;
                 }
-                h.buf = None;
             }
+            // Template buffers are immortal: nothing to release.
+            Buf::Static(_) => h.buf = Buf::None,
+            Buf::None => {}
         }
         if self.headers.len() < MAX_POOLED_HEADERS {
-            if h.buf.is_some() {
+            if h.buf.is_heap() {
                 self.attached += 1;
             }
             self.headers.push(h);
         } else {
             self.stats.header_frees += 1;
-            if h.buf.is_some() {
+            if h.buf.is_heap() {
                 self.stats.buffer_frees += 1;
             }
         }
@@ -267,16 +291,17 @@ impl Pool {
     #[inline]
     fn header_with_buffer(&mut self, len: usize) -> Box<Header> {
         let mut h = self.pop_header();
+        // Idle headers carry a heap buffer or none.
         match &h.buf {
             // Attached buffers are all STD_BUFFER_LEN long.
-            Some(_) if len <= STD_BUFFER_LEN => self.stats.buffer_reuses += 1,
-            Some(_) => {
-                if let Some(b) = h.buf.take() {
+            Buf::Heap(_) if len <= STD_BUFFER_LEN => self.stats.buffer_reuses += 1,
+            Buf::Heap(_) => {
+                if let Buf::Heap(b) = h.buf.take() {
                     self.stash(b);
                 }
-                h.buf = Some(self.spare_buffer(len));
+                h.buf = Buf::Heap(self.spare_buffer(len));
             }
-            None => h.buf = Some(self.spare_buffer(len)),
+            _ => h.buf = Buf::Heap(self.spare_buffer(len)),
         }
         h
     }
@@ -286,14 +311,44 @@ impl Pool {
 /// fields are unspecified.
 #[inline]
 pub(crate) fn take_header() -> Box<Header> {
-    with_pool(|p| {
-        let mut h = p.pop_header();
-        if let Some(b) = h.buf.take() {
-            p.spare.push(b); // still counted in idle_buffers: no bound change
-        }
-        h
-    })
-    .unwrap_or_else(|| Box::new(Header::EMPTY))
+    with_pool(|p| p.pop_bare_header()).unwrap_or_else(new_header)
+}
+
+/// Appends `n` packets made by `make` to `v`, each from a header with
+/// `buf == None` (pooled or new), with one pool access. `make` must not
+/// touch the pool (it would find it unavailable).
+#[inline]
+pub(crate) fn extend_with_headers(
+    v: &mut Vec<Packet>,
+    n: usize,
+    mut make: impl FnMut(Box<Header>) -> Packet,
+) {
+    v.reserve(n);
+    let done = with_pool(|p| {
+        // The last `k` idle headers (the most recently used), then fresh
+        // ones.
+        let k = n.min(p.headers.len());
+        p.stats.header_reuses += k as u64;
+        p.stats.header_allocs += (n - k) as u64;
+        let Pool {
+            headers,
+            attached,
+            spare,
+            ..
+        } = p;
+        let from = headers.len() - k;
+        v.extend(headers.drain(from..).map(|mut h| {
+            if let Buf::Heap(b) = h.buf.take() {
+                *attached -= 1;
+                spare.push(b); // still counted in idle_buffers
+            }
+            make(h)
+        }));
+        v.extend((k..n).map(|_| make(new_header())));
+    });
+    if done.is_none() {
+        v.extend((0..n).map(|_| make(new_header())));
+    }
 }
 
 /// A header whose `buf` is a unique buffer of at least `len` bytes. All other
@@ -301,8 +356,8 @@ pub(crate) fn take_header() -> Box<Header> {
 #[inline]
 pub(crate) fn take_header_and_buffer(len: usize) -> Box<Header> {
     with_pool(|p| p.header_with_buffer(len)).unwrap_or_else(|| {
-        let mut h = Box::new(Header::EMPTY);
-        h.buf = Some(new_buffer(len));
+        let mut h = new_header();
+        h.buf = Buf::Heap(new_buffer(len));
         h
     })
 }
@@ -344,15 +399,23 @@ pub(crate) fn take_batch_vec() -> Vec<Packet> {
     .unwrap_or_else(|| Vec::with_capacity(BATCH_CAPACITY))
 }
 
-/// Returns an allocated batch vector to the pool. Its packets are dropped
-/// first (before the pool is borrowed).
-#[inline]
+/// Returns an allocated batch vector to the pool, its packets' headers (and
+/// buffers no other packet uses) with it. Out of line, so that dropping a
+/// batch of one packet (no vector) stays small.
+#[inline(never)]
 pub(crate) fn recycle_batch_vec(mut v: Vec<Packet>) {
     if v.capacity() == 0 {
         return;
     }
-    v.clear();
+    // One pool access for the packets and the vector. If the pool is
+    // unavailable, `v` drops with the closure and its packets drop one by
+    // one (freeing their memory).
     with_pool(move |p| {
+        for pkt in v.drain(..) {
+            if let Some(h) = pkt.into_header() {
+                p.put_header(h);
+            }
+        }
         if v.capacity() <= MAX_POOLED_BATCH_CAPACITY && p.batches.len() < MAX_POOLED_BATCHES {
             p.batches.push(v);
         } else {
@@ -383,10 +446,10 @@ pub fn idle() -> (usize, usize, usize) {
 pub fn preallocate(packets: usize, batches: usize) {
     with_pool(|p| {
         while p.headers.len() < packets.min(MAX_POOLED_HEADERS) {
-            let mut h = Box::new(Header::EMPTY);
+            let mut h = new_header();
             p.stats.header_allocs += 1;
             if p.idle_buffers() < MAX_POOLED_BUFFERS {
-                h.buf = Some(new_buffer(STD_BUFFER_LEN));
+                h.buf = Buf::Heap(new_buffer(STD_BUFFER_LEN));
                 p.stats.buffer_allocs += 1;
                 p.attached += 1;
             }

@@ -109,23 +109,39 @@ const H_RESET: u32 = 5;
 const H_LENGTH: u32 = 6;
 
 impl InfiniteSource {
+    /// Builds the template packet every emitted packet is cloned from. Its
+    /// buffer is interned (see `Packet::make_template`), so clones share it
+    /// without reference counting; writes downstream copy as usual.
     fn setup_packet(&mut self) {
-        self.packet = template_packet(
-            rclick_packet::DEFAULT_HEADROOM,
-            &sized_data(&self.data, self.length),
-        );
+        let data = sized_data(&self.data, self.length);
+        self.packet = Packet::make_template(rclick_packet::DEFAULT_HEADROOM, &data, 0)
+            .unwrap_or_else(|_| template_packet(rclick_packet::DEFAULT_HEADROOM, &data));
     }
 
     fn below_limit(&self) -> bool {
         self.limit < 0 || self.count < self.limit as u64
     }
 
-    fn make(&self, cx: &Ctx) -> Packet {
-        let mut p = self.packet.clone();
-        if self.timestamp {
-            p.set_timestamp_anno(cx.now());
+    /// `n` (≥ 1) clones of the template, each timestamped unless
+    /// TIMESTAMP is false.
+    #[inline]
+    fn make_batch(&self, n: usize, cx: &Ctx) -> PacketBatch {
+        if n == 1 {
+            // BURST 1 (the default): no vector at all.
+            let mut p = self.packet.clone();
+            if self.timestamp {
+                p.set_timestamp_anno(cx.now());
+            }
+            return PacketBatch::from(p);
         }
-        p
+        let mut b = PacketBatch::with_capacity(n);
+        b.push_clones(&self.packet, n);
+        if self.timestamp {
+            for p in b.iter_mut() {
+                p.set_timestamp_anno(cx.now());
+            }
+        }
+        b
     }
 
     /// Pushes the packets of `runs` task runs (BURST each, fewer at the
@@ -143,10 +159,7 @@ impl InfiniteSource {
             }
             return 0;
         }
-        let mut b = PacketBatch::with_capacity(n as usize);
-        for _ in 0..n {
-            b.push(self.make(cx));
-        }
+        let b = self.make_batch(n as usize, cx);
         self.count += n;
         cx.push(0, b);
         cx.reschedule();
@@ -277,10 +290,7 @@ impl Element for InfiniteSource {
             self.notifier.set_active(false);
             return PacketBatch::new();
         }
-        let mut b = PacketBatch::with_capacity(n as usize);
-        for _ in 0..n {
-            b.push(self.make(cx));
-        }
+        let b = self.make_batch(n as usize, cx);
         self.count += n;
         b
     }
@@ -434,5 +444,43 @@ mod tests {
             e.contains("END_CALL and STOP are mutually exclusive"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn timestamps_per_packet_in_bursts() {
+        for (burst, ts) in [(1, true), (3, true), (3, false)] {
+            let r = testing::run(
+                &format!(
+                    "InfiniteSource(\\<0a0b>, LIMIT 5, BURST {burst}, TIMESTAMP {ts}, STOP true) \
+                     -> Print(x, TIMESTAMP true) -> Discard;"
+                ),
+                &registry(),
+            )
+            .unwrap();
+            let log = r.take_log();
+            assert_eq!(log.len(), 5, "{log:?}");
+            for line in &log {
+                let stamp = line.split_whitespace().nth(1).unwrap();
+                assert_eq!(stamp.starts_with("0.000000"), !ts, "{line}");
+                assert!(line.ends_with("0a0b"), "{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn template_is_shared_and_writes_downstream_copy() {
+        // Downstream writes (Clipboard pastes zeros) must not change the
+        // template.
+        let r = testing::run(
+            "s :: InfiniteSource(\\<0102>, LIMIT 3, BURST 2, STOP true) -> Print(a) \
+             -> [1]cb :: Clipboard(0/1); cb[1] -> Print(b) -> Discard; Idle -> cb -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        let log = r.take_log();
+        assert_eq!(log.len(), 6, "{log:?}");
+        let count = |line: &str| log.iter().filter(|l| *l == line).count();
+        assert_eq!(count("a:    2 | 0102"), 3, "{log:?}");
+        assert_eq!(count("b:    2 | 0002"), 3, "{log:?}");
     }
 }
