@@ -1496,9 +1496,12 @@ impl ZProgram {
     /// masked compare and a jump per step. The caller has checked that
     /// `net` holds every word (transport words at `nhl`).
     /// Measured on `d_ipclassifier10_nots.click` (10 rules, UDP packets
-    /// with random destinations): 6 words, 8.7 tests and about 356
-    /// instructions per packet (callgrind), against 14 tests and about 600
-    /// instructions for the careful path.
+    /// with random destinations): the walk takes 8.7 dependent tests on 6
+    /// words, several of them going either way at random; the table form
+    /// evaluates all 19 tests (8 four-lane compares) with no data-dependent
+    /// branch, in about as many instructions (about 356 per packet,
+    /// callgrind) and about 20 % less CPU time in `table_vs_walk_timing`.
+    /// The careful path takes 14 tests and about 600 instructions.
     #[inline]
     fn classify_fast(&self, f: &Fast, net: &[u8], nhl: usize) -> usize {
         if let Some(t) = &f.table {
