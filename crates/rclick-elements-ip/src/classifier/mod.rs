@@ -5,6 +5,7 @@
 pub mod ip_classifier;
 pub mod ip_filter;
 pub mod parser;
+mod table;
 pub mod wordwise;
 
 use rclick_core::{Ctx, PacketBatch, Registry};
@@ -37,11 +38,19 @@ pub(crate) fn classify_push(
     cx: &mut Ctx,
 ) {
     let n = cx.noutputs();
-    scratch.clear();
-    scratch.extend(batch.iter().map(|p| prog.classify(p)));
-    let Some(&first) = scratch.first() else {
+    let Some(first) = batch.first().map(|p| prog.classify(p)) else {
         return;
     };
+    // One packet (sources emitting one per task run): no scratch pass.
+    if batch.len() == 1 {
+        if first < n {
+            cx.push(first, batch);
+        }
+        return;
+    }
+    scratch.clear();
+    scratch.push(first);
+    scratch.extend(batch.iter().skip(1).map(|p| prog.classify(p)));
     if scratch.iter().all(|&o| o == first) {
         if first < n {
             cx.push(first, batch);
