@@ -889,6 +889,16 @@ impl<'a> Ctx<'a> {
     pub fn output_is_push(&self, port: usize) -> bool {
         self.rt.info[self.current].outputs.get(port) == Some(&Processing::Push)
     }
+    /// The element and input port that push output `port` leads to, if it
+    /// is a connected push output. Two outputs with the same target are
+    /// indistinguishable downstream, so a classifier may push packets bound
+    /// for either in one batch.
+    pub fn push_target(&self, port: usize) -> Option<(ElementId, usize)> {
+        match self.rt.push_out[self.current].get(port) {
+            Some(&(to, to_port)) if to != u32::MAX => Some((to as usize, to_port as usize)),
+            _ => None,
+        }
+    }
     /// Whether input `port` is push.
     pub fn input_is_push(&self, port: usize) -> bool {
         self.rt.info[self.current].inputs.get(port) == Some(&Processing::Push)

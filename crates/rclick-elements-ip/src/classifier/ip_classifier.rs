@@ -215,6 +215,30 @@ mod tests {
     }
 
     #[test]
+    fn outputs_wired_to_one_input_share_batches_and_nothing_strays() {
+        // Outputs 0 and 2 both lead to `a`: runs bound for either go out
+        // as one batch. Checking classifiers behind `a` and `b` count any
+        // packet that reached the wrong one.
+        let reg = registry();
+        let text = format!(
+            "InfiniteSource(DATA \\<{DATA}>, LIMIT 6400, BURST 64, STOP true) -> Strip(14) -> MarkIPHeader \
+             -> SetRandIPAddress(0.0.0.0/0) -> StoreIPAddress(16) \
+             -> c :: IPClassifier(dst net 0.0.0.0/1, dst net 128.0.0.0/2, -);
+             c[0] -> a :: Counter -> ka :: IPClassifier(dst net 128.0.0.0/2, -);
+             c[1] -> b :: Counter -> kb :: IPClassifier(dst net 128.0.0.0/2, -);
+             c[2] -> a;
+             bad :: Counter -> Discard; ok :: Discard;
+             ka[0] -> bad; ka[1] -> ok; kb[0] -> ok; kb[1] -> bad;"
+        );
+        let r = testing::run(&text, &reg).unwrap_or_else(|e| panic!("{e}"));
+        let a: u64 = testing::read(&r, "a.count").parse().unwrap();
+        let b: u64 = testing::read(&r, "b.count").parse().unwrap();
+        assert_eq!(a + b, 6400);
+        assert!(a > 4000 && b > 1000, "a={a} b={b}");
+        assert_eq!(testing::read(&r, "bad.count"), "0");
+    }
+
+    #[test]
     fn argument_count_must_match_outputs() {
         let reg = registry();
         let err = testing::build("Idle -> c :: IPClassifier(tcp, udp) -> Idle;", &reg, true)

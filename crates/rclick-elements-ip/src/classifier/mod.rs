@@ -57,6 +57,31 @@ pub(crate) fn classify_push(
         }
         return;
     }
+    // Outputs wired to the same element and input are one destination:
+    // push a run bound for either as one batch (the lowest such port).
+    let mut canon: [usize; 64] = [usize::MAX; 64];
+    if n <= canon.len() {
+        for o in 0..n {
+            canon[o] = match cx.push_target(o) {
+                Some(t) => (0..o)
+                    .find(|&e| cx.push_target(e) == Some(t))
+                    .map_or(o, |e| canon[e]),
+                None => o,
+            };
+        }
+        for port in scratch.iter_mut() {
+            if *port < n {
+                *port = canon[*port];
+            }
+        }
+        if scratch.iter().all(|&o| o == scratch[0]) {
+            if scratch[0] < n {
+                cx.push(scratch[0], batch);
+            }
+            return;
+        }
+    }
+    let first = scratch[0];
     let mut run = PacketBatch::with_capacity(batch.len());
     let mut run_port = first;
     for (p, &port) in batch.into_iter().zip(scratch.iter()) {
