@@ -55,7 +55,9 @@ impl PacketBatch {
         if n <= 1 {
             return Self::new();
         }
-        let mut v = if n <= pool::BATCH_CAPACITY {
+        // Pooled vectors grow to what they are asked for and keep it, so a
+        // pooled one serves larger requests too (reserved once).
+        let mut v = if n <= pool::MAX_POOLED_BATCH_CAPACITY {
             pool::take_batch_vec()
         } else {
             Vec::new()
