@@ -42,8 +42,17 @@ use std::collections::BTreeMap;
 use super::iproute::{AddError, Route, RouteEngine};
 use super::route_store::{mask_of, RouteStore};
 
-/// Direct-table flag: the low 16 bits are the whole chunk's next hop.
+/// Direct-table flag: the low 16 bits are the whole chunk's next hop
+/// (with SHORT clear; both set: INLINE).
 const DIRECT: u32 = 0x8000_0000;
+/// Direct-table form (DIRECT and SHORT set): up to three ranges starting on
+/// /24 boundaries with next hops below 16, held in the entry itself:
+/// bits 20..28 the second range's start (bits 8..16 of the address), bits
+/// 12..20 the third's, then the three next hops, 4 bits each (bits 8..12,
+/// 4..8, 0..4). Fewer ranges repeat the last start and next hop; a chunk
+/// with one next hop below 16 has both starts 0. No second memory access.
+const INLINE: u32 = 0xc000_0000;
+const INLINE_NH_LIMIT: u16 = 16;
 /// Direct-table flag (with DIRECT clear): the chunk's ranges are in the
 /// short store; bits 21..30 hold their count - 1, bits 0..21 the offset.
 const SHORT: u32 = 0x4000_0000;
@@ -129,10 +138,45 @@ fn emit(out: &mut Vec<(u32, u16)>, start: u32, nh: u16) {
     out.push((start, nh));
 }
 
+/// The INLINE direct entry for ranges `out` (sorted, the first starting
+/// at 0; none: next hop 0), if they fit one.
+fn inline_entry(out: &[(u32, u16)]) -> Option<u32> {
+    if out.len() > 3
+        || out
+            .iter()
+            .any(|&(start, nh)| start & 0xff != 0 || nh >= INLINE_NH_LIMIT)
+    {
+        return None;
+    }
+    let (_, n0) = out.first().copied().unwrap_or((0, 0));
+    let (s1, n1) = out.get(1).copied().unwrap_or((0, n0));
+    let (s2, n2) = out.get(2).copied().unwrap_or((s1, n1));
+    Some(
+        INLINE
+            | (s1 >> 8) << 20
+            | (s2 >> 8) << 12
+            | u32::from(n0) << 8
+            | u32::from(n1) << 4
+            | u32::from(n2),
+    )
+}
+
+/// The next hop of INLINE entry `e` for address `addr`.
+#[inline]
+fn inline_nh(e: u32, addr: u32) -> u16 {
+    let key = (addr >> 8) & 0xff;
+    let s1 = (e >> 20) & 0xff;
+    let s2 = (e >> 12) & 0xff;
+    // n0 at bit 8, n1 at 4, n2 at 0; a start of 0 means "from the chunk's
+    // start", so a one-range entry always answers n2 (= n0).
+    let shift = 8 - 4 * u32::from(key >= s1) - 4 * u32::from(key >= s2);
+    ((e >> shift) & 0xf) as u16
+}
+
 impl Dxr {
     fn ensure_tables(&mut self) {
         if self.direct.is_empty() {
-            self.direct = vec![DIRECT; CHUNKS];
+            self.direct = vec![INLINE; CHUNKS];
             self.block = vec![0; CHUNKS];
             self.bg_nh = vec![0; CHUNKS];
             self.bg_len = vec![0; CHUNKS];
@@ -251,6 +295,11 @@ impl Dxr {
     /// reused in place when it is of the same form and large enough.
     fn install(&mut self, c: usize, out: &[(u32, u16)]) {
         let n = out.len();
+        if let Some(e) = inline_entry(out) {
+            self.free_block(c);
+            self.direct[c] = e;
+            return;
+        }
         if n <= 1 {
             self.free_block(c);
             self.direct[c] = DIRECT | u32::from(out.first().map_or(0, |r| r.1));
@@ -349,7 +398,9 @@ impl Dxr {
     pub fn lookup_nh(&self, addr: u32) -> Option<(u32, i32)> {
         let mut nh = 0;
         if let Some(&e) = self.direct.get((addr >> 16) as usize) {
-            nh = if e & DIRECT != 0 {
+            nh = if e >= INLINE {
+                inline_nh(e, addr)
+            } else if e & DIRECT != 0 {
                 e as u16
             } else if e & SHORT != 0 {
                 self.search_short(e, addr)
@@ -564,7 +615,7 @@ mod tests {
         assert_eq!(t.lookup(1), None);
         assert_eq!(t.lookup(0x8000_0000), Some((0, 3)));
         // Chunks without longer routes take no range array.
-        assert_eq!(t.direct[0x9000], DIRECT | 3);
+        assert_eq!(t.direct[0x9000], INLINE | 3 << 8 | 3 << 4 | 3);
         // /24 boundaries: short form; a /25 forces the long form, and
         // removing it brings the short form back.
         t.add(&route("144.0.1.0/24", 0, 4), false).unwrap();
@@ -581,6 +632,80 @@ mod tests {
         }
         assert_eq!(t.lookup(ip("144.0.3.255")), Some((0, 5)));
         assert_eq!(t.lookup(ip("144.0.4.0")), Some((0, 3)));
+    }
+
+    #[test]
+    fn inline_form() {
+        let mut t = Dxr::default();
+        let form = |t: &Dxr, c: usize| match t.direct[c] {
+            e if e >= INLINE => "inline",
+            e if e & DIRECT != 0 => "direct",
+            e if e & SHORT != 0 => "short",
+            _ => "long",
+        };
+        // Untouched chunks: inline, no route.
+        t.add(&route("10.0.0.0/8", 0, 1), false).unwrap();
+        assert_eq!(form(&t, 0), "inline");
+        assert_eq!(form(&t, 0x0a00), "inline");
+        // One /24 inside a chunk: three ranges, inline.
+        t.add(&route("10.1.7.0/24", 0, 2), false).unwrap();
+        assert_eq!(form(&t, 0x0a01), "inline");
+        // Two ranges: at the chunk's start, and reaching its end.
+        t.add(&route("10.2.0.0/17", 0, 3), false).unwrap();
+        t.add(&route("10.3.255.0/24", 0, 3), false).unwrap();
+        assert_eq!(form(&t, 0x0a02), "inline");
+        assert_eq!(form(&t, 0x0a03), "inline");
+        // A second /24 makes five ranges: short; removing it, inline again.
+        t.add(&route("10.1.9.0/24", 0, 3), false).unwrap();
+        assert_eq!(form(&t, 0x0a01), "short");
+        let check = |t: &Dxr, live: &[Route]| {
+            for c in [0u32, 0x0a00, 0x0a01, 0x0a02, 0x0a03, 0x0a04, 0xffff] {
+                for low in (0..0x10000u32).step_by(0x80).chain([0xff, 0x100, 0xffff]) {
+                    let a = c << 16 | low;
+                    assert_eq!(t.lookup(a), reference(live, a), "{a:#x}");
+                }
+            }
+        };
+        let mut live = vec![
+            route("10.0.0.0/8", 0, 1),
+            route("10.1.7.0/24", 0, 2),
+            route("10.2.0.0/17", 0, 3),
+            route("10.3.255.0/24", 0, 3),
+            route("10.1.9.0/24", 0, 3),
+        ];
+        check(&t, &live);
+        t.remove(&live.pop().unwrap()).unwrap();
+        assert_eq!(form(&t, 0x0a01), "inline");
+        check(&t, &live);
+        // A /32 (not on a /24 boundary): long form.
+        live.push(route("10.1.7.9/32", 0, 4));
+        t.add(&live[4], false).unwrap();
+        assert_eq!(form(&t, 0x0a01), "long");
+        check(&t, &live);
+        // Next hops of 16 and more do not fit: direct, short.
+        for port in 5..=20 {
+            let r = route(&format!("10.4.{port}.0/24"), 0, port);
+            t.add(&r, false).unwrap();
+            live.push(r);
+        }
+        live.push(route("10.5.0.0/16", 0, 20));
+        t.add(&live[live.len() - 1], false).unwrap();
+        assert_eq!(form(&t, 0x0a05), "direct");
+        assert_eq!(form(&t, 0x0a04), "short");
+        check(&t, &live);
+        // The default route and /0../32 edges.
+        live.push(route("0.0.0.0/0", 0, 7));
+        t.add(&live[live.len() - 1], false).unwrap();
+        live.push(route("255.255.255.255/32", 0, 2));
+        t.add(&live[live.len() - 1], false).unwrap();
+        check(&t, &live);
+        // Everything removed: every chunk inline with no route.
+        for r in live.drain(..) {
+            t.remove(&r).unwrap();
+        }
+        check(&t, &live);
+        assert!(t.direct.iter().all(|&e| e == INLINE));
+        assert!(t.ranges.len() == t.garbage && t.short.len() == t.garbage_short);
     }
 
     /// Thousands of random prefixes of every length 0..=32, nested and
