@@ -855,7 +855,7 @@ mod tests {
     /// back to empty included.
     #[test]
     fn random_chunks_every_form() {
-        let mut rnd = xorshift(0x5eed_0f_1510_dd5);
+        let mut rnd = xorshift(0x0005_eed0_f151_0dd5);
         let mut t = Dxr::default();
         let mut live: Vec<Route> = vec![route("20.0.0.0/8", 0, 1), route("20.3.0.0/16", 0, 2)];
         for r in &live {
