@@ -33,11 +33,11 @@
 //! table, update bookkeeping included, about 5.8 MB (the `memory` handler
 //! tells). In a whole configuration, one packet a batch from
 //! InfiniteSource with random destinations (the `d_radix_*_nots`
-//! benchmarks, CPU medians on a shared 2-core VM at load average 8), the
-//! lookup adds about 20 ns a packet with 1,000 routes and 37 ns with
-//! 100,000, against 23 and 61 ns before the direct entries held ranges
-//! (DIR-24-8: 48 and 180 ns on a quieter machine); about 6 ns of each is
-//! the cost of one more element on the path.
+//! benchmarks, CPU medians on a shared 2-core VM at load average 7-8,
+//! side by side), the lookup adds about 15 ns a packet with 1,000 routes
+//! and 29 ns with 100,000, against 16 and 43 ns before the direct entries
+//! held ranges (DIR-24-8: 48 and 180 ns on a quieter machine); about 6 ns
+//! of each is the cost of one more element on the path.
 //! (Click's RadixIPLookup is a radix trie, about 150 ns a lookup and 54 MB
 //! for 100,000 routes; rclick answers the same lookups from a faster
 //! structure.) Updates are incremental: only the /16s a prefix covers are
