@@ -23,20 +23,21 @@
 //!
 //! The table is a DXR structure (after Zec, Rizzo and Mikuc): a 2^16-entry
 //! direct table indexed by the top 16 address bits says, for each /16,
-//! either its next hop or where its sorted array of address ranges starts,
-//! which a lookup then binary-searches. It stays small enough for the CPU
-//! caches: with 100,000 random routes the lookup structures take 0.94 MB
-//! and the whole table, update bookkeeping included, about 6.4 MB (the
-//! `memory` handler tells). Measured on a shared 2-core VM with random
-//! addresses (`cargo bench -p rclick-elements-ip --bench lookup`): 2 ns a
-//! lookup with 1,000 routes and 16 ns with 100,000 (10 and 36 ns when each
-//! lookup waits for the previous one); DIR-24-8 (DirectIPLookup) takes 6
-//! and 22 ns (16 and 170 ns) and 37 MB. In a whole configuration, one
-//! packet a batch from InfiniteSource with random destinations, the lookup
-//! adds 10 ns a packet with 1,000 routes and 44 ns with 100,000 (DIR-24-8:
-//! 48 and 180 ns; medians of 5 runs of the `d_radix_*_nots` benchmarks);
-//! with 100,000 routes the table no longer fits the 512 KB per-core
-//! second-level cache, so most lookups wait on the third-level cache.
+//! either its ranges of addresses and their next hops, when they are few
+//! enough to fit the 32-bit entry (a whole /16 of one next hop, or one or
+//! two prefixes of length /17../24 inside it, for tables with a few
+//! distinct next hops), or where its sorted array of address ranges
+//! starts, which a lookup then binary-searches. It stays small enough for
+//! the CPU caches: with 100,000 random routes 87 % of the /16s need only
+//! their direct entry, the lookup structures take 0.42 MB and the whole
+//! table, update bookkeeping included, about 5.8 MB (the `memory` handler
+//! tells). In a whole configuration, one packet a batch from
+//! InfiniteSource with random destinations (the `d_radix_*_nots`
+//! benchmarks, CPU medians on a shared 2-core VM at load average 7-8,
+//! side by side), the lookup adds about 15 ns a packet with 1,000 routes
+//! and 29 ns with 100,000, against 16 and 43 ns before the direct entries
+//! held ranges (DIR-24-8: 48 and 180 ns on a quieter machine); about 6 ns
+//! of each is the cost of one more element on the path.
 //! (Click's RadixIPLookup is a radix trie, about 150 ns a lookup and 54 MB
 //! for 100,000 routes; rclick answers the same lookups from a faster
 //! structure.) Updates are incremental: only the /16s a prefix covers are
