@@ -234,6 +234,14 @@ impl Element for QueueElement {
     }
 
     fn push(&mut self, port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let plain = !matches!(self.kind, QueueKind::FrontDrop | QueueKind::Mixed);
+        if plain && batch.len() <= self.capacity.saturating_sub(self.q.len()) {
+            // Room for the whole batch (the common case): nothing dropped.
+            let mut batch = batch;
+            batch.drain_each(|p| self.q.push_back(p));
+            self.after_push(PacketBatch::new(), cx);
+            return;
+        }
         let mut dropped = PacketBatch::new();
         match self.kind {
             QueueKind::FrontDrop => {
@@ -298,12 +306,20 @@ impl Element for QueueElement {
             }
             return PacketBatch::new();
         }
-        let mut out = PacketBatch::with_capacity(n);
-        for _ in 0..n {
-            if let Some(p) = self.q.pop_front() {
-                out.push(p);
+        let out = if n == 1 {
+            self.q
+                .pop_front()
+                .map(PacketBatch::from)
+                .unwrap_or_default()
+        } else {
+            let mut out = PacketBatch::with_capacity(n);
+            for _ in 0..n {
+                if let Some(p) = self.q.pop_front() {
+                    out.push(p);
+                }
             }
-        }
+            out
+        };
         self.sleepiness = 0;
         if self.kind == QueueKind::QuickNote && self.q.is_empty() {
             // QuickNoteQueue sleeps as soon as it hands out its last packet
