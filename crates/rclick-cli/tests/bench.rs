@@ -129,3 +129,27 @@ fn profile_tables_from_bench_and_run() {
         .unwrap_or_else(|| panic!("{out}"));
     assert!(line.contains(" 500 "), "{line}");
 }
+
+#[test]
+fn no_coalesce_is_accepted_and_counts_stay_exact() {
+    let f = config_file("tiny_nc.click", TINY);
+    let (code, out, err) = rclick(&[
+        "bench",
+        "--no-coalesce",
+        "-n",
+        "1000",
+        "--runs",
+        "1",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
+    assert!(out.contains("| tiny_nc |"), "{out}");
+    for flag in [None, Some("--no-coalesce")] {
+        let mut args = vec!["run"];
+        args.extend(flag);
+        args.extend([f.to_str().unwrap(), "-H", "d.count"]);
+        let (code, out, err) = rclick(&args);
+        assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
+        assert!(out.contains("10"), "{flag:?}: {out}");
+    }
+}
