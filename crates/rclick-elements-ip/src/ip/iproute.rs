@@ -534,6 +534,20 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
             self.no_route(p.dst_ip_anno(), cx);
         }
         drop(unrouted);
+        // Outputs wired to the same element and input are one destination
+        // (the lowest such port stands for them).
+        if n <= 64 && ports.len() > 1 {
+            let mut canon = [0u32; 64];
+            for o in 0..n {
+                let t = cx.push_target(o);
+                canon[o] = (0..o)
+                    .find(|&e| t.is_some() && cx.push_target(e) == t)
+                    .map_or(o as u32, |e| canon[e]);
+            }
+            for q in ports.iter_mut() {
+                *q = canon[*q as usize];
+            }
+        }
         match ports.first() {
             None => {}
             // The common case: the whole batch leaves by one output.
@@ -611,6 +625,29 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
 mod tests {
     use super::*;
     use rclick_core::args::NoContext;
+
+    #[test]
+    fn outputs_wired_to_one_input_share_batches_and_nothing_strays() {
+        // Outputs 0 and 2 both lead to `a`; lookups behind `a` and `b`
+        // count any packet that reached the wrong one.
+        use rclick_core::testing;
+        let r = testing::run(
+            "InfiniteSource(LENGTH 64, LIMIT 6400, BURST 64, STOP true) \
+             -> SetRandIPAddress(0.0.0.0/0) -> rt :: RadixIPLookup(0.0.0.0/1 0, 128.0.0.0/2 1, 192.0.0.0/2 2);
+             rt[0] -> a :: Counter -> ka :: RadixIPLookup(128.0.0.0/2 0, 0.0.0.0/0 1);
+             rt[1] -> b :: Counter -> kb :: RadixIPLookup(128.0.0.0/2 0, 0.0.0.0/0 1);
+             rt[2] -> a;
+             bad :: Counter -> Discard; ok :: Discard;
+             ka[0] -> bad; ka[1] -> ok; kb[0] -> ok; kb[1] -> bad;",
+            &crate::ip::test_util::registry(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let a: u64 = testing::read(&r, "a.count").parse().unwrap();
+        let b: u64 = testing::read(&r, "b.count").parse().unwrap();
+        assert_eq!(a + b, 6400);
+        assert!(a > 4000 && b > 1000, "a={a} b={b}");
+        assert_eq!(testing::read(&r, "bad.count"), "0");
+    }
 
     #[test]
     fn linear_cache_forgets_on_change() {
