@@ -290,7 +290,7 @@ fn reset_peak_rss() {
 /// Builds a router for one run, printing build errors.
 fn build_router(flat: &FlatConfig, text: &str, no_coalesce: bool) -> Result<Router, String> {
     crate::build(flat.clone(), text, false, 1, no_coalesce)
-        .map_err(|()| "configuration error".to_string())
+        .map_err(|crate::Reported| "configuration error".to_string())
 }
 
 /// Builds, runs and checks once; returns the seconds the run took, on the
@@ -330,7 +330,8 @@ fn bench_file(
     let (text, name) = crate::Source::File(file.to_string()).read()?;
     let mut defines = defines.to_vec();
     defines.push(("N".to_string(), opts.packets.to_string()));
-    let flat = crate::parse(&text, &name, &defines).map_err(|()| "parse error".to_string())?;
+    let flat = crate::parse(&text, &name, &defines)
+        .map_err(|crate::Reported| "parse error".to_string())?;
     reset_peak_rss();
     let n = opts.packets;
     let mut checks = Vec::new();

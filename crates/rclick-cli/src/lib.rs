@@ -76,13 +76,21 @@ pub fn parse_define(arg: &str) -> Option<(String, String)> {
     }
 }
 
+/// An error already printed to standard error: the caller only has to exit
+/// with a failure status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reported;
+
 /// Parses a configuration; prints every error to standard error.
-pub fn parse(text: &str, file: &str, defines: &[(String, String)]) -> Result<FlatConfig, ()> {
+pub fn parse(text: &str, file: &str, defines: &[(String, String)]) -> Result<FlatConfig, Reported> {
     let opts = Options {
         file_name: file.to_string(),
         defines: defines.to_vec(),
     };
-    rclick_lang::parse(text, &opts).map_err(|errs| print_diagnostics(&errs))
+    rclick_lang::parse(text, &opts).map_err(|errs| {
+        print_diagnostics(&errs);
+        Reported
+    })
 }
 
 fn print_diagnostics(errs: &[Diagnostic]) {
@@ -187,7 +195,7 @@ pub fn build(
     simtime: bool,
     threads: usize,
     no_coalesce: bool,
-) -> Result<Router, ()> {
+) -> Result<Router, Reported> {
     let opts = BuildOptions {
         simtime,
         threads: threads.max(1),
@@ -200,6 +208,7 @@ pub fn build(
         let stderr = std::io::stderr();
         let mut h = stderr.lock();
         let _ = writeln!(h, "{e}");
+        Reported
     })
 }
 
@@ -240,7 +249,10 @@ pub fn drive(req: DriverRequest) -> i32 {
     let built = match &hot {
         Some(h) => h
             .build(flat, &text, Arc::new(registry()), None)
-            .map_err(|e| eprintln!("{e}")),
+            .map_err(|e| {
+                eprintln!("{e}");
+                Reported
+            }),
         None => {
             add_control_sockets(&mut flat, &req.ports, &req.unix_sockets, false);
             build(flat, &text, req.simtime, req.threads, req.no_coalesce)
@@ -318,7 +330,7 @@ pub fn drive(req: DriverRequest) -> i32 {
 
 /// Prints `-h` handlers the way Click does: values alone for one handler,
 /// `name:` headers and blank lines between several.
-pub fn print_handlers(router: &Router, specs: &[String]) -> Result<(), ()> {
+pub fn print_handlers(router: &Router, specs: &[String]) -> Result<(), Reported> {
     let mut ok = true;
     let many = specs.len() > 1;
     let stdout = std::io::stdout();
@@ -354,7 +366,7 @@ pub fn print_handlers(router: &Router, specs: &[String]) -> Result<(), ()> {
     if ok {
         Ok(())
     } else {
-        Err(())
+        Err(Reported)
     }
 }
 

@@ -193,7 +193,7 @@ fn check(source: Source, defines: &[(String, String)]) -> i32 {
             );
             0
         }
-        Err(()) => 1,
+        Err(rclick_cli::Reported) => 1,
     }
 }
 

@@ -262,13 +262,12 @@ impl Router {
             // input/output pair linked by the flow code.
             let mut links: Vec<(Connection, bool)> = conns.iter().map(|c| (*c, false)).collect();
             for i in 0..n {
-                for ip in 0..nports[i].0 {
-                    if inp[i][ip] != Processing::Agnostic {
+                for (ip, ik) in inp[i].iter().enumerate().take(nports[i].0) {
+                    if *ik != Processing::Agnostic {
                         continue;
                     }
-                    for op in 0..nports[i].1 {
-                        if outp[i][op] == Processing::Agnostic && b.info[i].flow_code.flows(ip, op)
-                        {
+                    for (op, ok) in outp[i].iter().enumerate().take(nports[i].1) {
+                        if *ok == Processing::Agnostic && b.info[i].flow_code.flows(ip, op) {
                             links.push((
                                 Connection {
                                     from: i,
@@ -372,16 +371,16 @@ impl Router {
                     b.connections.push(*c);
                 }
             }
-            for i in 0..n {
-                for (p, u) in used_i[i].iter().enumerate() {
+            for (i, used) in used_i.iter().enumerate() {
+                for (p, u) in used.iter().enumerate() {
                     if !u {
                         let d = b.info[i].declaration();
                         b.error_at(i, format!("'{d}' input {p} unused"));
                     }
                 }
             }
-            for i in 0..n {
-                for (p, u) in used_o[i].iter().enumerate() {
+            for (i, used) in used_o.iter().enumerate() {
+                for (p, u) in used.iter().enumerate() {
                     if !u {
                         let d = b.info[i].declaration();
                         b.error_at(i, format!("'{d}' output {p} unused"));

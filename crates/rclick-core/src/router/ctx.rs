@@ -899,6 +899,25 @@ impl<'a> Ctx<'a> {
             _ => None,
         }
     }
+    /// Fills `canon[o]`, for each output `o`, with the lowest output port
+    /// whose push connection leads to the same element and input as `o`'s
+    /// (`o` itself when none does or `o` is not a connected push output).
+    /// A batch for `o` may go out of `canon[o]` instead: downstream cannot
+    /// tell. Returns `false`, filling nothing, when `canon` is shorter than
+    /// the number of outputs.
+    pub fn same_destination_ports(&self, canon: &mut [u32]) -> bool {
+        let n = self.noutputs();
+        if n > canon.len() {
+            return false;
+        }
+        for o in 0..n {
+            let t = self.push_target(o);
+            canon[o] = (0..o)
+                .find(|&e| t.is_some() && self.push_target(e) == t)
+                .map_or(o as u32, |e| canon[e]);
+        }
+        true
+    }
     /// Whether input `port` is push.
     pub fn input_is_push(&self, port: usize) -> bool {
         self.rt.info[self.current].inputs.get(port) == Some(&Processing::Push)

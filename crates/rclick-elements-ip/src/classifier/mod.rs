@@ -59,19 +59,11 @@ pub(crate) fn classify_push(
     }
     // Outputs wired to the same element and input are one destination:
     // push a run bound for either as one batch (the lowest such port).
-    let mut canon: [usize; 64] = [usize::MAX; 64];
-    if n <= canon.len() {
-        for o in 0..n {
-            canon[o] = match cx.push_target(o) {
-                Some(t) => (0..o)
-                    .find(|&e| cx.push_target(e) == Some(t))
-                    .map_or(o, |e| canon[e]),
-                None => o,
-            };
-        }
+    let mut canon = [0u32; 64];
+    if cx.same_destination_ports(&mut canon) {
         for port in scratch.iter_mut() {
             if *port < n {
-                *port = canon[*port];
+                *port = canon[*port] as usize;
             }
         }
         if scratch.iter().all(|&o| o == scratch[0]) {

@@ -536,14 +536,8 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
         drop(unrouted);
         // Outputs wired to the same element and input are one destination
         // (the lowest such port stands for them).
-        if n <= 64 && ports.len() > 1 {
-            let mut canon = [0u32; 64];
-            for o in 0..n {
-                let t = cx.push_target(o);
-                canon[o] = (0..o)
-                    .find(|&e| t.is_some() && cx.push_target(e) == t)
-                    .map_or(o as u32, |e| canon[e]);
-            }
+        let mut canon = [0u32; 64];
+        if ports.len() > 1 && cx.same_destination_ports(&mut canon) {
             for q in ports.iter_mut() {
                 *q = canon[*q as usize];
             }

@@ -54,6 +54,13 @@ pub(crate) fn push_by(
     mut f: impl FnMut(&rclick_core::Packet) -> usize,
 ) {
     let n = cx.noutputs();
+    // Outputs wired to the same element and input are one destination.
+    let mut canon = [0u32; 64];
+    let merge = batch.len() > 1 && cx.same_destination_ports(&mut canon);
+    let mut f = move |p: &rclick_core::Packet| match f(p) {
+        o if merge && o < n => canon[o] as usize,
+        o => o,
+    };
     // The common case: every packet goes to the same output, and the batch
     // goes on whole. `f` is a pure function of the packet for every caller.
     let Some(first) = batch.first().map(&mut f) else {
@@ -123,6 +130,27 @@ impl Element for PaintSwitch {
 mod tests {
     use crate::basic::test_util::registry;
     use rclick_core::testing;
+
+    #[test]
+    fn outputs_wired_to_one_input_share_batches_and_nothing_strays() {
+        // Mixed colours in each 64-packet batch; PaintSwitch outputs 0 and 2
+        // both lead to `a`. CheckPaint behind `a` and `b` counts strays.
+        let r = testing::run(
+            "InfiniteSource(LIMIT 6399, BURST 64) -> rr :: RoundRobinSwitch;
+             q :: Queue(10000) -> Unqueue(BURST 64) -> ps :: PaintSwitch;
+             rr[0] -> Paint(0) -> q; rr[1] -> Paint(1) -> q; rr[2] -> Paint(2) -> q;
+             ps[0] -> a :: Counter -> ca :: CheckPaint(1);
+             ps[1] -> b :: Counter -> cb :: CheckPaint(1);
+             ps[2] -> a;
+             bad :: Counter -> Discard; ok :: Discard;
+             ca[0] -> bad; ca[1] -> ok; cb[0] -> ok; cb[1] -> bad;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "a.count"), "4266");
+        assert_eq!(testing::read(&r, "b.count"), "2133");
+        assert_eq!(testing::read(&r, "bad.count"), "0");
+    }
 
     #[test]
     fn out_of_range_paint_is_dropped() {
