@@ -497,6 +497,19 @@ impl Router {
                 pull_in[c.to][c.to_port] = (c.from as u32, c.from_port as u32);
             }
         }
+        // Each push output's alias: the lowest output of the same element
+        // leading to the same element and input (itself if none).
+        let push_alias: Vec<Vec<u32>> = push_out
+            .iter()
+            .map(|outs| {
+                (0..outs.len())
+                    .map(|o| {
+                        let lowest = (0..o).find(|&e| outs[o].0 != u32::MAX && outs[e] == outs[o]);
+                        lowest.unwrap_or(o) as u32
+                    })
+                    .collect()
+            })
+            .collect();
         let element_home: Vec<usize> = (0..n)
             .map(|e| {
                 b.home_thread
@@ -525,6 +538,7 @@ impl Router {
             info: b.info,
             configs: configs.into_iter().map(Mutex::new).collect(),
             push_out,
+            push_alias,
             pull_in,
             connections: b.connections,
             handlers,

@@ -889,34 +889,15 @@ impl<'a> Ctx<'a> {
     pub fn output_is_push(&self, port: usize) -> bool {
         self.rt.info[self.current].outputs.get(port) == Some(&Processing::Push)
     }
-    /// The element and input port that push output `port` leads to, if it
-    /// is a connected push output. Two outputs with the same target are
-    /// indistinguishable downstream, so a classifier may push packets bound
-    /// for either in one batch.
-    pub fn push_target(&self, port: usize) -> Option<(ElementId, usize)> {
-        match self.rt.push_out[self.current].get(port) {
-            Some(&(to, to_port)) if to != u32::MAX => Some((to as usize, to_port as usize)),
-            _ => None,
-        }
-    }
-    /// Fills `canon[o]`, for each output `o`, with the lowest output port
-    /// whose push connection leads to the same element and input as `o`'s
-    /// (`o` itself when none does or `o` is not a connected push output).
-    /// A batch for `o` may go out of `canon[o]` instead: downstream cannot
-    /// tell. Returns `false`, filling nothing, when `canon` is shorter than
-    /// the number of outputs.
-    pub fn same_destination_ports(&self, canon: &mut [u32]) -> bool {
-        let n = self.noutputs();
-        if n > canon.len() {
-            return false;
-        }
-        for o in 0..n {
-            let t = self.push_target(o);
-            canon[o] = (0..o)
-                .find(|&e| t.is_some() && self.push_target(e) == t)
-                .map_or(o as u32, |e| canon[e]);
-        }
-        true
+    /// For each output port, the lowest output whose push connection
+    /// leads to the same element and input (the port itself when none does,
+    /// or when it is not a connected push output). A batch for a port may
+    /// leave by its alias instead: downstream cannot tell, so a classifier
+    /// can push packets bound for either in one batch. Made when the router
+    /// was built; the slice outlives this call (take it once per batch).
+    #[inline]
+    pub fn output_aliases(&self) -> &'a [u32] {
+        &self.rt.push_alias[self.current]
     }
     /// Whether input `port` is push.
     pub fn input_is_push(&self, port: usize) -> bool {

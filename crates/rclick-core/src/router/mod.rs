@@ -143,6 +143,9 @@ pub struct RouterInner {
     pub(crate) configs: Vec<Mutex<String>>,
     /// Push outputs: `push_out[e][port] = (to, to_port)`.
     pub(crate) push_out: Vec<Vec<(u32, u32)>>,
+    /// `push_alias[e][port]`: the lowest output of `e` whose push
+    /// connection leads to the same element and input as `port`'s.
+    pub(crate) push_alias: Vec<Vec<u32>>,
     /// Pull inputs: `pull_in[e][port] = (from, from_port)`.
     pub(crate) pull_in: Vec<Vec<(u32, u32)>>,
     pub(crate) connections: Vec<Connection>,

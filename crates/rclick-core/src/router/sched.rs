@@ -269,8 +269,7 @@ impl ThreadSched {
         if offer > 1 && used == 1 {
             // It takes one run at a time (the default `run_task_runs`): do
             // not offer more until the next handler write.
-            let stamp = (rt.handler_writes.load(Ordering::Acquire) + 1) << 1;
-            ti.coalesce.store(stamp, Ordering::Relaxed);
+            ti.coalesce.store(coalesce_stamp(rt), Ordering::Relaxed);
         }
         if used > 1 {
             next_pass = pass + used * stride;
@@ -331,7 +330,7 @@ impl ThreadSched {
     #[inline]
     fn may_coalesce(&mut self, rt: &RouterInner, t: u32) -> bool {
         let ti = &rt.tasks[t as usize];
-        let stamp = (rt.handler_writes.load(Ordering::Acquire) + 1) << 1;
+        let stamp = coalesce_stamp(rt);
         let known = ti.coalesce.load(Ordering::Relaxed);
         if known & !1 == stamp {
             return known & 1 == 1;
@@ -405,6 +404,13 @@ impl ThreadSched {
     fn idle(&mut self, rt: &RouterInner) -> bool {
         self.runq.is_empty() && self.next_timer(rt).is_none()
     }
+}
+
+/// `TaskInfo::coalesce` without its answer bit, for the router's current
+/// handler-write count.
+#[inline]
+fn coalesce_stamp(rt: &RouterInner) -> u64 {
+    (rt.handler_writes.load(Ordering::Acquire) + 1) << 1
 }
 
 impl RouterInner {

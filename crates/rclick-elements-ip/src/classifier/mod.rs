@@ -48,32 +48,21 @@ pub(crate) fn classify_push(
         }
         return;
     }
+    // Outputs wired to the same element and input are one destination:
+    // note the lowest such port, so that a batch bound for several of them
+    // goes on whole or in fewer runs.
+    let aliases = cx.output_aliases();
+    let alias = |o: usize| aliases.get(o).map_or(o, |&a| a as usize);
+    let first = alias(first);
     scratch.clear();
     scratch.push(first);
-    scratch.extend(batch.iter().skip(1).map(|p| prog.classify(p)));
+    scratch.extend(batch.iter().skip(1).map(|p| alias(prog.classify(p))));
     if scratch.iter().all(|&o| o == first) {
         if first < n {
             cx.push(first, batch);
         }
         return;
     }
-    // Outputs wired to the same element and input are one destination:
-    // push a run bound for either as one batch (the lowest such port).
-    let mut canon = [0u32; 64];
-    if cx.same_destination_ports(&mut canon) {
-        for port in scratch.iter_mut() {
-            if *port < n {
-                *port = canon[*port] as usize;
-            }
-        }
-        if scratch.iter().all(|&o| o == scratch[0]) {
-            if scratch[0] < n {
-                cx.push(scratch[0], batch);
-            }
-            return;
-        }
-    }
-    let first = scratch[0];
     let mut run = PacketBatch::with_capacity(batch.len());
     let mut run_port = first;
     for (p, &port) in batch.into_iter().zip(scratch.iter()) {
@@ -88,5 +77,22 @@ pub(crate) fn classify_push(
     }
     if !run.is_empty() && run_port < n {
         cx.push(run_port, run);
+    }
+}
+
+/// xorshift64*: deterministic randomness for the classifier tests.
+#[cfg(test)]
+pub(crate) struct TestRng(pub u64);
+
+#[cfg(test)]
+impl TestRng {
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
     }
 }

@@ -408,18 +408,7 @@ impl CrossTable {
 mod tests {
     use super::{feasible, walk, CrossTable, TableStep};
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::classifier::TestRng as Rng;
 
     /// Words 0..4 in the network header, 4..8 in the transport header
     /// (in reverse order, so offsets and word numbers differ).

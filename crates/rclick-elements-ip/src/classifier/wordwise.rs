@@ -1601,19 +1601,22 @@ mod tests {
     use rclick_core::args::NoContext;
     use rclick_packet::Packet;
 
-    /// xorshift64*: deterministic test randomness.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::classifier::TestRng as Rng;
+
+    /// The 10 rules (and default) of Click's `d_ipclassifier10` benchmark.
+    const BENCH_RULES: &[&str] = &[
+        "dst net 10.0.0.0/8 and tcp dst port 80",
+        "dst net 10.0.0.0/8 and udp dst port 53",
+        "src host 10.0.0.2 and dst net 192.168.0.0/16",
+        "tcp opt syn and not tcp opt ack",
+        "icmp type echo",
+        "dst net 172.16.0.0/12",
+        "udp dst port 5678 and dst net 128.0.0.0/2",
+        "dst net 64.0.0.0/3 and ip ttl < 10",
+        "ip frag",
+        "udp",
+        "-",
+    ];
 
     fn program(rules: &[&str]) -> ZProgram {
         let conf: Vec<String> = rules
@@ -1678,19 +1681,7 @@ mod tests {
     #[test]
     fn fast_path_agrees_with_the_careful_one() {
         let sets: &[&[&str]] = &[
-            &[
-                "dst net 10.0.0.0/8 and tcp dst port 80",
-                "dst net 10.0.0.0/8 and udp dst port 53",
-                "src host 10.0.0.2 and dst net 192.168.0.0/16",
-                "tcp opt syn and not tcp opt ack",
-                "icmp type echo",
-                "dst net 172.16.0.0/12",
-                "udp dst port 5678 and dst net 128.0.0.0/2",
-                "dst net 64.0.0.0/3 and ip ttl < 10",
-                "ip frag",
-                "udp",
-                "-",
-            ],
+            BENCH_RULES,
             &[
                 "tcp port 1 or 2 or 3 or 5 or 8 or 13 or 21 or 22 or 34 or 53 or 80",
                 "udp src port 53 or 5678 or 1",
@@ -1783,19 +1774,7 @@ mod tests {
     #[test]
     #[ignore]
     fn table_vs_walk_timing() {
-        let prog = program(&[
-            "dst net 10.0.0.0/8 and tcp dst port 80",
-            "dst net 10.0.0.0/8 and udp dst port 53",
-            "src host 10.0.0.2 and dst net 192.168.0.0/16",
-            "tcp opt syn and not tcp opt ack",
-            "icmp type echo",
-            "dst net 172.16.0.0/12",
-            "udp dst port 5678 and dst net 128.0.0.0/2",
-            "dst net 64.0.0.0/3 and ip ttl < 10",
-            "ip frag",
-            "udp",
-            "-",
-        ]);
+        let prog = program(BENCH_RULES);
         let mut walk = prog.clone();
         if let Some(f) = walk.fast.as_mut() {
             f.table = None;

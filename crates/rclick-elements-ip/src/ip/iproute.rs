@@ -523,9 +523,12 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
         let mut ports = std::mem::take(&mut self.ports);
         ports.clear();
         let engine = &self.engine;
+        // Outputs wired to the same element and input are one destination:
+        // note the lowest such port, so that the runs merge.
+        let aliases = cx.output_aliases();
         let unrouted = batch.divert(|p| match route_one(engine, p, n) {
             Some(port) => {
-                ports.push(port);
+                ports.push(aliases.get(port as usize).copied().unwrap_or(port));
                 true
             }
             None => false,
@@ -534,14 +537,6 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
             self.no_route(p.dst_ip_anno(), cx);
         }
         drop(unrouted);
-        // Outputs wired to the same element and input are one destination
-        // (the lowest such port stands for them).
-        let mut canon = [0u32; 64];
-        if ports.len() > 1 && cx.same_destination_ports(&mut canon) {
-            for q in ports.iter_mut() {
-                *q = canon[*q as usize];
-            }
-        }
         match ports.first() {
             None => {}
             // The common case: the whole batch leaves by one output.

@@ -54,15 +54,15 @@ pub(crate) fn push_by(
     mut f: impl FnMut(&rclick_core::Packet) -> usize,
 ) {
     let n = cx.noutputs();
-    // Outputs wired to the same element and input are one destination.
-    let mut canon = [0u32; 64];
-    let merge = batch.len() > 1 && cx.same_destination_ports(&mut canon);
-    let mut f = move |p: &rclick_core::Packet| match f(p) {
-        o if merge && o < n => canon[o] as usize,
-        o => o,
-    };
     // The common case: every packet goes to the same output, and the batch
     // goes on whole. `f` is a pure function of the packet for every caller.
+    // Outputs wired to the same element and input are one destination
+    // (their lowest port stands for them), so that runs merge.
+    let aliases = cx.output_aliases();
+    let mut f = |p: &rclick_core::Packet| {
+        let o = f(p);
+        aliases.get(o).map_or(o, |&a| a as usize)
+    };
     let Some(first) = batch.first().map(&mut f) else {
         return;
     };

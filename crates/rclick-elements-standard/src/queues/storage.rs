@@ -234,9 +234,10 @@ impl Element for QueueElement {
     }
 
     fn push(&mut self, port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        let plain = !matches!(self.kind, QueueKind::FrontDrop | QueueKind::Mixed);
-        if plain && batch.len() <= self.capacity.saturating_sub(self.q.len()) {
-            // Room for the whole batch (the common case): nothing dropped.
+        let to_back = !(self.kind == QueueKind::Mixed && port == 1);
+        if to_back && batch.len() <= self.capacity.saturating_sub(self.q.len()) {
+            // Room for the whole batch at the back (the common case, every
+            // kind alike): nothing dropped.
             let mut batch = batch;
             batch.drain_each(|p| self.q.push_back(p));
             self.after_push(PacketBatch::new(), cx);
@@ -274,11 +275,6 @@ impl Element for QueueElement {
                     }
                     self.q.push_front(p);
                 }
-            }
-            _ if batch.len() <= self.capacity.saturating_sub(self.q.len()) => {
-                // Room for the whole batch (the common case).
-                let mut batch = batch;
-                batch.drain_each(|p| self.q.push_back(p));
             }
             _ => {
                 for p in batch {
