@@ -13,6 +13,7 @@
 
 use std::any::Any;
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use rclick_packet::{Packet, PacketBatch};
 
@@ -429,6 +430,18 @@ pub trait Element: AsAny + Send {
         let _ = (old, cx);
     }
 
+    /// Ports that several threads may call at once, without taking the
+    /// element: a queue between threads (ThreadSafeQueue) answers pushes
+    /// on one thread and pulls on another through these. When this
+    /// returns `Some`, every push to and pull from this element goes to
+    /// the returned object (asked once, when the router is built); tasks,
+    /// timers and handlers still take the element itself, one caller at a
+    /// time. The element typically keeps an `Arc` of the same object to
+    /// read its state in handlers.
+    fn concurrent_ports(&self) -> Option<Arc<dyn ConcurrentPorts>> {
+        None
+    }
+
     /// Click's low-level RPC: `command` is a portable LLRPC number (see
     /// [`crate::router::llrpc`]), `data` its flat argument buffer, read
     /// and/or overwritten in place (integers in host byte order). Errors
@@ -437,6 +450,24 @@ pub trait Element: AsAny + Send {
     fn llrpc(&mut self, command: u32, data: &mut [u8], cx: &mut Ctx) -> Result<(), i32> {
         let _ = (command, data, cx);
         Err(crate::router::llrpc::EINVAL)
+    }
+}
+
+/// The thread-safe ports of an element ([`Element::concurrent_ports`]):
+/// called through `&self`, by any number of threads at once. `cx` is the
+/// calling thread's context with the element as its current element
+/// (`cx.push` leaves by the element's outputs).
+pub trait ConcurrentPorts: Send + Sync {
+    /// A batch arrives on push input `port`. The default drops it.
+    fn push(&self, port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let _ = (port, batch, cx);
+    }
+
+    /// Up to `max` packets are asked for on pull output `port`. The
+    /// default has none.
+    fn pull(&self, port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let _ = (port, max, cx);
+        PacketBatch::new()
     }
 }
 

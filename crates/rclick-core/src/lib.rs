@@ -14,7 +14,9 @@ pub mod router;
 pub mod spec;
 pub mod testing;
 
-pub use element::{phase, Element, HandlerDef, HandlerFlags, HandlerKind, TaskId, TimerId};
+pub use element::{
+    phase, ConcurrentPorts, Element, HandlerDef, HandlerFlags, HandlerKind, TaskId, TimerId,
+};
 pub use notifier::{Notifier, NotifierSignal};
 /// Click's configuration-string helpers (`cp_unquote`, `cp_quote`,
 /// `cp_spacevec`, `cp_uncomment`, `cp_argvec`).

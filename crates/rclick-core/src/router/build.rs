@@ -7,12 +7,12 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rclick_lang::{confparse, FlatConfig};
 
-use super::ctx::{ConfigureCx, InitCx, NameTable};
+use super::ctx::{ConfigureCx, InitCx, NameTable, Port};
 use super::{
     Connection, ElementId, ElementInfo, Router, RouterInner, Slot, TaskInfo, TimerInfo,
     INITIAL_RUNCOUNT,
@@ -44,6 +44,11 @@ pub struct BuildOptions {
     /// scheduling, as Click's driver does, even where the results could
     /// not differ (see `Element::run_task_runs`). For comparisons.
     pub no_coalesce: bool,
+    /// Pin thread `i` to processor `affinity + i` (Click's `-a`).
+    pub affinity: Option<usize>,
+    /// Never sleep when idle: look at descriptors and timers in a loop
+    /// (lowest latency, one busy processor per thread).
+    pub busy_poll: bool,
 }
 
 /// Why a router could not be built: every error message, in order, each
@@ -89,6 +94,8 @@ pub(crate) struct Builder {
     pub external_tasks: Vec<u32>,
     /// The router being replaced, for hot swaps.
     pub hotswap_from: Option<Router>,
+    /// Descriptors to watch once the router runs: (fd, what, task).
+    pub selects: Vec<(std::os::fd::RawFd, super::Select, u32)>,
 }
 
 impl Builder {
@@ -125,6 +132,19 @@ fn context_errors(landmark: &impl fmt::Display, what: &str, decl: &str, msg: &st
     v
 }
 
+/// The element of a context made for no element: has no ports and does
+/// nothing.
+struct Nowhere;
+
+impl Element for Nowhere {
+    fn class_name(&self) -> &'static str {
+        "Nowhere"
+    }
+    fn port_count(&self) -> &'static str {
+        "0/0"
+    }
+}
+
 impl Router {
     /// Builds and initializes a router from `flat` using the classes in
     /// `registry`.
@@ -156,6 +176,7 @@ impl Router {
             runcount_delta: 0,
             external_tasks: Vec::new(),
             hotswap_from: opts.hotswap_from.clone(),
+            selects: Vec::new(),
         };
 
         // 1. Instantiate.
@@ -480,32 +501,41 @@ impl Router {
     ) -> Router {
         let n = b.info.len();
         let nthreads = opts.threads.max(1);
-        let mut push_out: Vec<Vec<(u32, u32)>> = b
-            .info
-            .iter()
-            .map(|i| vec![(u32::MAX, u32::MAX); i.outputs.len()])
-            .collect();
-        let mut pull_in: Vec<Vec<(u32, u32)>> = b
-            .info
-            .iter()
-            .map(|i| vec![(u32::MAX, u32::MAX); i.inputs.len()])
-            .collect();
+        // Resolved ports: each element's push outputs and pull inputs,
+        // one element after another.
+        let mut out_start = Vec::with_capacity(n + 1);
+        let mut in_start = Vec::with_capacity(n + 1);
+        let (mut no, mut ni) = (0usize, 0usize);
+        for i in &b.info {
+            out_start.push(no);
+            in_start.push(ni);
+            no += i.outputs.len();
+            ni += i.inputs.len();
+        }
+        let mut outs = vec![Port::NONE; no];
+        let mut ins = vec![Port::NONE; ni];
         for c in &b.connections {
             if b.info[c.from].outputs[c.from_port] == Processing::Push {
-                push_out[c.from][c.from_port] = (c.to as u32, c.to_port as u32);
+                outs[out_start[c.from] + c.from_port] = Port {
+                    to: c.to as u32,
+                    port: c.to_port as u32,
+                };
             } else {
-                pull_in[c.to][c.to_port] = (c.from as u32, c.from_port as u32);
+                ins[in_start[c.to] + c.to_port] = Port {
+                    to: c.from as u32,
+                    port: c.from_port as u32,
+                };
             }
         }
         // Each push output's alias: the lowest output of the same element
         // leading to the same element and input (itself if none).
-        let push_alias: Vec<Vec<u32>> = push_out
-            .iter()
-            .map(|outs| {
-                (0..outs.len())
-                    .map(|o| {
-                        let lowest = (0..o).find(|&e| outs[o].0 != u32::MAX && outs[e] == outs[o]);
-                        lowest.unwrap_or(o) as u32
+        let push_alias: Vec<Vec<u32>> = (0..n)
+            .map(|e| {
+                let o = &outs[out_start[e]..out_start[e] + b.info[e].outputs.len()];
+                (0..o.len())
+                    .map(|p| {
+                        let lowest = (0..p).find(|&q| o[p] != Port::NONE && o[q] == o[p]);
+                        lowest.unwrap_or(p) as u32
                     })
                     .collect()
             })
@@ -518,34 +548,95 @@ impl Router {
             })
             .collect();
         for t in &b.tasks {
-            if let Some(&(th, _)) = b.home_thread.get(&t.element) {
-                t.thread
-                    .store(th.min(nthreads - 1), std::sync::atomic::Ordering::Relaxed);
-            }
+            t.thread.store(element_home[t.element], Ordering::Relaxed);
             if let Some(&tk) = b.tickets.get(&t.element) {
-                t.tickets.store(tk, std::sync::atomic::Ordering::Relaxed);
+                t.tickets.store(tk, Ordering::Relaxed);
             }
+            t.stride.store(
+                super::sched::stride_of(t.tickets.load(Ordering::Relaxed)),
+                Ordering::Relaxed,
+            );
         }
+        for t in &b.timers {
+            t.thread.store(element_home[t.element], Ordering::Relaxed);
+        }
+        // Thread analysis: who owns each element.
+        let runners: Vec<(usize, usize)> = b
+            .tasks
+            .iter()
+            .map(|t| (t.element, t.thread.load(Ordering::Relaxed)))
+            .chain(
+                b.timers
+                    .iter()
+                    .map(|t| (t.element, t.thread.load(Ordering::Relaxed))),
+            )
+            .collect();
+        let out_slices: Vec<&[Port]> = (0..n)
+            .map(|e| &outs[out_start[e]..out_start[e] + b.info[e].outputs.len()])
+            .collect();
+        let in_slices: Vec<&[Port]> = (0..n)
+            .map(|e| &ins[in_start[e]..in_start[e] + b.info[e].inputs.len()])
+            .collect();
+        let owners = super::threads::owners(
+            &super::threads::Graph {
+                outs: &out_slices,
+                ins: &in_slices,
+                home: &element_home,
+            },
+            &runners,
+        );
         let mut handlers = Vec::with_capacity(n);
         let mut slots = Vec::with_capacity(n);
-        for el in b.elements.into_iter() {
+        for (e, el) in b.elements.into_iter().enumerate() {
             let el = el.expect("present");
             handlers.push(el.handlers());
-            slots.push(Slot::new(el));
+            let mut slot = Slot::new(el);
+            slot.id = e as u32;
+            slot.outs = (out_start[e] as u32, b.info[e].outputs.len() as u32);
+            slot.ins = (in_start[e] as u32, b.info[e].inputs.len() as u32);
+            slot.set_owner_unshared(owners[e]);
+            slots.push(slot);
+        }
+        let threads: Vec<super::ThreadShared> = (0..nthreads)
+            .map(|_| super::ThreadShared {
+                inbox: Mutex::new(Vec::new()),
+                flag: AtomicBool::new(false),
+                poller: super::poll::Poller::new(),
+            })
+            .collect();
+        if let Some(fd) = super::external::wake_fd() {
+            threads[0].poller.watch_signals(fd);
+        }
+        let mut select_errors = Vec::new();
+        for &(fd, what, task) in &b.selects {
+            let home = b.tasks[task as usize].thread.load(Ordering::Relaxed);
+            if let Err(e) = threads[home].poller.add_select(fd, what, task) {
+                select_errors.push(e);
+            }
+        }
+        let mut log = b.log;
+        for e in select_errors {
+            if opts.capture_log {
+                log.push(e);
+            } else {
+                eprintln!("{e}");
+            }
         }
         let inner = RouterInner {
             slots,
+            nowhere: Slot::new(Box::new(Nowhere)),
             info: b.info,
             configs: configs.into_iter().map(Mutex::new).collect(),
-            push_out,
+            outs,
+            ins,
             push_alias,
-            pull_in,
             connections: b.connections,
             handlers,
             tasks: b.tasks,
             timers: b.timers,
             element_tasks: b.element_tasks,
-            element_home,
+            element_home: element_home.into_iter().map(AtomicUsize::new).collect(),
+            measure_tasks: AtomicBool::new(false),
             runcount: AtomicI32::new(INITIAL_RUNCOUNT.saturating_add(b.runcount_delta)),
             stop_handlers: b.stop_handlers,
             clock: b.clock,
@@ -553,12 +644,14 @@ impl Router {
             source_text: opts.source_text,
             registry,
             nthreads,
-            inboxes: (0..nthreads).map(|_| Mutex::new(Vec::new())).collect(),
-            inbox_flags: (0..nthreads).map(|_| AtomicBool::new(false)).collect(),
+            threads,
+            locks: super::slot::ThreadLocks::new(nthreads),
+            affinity: opts.affinity,
+            busy_poll: opts.busy_poll,
             stats: Default::default(),
             quit: AtomicBool::new(false),
             log: if opts.capture_log {
-                Some(Mutex::new(b.log))
+                Some(Mutex::new(log))
             } else {
                 None
             },

@@ -8,6 +8,7 @@ use rclick_packet::{Packet, PacketBatch, Timestamp};
 
 use super::build::Builder;
 use super::sched::ThreadSched;
+use super::slot::{Slot, SlotBusy};
 use super::{ElementId, ElementInfo, RouterInner, TaskInfo, TimerInfo};
 use crate::args::ArgContext;
 use crate::element::{Element, TaskId, TimerId};
@@ -314,7 +315,9 @@ impl<'a> InitCx<'a> {
             generation: AtomicU64::new(0),
             pass: AtomicU64::new(0),
             thread: AtomicUsize::new(0),
+            stride: AtomicU64::new(super::sched::stride_of(super::sched::DEFAULT_TICKETS)),
             runs: AtomicU64::new(0),
+            cycles: AtomicU64::new(0),
             coalesce: AtomicU64::new(0),
         });
         if scheduled {
@@ -374,6 +377,16 @@ impl<'a> InitCx<'a> {
     /// initializing, as Click's `click_chatter`.
     pub fn log(&mut self, line: impl Into<String>) {
         self.b.emit(vec![line.into()]);
+    }
+
+    /// Schedules task `t` whenever descriptor `fd` is ready for `what`
+    /// (Click's `add_select`), from when the router runs. The element must
+    /// keep the descriptor open while it is watched; closing it stops the
+    /// watch. The task then reads or writes until the descriptor would
+    /// block, and need not reschedule itself meanwhile: an idle thread
+    /// waits on its descriptors instead of polling.
+    pub fn add_select(&mut self, fd: impl std::os::fd::AsRawFd, what: super::Select, t: TaskId) {
+        self.b.selects.push((fd.as_raw_fd(), what, t.0));
     }
 
     /// Schedules task `t` whenever an external event is raised
@@ -610,12 +623,32 @@ impl<'a> InitCx<'a> {
 /// and counted).
 const MAX_DEFERRED_PUSHES: usize = 4096;
 
+/// The far end of one port: the element and port a push output leads to,
+/// or a pull input comes from. Resolved when the router is built, so a hop
+/// costs one load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Port {
+    /// The element at the other end; `u32::MAX` when unconnected.
+    pub to: u32,
+    /// Its port.
+    pub port: u32,
+}
+
+impl Port {
+    /// An unconnected port.
+    pub(crate) const NONE: Port = Port {
+        to: u32::MAX,
+        port: u32::MAX,
+    };
+}
+
 /// What an element sees while it runs: its way to its neighbours, the
 /// clock, its tasks and timers, and the router's handlers.
 pub struct Ctx<'a> {
     pub(crate) rt: &'a RouterInner,
     pub(crate) sched: &'a mut ThreadSched,
-    pub(crate) current: ElementId,
+    /// The current element (it knows its index and where its ports lead).
+    slot: &'a Slot,
 }
 
 impl<'a> Ctx<'a> {
@@ -624,33 +657,147 @@ impl<'a> Ctx<'a> {
         sched: &'a mut ThreadSched,
         current: ElementId,
     ) -> Ctx<'a> {
-        Ctx { rt, sched, current }
+        let slot = rt.slots.get(current).unwrap_or(&rt.nowhere);
+        Ctx { rt, sched, slot }
+    }
+
+    /// The current element's index.
+    #[inline(always)]
+    pub(crate) fn cur(&self) -> ElementId {
+        self.slot.id as usize
+    }
+
+    /// Makes `slot` the current element; returns what to restore.
+    #[inline(always)]
+    fn switch_to(&mut self, slot: &'a Slot) -> &'a Slot {
+        std::mem::replace(&mut self.slot, slot)
+    }
+
+    #[inline(always)]
+    fn restore(&mut self, saved: &'a Slot) {
+        self.slot = saved;
     }
 
     /// Pushes `batch` out of output `port`.
     #[inline(always)]
     pub fn push(&mut self, port: usize, batch: PacketBatch) {
         let rt = self.rt;
-        if let Some(&(to, to_port)) = rt.push_out[self.current].get(port) {
-            if to != u32::MAX {
-                match rt.slots[to as usize].lock(self.sched.id) {
-                    Ok(mut g) => {
-                        let saved = std::mem::replace(&mut self.current, to as usize);
-                        // Profiling off: this one test is all it costs.
-                        if rt.profile.on() {
-                            self.push_profiled(&mut **g, to_port as usize, batch);
-                        } else {
-                            g.push(to_port as usize, batch, self);
-                            self.deliver_deferred_pushes(&mut **g);
-                        }
-                        self.current = saved;
-                    }
-                    Err(super::SlotBusy::Reentrant) => self.defer_push(to as usize, to_port, batch),
+        let Some(&Port { to, port: to_port }) = rt.out_port(self.slot, port) else {
+            return self.count_lost(batch.len());
+        };
+        let Some(slot) = rt.slots.get(to as usize) else {
+            return self.count_lost(batch.len());
+        };
+        match slot.enter_port(self.sched.held_id, self.sched.tag) {
+            Ok(mut g) => {
+                let saved = self.switch_to(slot);
+                // Profiling off: this one test is all it costs.
+                if rt.profile.on() {
+                    self.push_profiled(&mut **g, to_port as usize, batch);
+                } else {
+                    g.push(to_port as usize, batch, self);
+                    self.deliver_deferred_pushes(&mut **g);
                 }
-                return;
+                self.restore(saved);
+            }
+            Err(busy) => self.push_slow(to as usize, to_port as usize, batch, busy),
+        }
+    }
+
+    /// A push whose target could not be entered at once: it is running on
+    /// this thread (deferred), has thread-safe ports, belongs to another
+    /// thread lock, or is a shared element another thread is running.
+    #[cold]
+    #[inline(never)]
+    fn push_slow(&mut self, to: usize, to_port: usize, batch: PacketBatch, busy: SlotBusy) {
+        let mut batch = Some(batch);
+        let busy = match busy {
+            SlotBusy::Foreign(_) | SlotBusy::Contended => {
+                match self.enter_and(to, true, |el, cx| {
+                    if let Some(b) = batch.take() {
+                        if cx.rt.profile.on() {
+                            cx.push_profiled(el, to_port, b);
+                        } else {
+                            el.push(to_port, b, cx);
+                        }
+                    }
+                }) {
+                    Ok(()) => return,
+                    Err(b) => b,
+                }
+            }
+            b => b,
+        };
+        let Some(batch) = batch else { return };
+        match busy {
+            SlotBusy::Concurrent => {
+                let rt = self.rt;
+                let slot = &rt.slots[to];
+                match slot.concurrent.as_deref() {
+                    Some(c) => {
+                        let saved = self.switch_to(slot);
+                        c.push(to_port, batch, self);
+                        self.restore(saved);
+                    }
+                    None => self.count_lost(batch.len()),
+                }
+            }
+            _ => self.defer_push(to, to_port as u32, batch),
+        }
+    }
+
+    /// Runs `f` on element `e`, entered as the current element, whatever it
+    /// takes: taking the thread lock that owns it (and giving back the one
+    /// held, so that no two threads ever wait for each other's locks), or
+    /// waiting for another thread to leave it. `ports` says the call is a
+    /// push or pull (elements with thread-safe ports are not entered for
+    /// those: `Err(Concurrent)`). `Err(Reentrant)` when it is running
+    /// further up this thread's stack; `f` is then not called.
+    pub(crate) fn enter_and<R>(
+        &mut self,
+        e: usize,
+        ports: bool,
+        f: impl FnOnce(&mut dyn Element, &mut Ctx<'a>) -> R,
+    ) -> Result<R, SlotBusy> {
+        let rt = self.rt;
+        let Some(slot) = rt.slots.get(e) else {
+            return Err(SlotBusy::Reentrant);
+        };
+        loop {
+            let entered = if ports {
+                slot.enter_port(self.sched.held_id, self.sched.tag)
+            } else {
+                slot.enter(self.sched.held_id, self.sched.tag)
+            };
+            match entered {
+                Ok(mut g) => {
+                    let saved = self.switch_to(slot);
+                    let r = f(&mut **g, self);
+                    self.deliver_deferred_pushes(&mut **g);
+                    self.restore(saved);
+                    return Ok(r);
+                }
+                Err(SlotBusy::Foreign(t)) if (t as usize) < rt.locks.len() => {
+                    return self.visit(t, move |cx| cx.enter_and(e, ports, f));
+                }
+                Err(SlotBusy::Contended) => self.sched.pause(rt),
+                Err(b) => return Err(b),
             }
         }
-        self.count_lost(batch.len());
+    }
+
+    /// Runs `f` holding thread lock `t` instead of the one this thread
+    /// holds (given back first and taken again after).
+    fn visit<R>(&mut self, t: u32, f: impl FnOnce(&mut Ctx<'a>) -> R) -> R {
+        let rt = self.rt;
+        let mine = self.sched.let_go(rt);
+        self.sched.hold(rt, t);
+        let r = f(self);
+        self.sched.let_go(rt);
+        if let Some(m) = mine {
+            self.sched.hold(rt, m);
+        }
+        r
     }
 
     /// The target of a push is running further up this thread's stack: hand
@@ -684,7 +831,7 @@ impl<'a> Ctx<'a> {
         self.deliver_deferred_pushes(el);
         self.sched
             .prof
-            .leave(&self.rt.profile, self.current, f, n as u64, 0);
+            .leave(&self.rt.profile, self.cur(), f, n as u64, 0);
     }
 
     /// A task run of the current element `el`, timed as a frame.
@@ -694,9 +841,7 @@ impl<'a> Ctx<'a> {
         let f = self.sched.prof.enter();
         el.run_task(t, self);
         self.deliver_deferred_pushes(el);
-        self.sched
-            .prof
-            .leave(&self.rt.profile, self.current, f, 0, 0);
+        self.sched.prof.leave(&self.rt.profile, self.cur(), f, 0, 0);
     }
 
     /// [`Ctx::pull`]'s call into the current element `el`, timed.
@@ -707,7 +852,7 @@ impl<'a> Ctx<'a> {
         let b = el.pull(port, max, self);
         self.sched
             .prof
-            .leave(&self.rt.profile, self.current, f, 0, b.len() as u64);
+            .leave(&self.rt.profile, self.cur(), f, 0, b.len() as u64);
         self.sched.prof.pulled(b.len());
         b
     }
@@ -719,7 +864,7 @@ impl<'a> Ctx<'a> {
     /// calls this right after its push; whatever it leaves is delivered
     /// through [`Element::push`] when its current call returns.
     pub fn take_reentrant_pushes(&mut self) -> Vec<(usize, PacketBatch)> {
-        let me = self.current;
+        let me = self.cur();
         if !self.sched.deferred_pushes.iter().any(|d| d.0 == me) {
             return Vec::new();
         }
@@ -738,7 +883,7 @@ impl<'a> Ctx<'a> {
 
     /// Delivers the deferred pushes addressed to the current element `el`
     /// (whose lock the caller holds).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn deliver_deferred_pushes(&mut self, el: &mut dyn Element) {
         if !self.sched.deferred_pushes.is_empty() {
             self.deliver_deferred_pushes_slow(el);
@@ -757,7 +902,7 @@ impl<'a> Ctx<'a> {
                 el.push(port, b, self);
             }
         }
-        let me = self.current;
+        let me = self.cur();
         let before = self.sched.deferred_pushes.len();
         self.sched.deferred_pushes.retain(|d| d.0 != me);
         let lost = before - self.sched.deferred_pushes.len();
@@ -788,25 +933,72 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn pull(&mut self, port: usize, max: usize) -> PacketBatch {
         let rt = self.rt;
-        let Some(&(from, from_port)) = rt.pull_in[self.current].get(port) else {
+        let Some(&Port {
+            to: from,
+            port: from_port,
+        }) = rt.in_port(self.slot, port)
+        else {
             return PacketBatch::new();
         };
-        if from == u32::MAX {
+        let Some(slot) = rt.slots.get(from as usize) else {
             return PacketBatch::new();
-        }
-        match rt.slots[from as usize].lock(self.sched.id) {
+        };
+        match slot.enter_port(self.sched.held_id, self.sched.tag) {
             Ok(mut g) => {
-                let saved = std::mem::replace(&mut self.current, from as usize);
+                let saved = self.switch_to(slot);
                 let b = if rt.profile.on() {
                     self.pull_profiled(&mut **g, from_port as usize, max)
                 } else {
                     g.pull(from_port as usize, max, self)
                 };
-                self.current = saved;
+                self.restore(saved);
                 b
             }
-            Err(super::SlotBusy::Reentrant) => {
-                let (from, from_port) = (from as usize, from_port as usize);
+            Err(busy) => self.pull_slow(from as usize, from_port as usize, max, busy),
+        }
+    }
+
+    /// A pull whose source could not be entered at once (see
+    /// [`Ctx::push_slow`]).
+    #[cold]
+    #[inline(never)]
+    fn pull_slow(
+        &mut self,
+        from: usize,
+        from_port: usize,
+        max: usize,
+        busy: SlotBusy,
+    ) -> PacketBatch {
+        let rt = self.rt;
+        let busy = match busy {
+            SlotBusy::Foreign(_) | SlotBusy::Contended => {
+                match self.enter_and(from, true, |el, cx| {
+                    if cx.rt.profile.on() {
+                        cx.pull_profiled(el, from_port, max)
+                    } else {
+                        el.pull(from_port, max, cx)
+                    }
+                }) {
+                    Ok(b) => return b,
+                    Err(b) => b,
+                }
+            }
+            b => b,
+        };
+        match busy {
+            SlotBusy::Concurrent => {
+                let slot = &rt.slots[from];
+                match slot.concurrent.as_deref() {
+                    Some(c) => {
+                        let saved = self.switch_to(slot);
+                        let b = c.pull(from_port, max, self);
+                        self.restore(saved);
+                        b
+                    }
+                    None => PacketBatch::new(),
+                }
+            }
+            _ => {
                 let fwd = self
                     .sched
                     .pull_forwards
@@ -820,15 +1012,11 @@ impl<'a> Ctx<'a> {
                 };
                 // The element is running further up this stack and said
                 // what this output carries: pull its input on its behalf.
-                let saved = std::mem::replace(&mut self.current, from);
+                let slot = &rt.slots[from];
+                let saved = self.switch_to(slot);
                 let b = self.pull(input, max);
-                self.current = saved;
+                self.restore(saved);
                 b
-            }
-            #[allow(unreachable_patterns)]
-            Err(_) => {
-                rt.stats.reentrant_drops.fetch_add(1, Ordering::Relaxed);
-                PacketBatch::new()
             }
         }
     }
@@ -845,7 +1033,7 @@ impl<'a> Ctx<'a> {
         out: usize,
         input: usize,
     ) -> PacketBatch {
-        self.sched.pull_forwards.push((self.current, out, input));
+        self.sched.pull_forwards.push((self.cur(), out, input));
         let b = self.pull(port, max);
         self.sched.pull_forwards.pop();
         b
@@ -867,27 +1055,27 @@ impl<'a> Ctx<'a> {
 
     /// This element's index.
     pub fn id(&self) -> ElementId {
-        self.current
+        self.cur()
     }
     /// This element's name.
     pub fn name(&self) -> &str {
-        &self.rt.info[self.current].name
+        &self.rt.info[self.cur()].name
     }
     /// `name :: Class`.
     pub fn declaration(&self) -> String {
-        self.rt.info[self.current].declaration()
+        self.rt.info[self.cur()].declaration()
     }
     /// Number of inputs.
     pub fn ninputs(&self) -> usize {
-        self.rt.info[self.current].inputs.len()
+        self.rt.info[self.cur()].inputs.len()
     }
     /// Number of outputs.
     pub fn noutputs(&self) -> usize {
-        self.rt.info[self.current].outputs.len()
+        self.rt.info[self.cur()].outputs.len()
     }
     /// Whether output `port` is push.
     pub fn output_is_push(&self, port: usize) -> bool {
-        self.rt.info[self.current].outputs.get(port) == Some(&Processing::Push)
+        self.rt.info[self.cur()].outputs.get(port) == Some(&Processing::Push)
     }
     /// For each output port, the lowest output whose push connection
     /// leads to the same element and input (the port itself when none does,
@@ -897,11 +1085,11 @@ impl<'a> Ctx<'a> {
     /// was built; the slice outlives this call (take it once per batch).
     #[inline]
     pub fn output_aliases(&self) -> &'a [u32] {
-        &self.rt.push_alias[self.current]
+        &self.rt.push_alias[self.cur()]
     }
     /// Whether input `port` is push.
     pub fn input_is_push(&self, port: usize) -> bool {
-        self.rt.info[self.current].inputs.get(port) == Some(&Processing::Push)
+        self.rt.info[self.cur()].inputs.get(port) == Some(&Processing::Push)
     }
     /// The thread running this call.
     pub fn thread_id(&self) -> usize {
@@ -932,9 +1120,30 @@ impl<'a> Ctx<'a> {
 
     /// Unschedules task `t`.
     pub fn unschedule_task(&mut self, t: TaskId) {
-        self.rt.tasks[t.0 as usize]
-            .scheduled
-            .store(false, Ordering::Release);
+        self.sched.unschedule(self.rt, t.0);
+    }
+
+    /// Schedules task `t` whenever descriptor `fd` is ready for `what`
+    /// (Click's `add_select`; see [`InitCx::add_select`]). Fails when the
+    /// descriptor cannot be watched (it is not open).
+    pub fn add_select(
+        &mut self,
+        fd: impl std::os::fd::AsRawFd,
+        what: super::Select,
+        t: TaskId,
+    ) -> Result<(), String> {
+        let home = self.rt.tasks[t.0 as usize].thread.load(Ordering::Relaxed);
+        self.rt.threads[home]
+            .poller
+            .add_select(fd.as_raw_fd(), what, t.0)
+    }
+
+    /// Stops watching descriptor `fd` for `what` (Click's `remove_select`).
+    pub fn remove_select(&mut self, fd: impl std::os::fd::AsRawFd, what: super::Select) {
+        let raw = fd.as_raw_fd();
+        for th in &self.rt.threads {
+            th.poller.remove_select(raw, what);
+        }
     }
 
     /// Whether task `t` is scheduled.
@@ -987,7 +1196,7 @@ impl<'a> Ctx<'a> {
     }
     /// Sets the run count.
     pub fn set_runcount(&mut self, n: i32) {
-        self.rt.runcount.store(n, Ordering::Release);
+        self.rt.set_runcount(n);
     }
     /// The run count.
     pub fn runcount(&self) -> i32 {
@@ -995,7 +1204,7 @@ impl<'a> Ctx<'a> {
     }
     /// Ends the driver at once, whatever the run count.
     pub fn quit(&mut self) {
-        self.rt.quit.store(true, Ordering::Release);
+        self.rt.request_quit();
     }
 
     /// Writes `text` to standard output and flushes it (Script's `print`);
@@ -1012,7 +1221,7 @@ impl<'a> Ctx<'a> {
 
     /// Finds an element by name, relative to this element's compound.
     pub fn find(&self, name: &str) -> Option<ElementId> {
-        find_relative(&self.rt.info, self.current, name)
+        find_relative(&self.rt.info, self.cur(), name)
     }
 
     /// The context for argument parsers at run time (AddressInfo names),

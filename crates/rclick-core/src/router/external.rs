@@ -13,14 +13,14 @@
 //!
 //! So that an idle driver (sleeping until its next timer) reacts at once,
 //! the handler may also write a byte to a wake-up channel ([`waker`], a
-//! connected pair of Unix sockets used as a self-pipe): the driver thread
-//! waits on its other end ([`idle_wait`]) instead of sleeping blindly.
+//! connected pair of Unix sockets used as a self-pipe): the driver thread's
+//! poller watches its other end ([`wake_fd`]).
 
 use std::io::Read;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
-use std::time::Duration;
 
 use super::sched::ThreadSched;
 use super::{RouterInner, STOP_RUNCOUNT};
@@ -58,20 +58,24 @@ pub fn waker() -> Option<UnixStream> {
     wake_pair().and_then(|(_, w)| w.try_clone().ok())
 }
 
-/// Waits up to `d` for the next external event: returns early when a
-/// signal handler wrote to the wake-up channel. Only the driver thread
-/// calls it (it alone handles external events).
-pub(crate) fn idle_wait(d: Duration) {
-    if d.is_zero() {
-        return;
+/// The end of the wake-up channel the driver thread's poller watches.
+pub(crate) fn wake_fd() -> Option<BorrowedFd<'static>> {
+    let (r, _) = wake_pair()?;
+    r.set_nonblocking(true).ok()?;
+    Some(r.as_fd())
+}
+
+/// Empties the wake-up channel after the poller saw it readable.
+pub(crate) fn drain_wake() {
+    if let Some((r, _)) = WAKE.get().and_then(Option::as_ref) {
+        let mut buf = [0u8; 64];
+        while matches!((&*r).read(&mut buf), Ok(n) if n > 0) {}
     }
-    match WAKE.get().and_then(Option::as_ref) {
-        Some((r, _)) if r.set_read_timeout(Some(d)).is_ok() => {
-            let mut buf = [0u8; 64];
-            let _ = (&*r).read(&mut buf);
-        }
-        _ => std::thread::sleep(d),
-    }
+}
+
+/// Whether an external event waits to be handled.
+pub(crate) fn pending() -> bool {
+    RAISED.get().is_some_and(|f| f.load(Ordering::SeqCst))
 }
 
 /// Marks an external event. Async-signal-safe once [`flag`] was called.

@@ -242,6 +242,17 @@ impl RouterInner {
         }
     }
 
+    /// Runs `f` on element `e` entered from `sched`'s thread (see
+    /// `Ctx::enter_and`).
+    fn with_el<R>(
+        &self,
+        sched: &mut ThreadSched,
+        e: ElementId,
+        f: impl FnOnce(&mut dyn crate::Element, &mut Ctx) -> R,
+    ) -> Result<R, super::SlotBusy> {
+        Ctx::new(self, sched, e).enter_and(e, false, f)
+    }
+
     /// Reads a handler. `from` is the calling element, for relative names.
     pub(crate) fn call_read(
         &self,
@@ -260,27 +271,25 @@ impl RouterInner {
             if !def.flags.read {
                 return Err(format!("'{full}' is a write handler"));
             }
-            let mut g = self.slots[e]
-                .lock(sched.id)
-                .map_err(|_| format!("'{full}' is busy (called from itself)"))?;
-            let mut cx = Ctx::new(self, sched, e);
-            return match def.kind {
-                HandlerKind::Element(id) => g.read_handler(id, param, &mut cx),
-                HandlerKind::Reconfigure {
-                    read_id: Some(id), ..
-                } => g.read_handler(id, param, &mut cx),
-                HandlerKind::Reconfigure {
-                    keyword,
-                    position,
-                    read_id: None,
-                } => {
-                    let conf = self.configs[e]
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .clone();
-                    Ok(keyword_value(&conf, keyword, position).unwrap_or_default())
-                }
+            if let HandlerKind::Reconfigure {
+                keyword,
+                position,
+                read_id: None,
+            } = def.kind
+            {
+                let conf = self.configs[e]
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone();
+                return Ok(keyword_value(&conf, keyword, position).unwrap_or_default());
+            }
+            let id = match def.kind {
+                HandlerKind::Element(id) => id,
+                HandlerKind::Reconfigure { read_id, .. } => read_id.unwrap_or(0),
             };
+            return self
+                .with_el(sched, e, |g, cx| g.read_handler(id, param, cx))
+                .map_err(|_| format!("'{full}' is busy (called from itself)"))?;
         }
         match h {
             "name" => Ok(self.info[e].name.clone()),
@@ -297,7 +306,7 @@ impl RouterInner {
                 .map(|(n, f)| format!("{n}\t{}", flags_text(*f)))
                 .collect::<Vec<_>>()
                 .join("\n")),
-            "home_thread" => Ok(self.element_home[e].to_string()),
+            "home_thread" => Ok(self.element_home[e].load(Ordering::Relaxed).to_string()),
             "cost" => Ok(match self.profile.report(&self.info) {
                 Some(r) => r.element_text(&self.info[e].name),
                 None => super::profile::OFF_TEXT.to_string(),
@@ -309,14 +318,10 @@ impl RouterInner {
                     _ => t.tickets.load(Ordering::Relaxed).to_string(),
                 })
             }
-            _ if self.element_handler(e, "*").is_some() => {
-                let mut g = self.slots[e]
-                    .lock(sched.id)
-                    .map_err(|_| format!("'{full}' is busy (called from itself)"))?;
-                let mut cx = Ctx::new(self, sched, e);
-                g.proxy_handler(h, None, param, &mut cx)
-                    .unwrap_or_else(|| Err(format!("no '{full}' handler")))
-            }
+            _ if self.element_handler(e, "*").is_some() => self
+                .with_el(sched, e, |g, cx| g.proxy_handler(h, None, param, cx))
+                .map_err(|_| format!("'{full}' is busy (called from itself)"))?
+                .unwrap_or_else(|| Err(format!("no '{full}' handler"))),
             _ => Err(format!("no '{full}' handler")),
         }
     }
@@ -341,79 +346,75 @@ impl RouterInner {
             if !def.flags.write {
                 return Err(format!("'{full}' is a read handler"));
             }
-            let Ok(mut g) = self.slots[e].lock(sched.id) else {
-                // The element is running on this thread (it is pushing to
-                // the caller): do the write as soon as it returns.
-                sched
-                    .deferred_writes
-                    .push((spec.to_string(), value.to_string(), from));
-                return Ok(());
-            };
-            return match def.kind {
-                HandlerKind::Element(id) => {
-                    let mut cx = Ctx::new(self, sched, e);
-                    g.write_handler(id, value, &mut cx)
-                }
+            let r = self.with_el(sched, e, |g, cx| match def.kind {
+                HandlerKind::Element(id) => g.write_handler(id, value, cx),
                 HandlerKind::Reconfigure {
                     keyword, position, ..
                 } => {
-                    let mut conf = self.configs[e].lock().unwrap_or_else(|p| p.into_inner());
+                    let rt = cx.rt;
+                    let mut conf = rt.configs[e].lock().unwrap_or_else(|p| p.into_inner());
                     let new_conf = set_keyword(&conf, keyword, position, value);
                     let args = rclick_lang::confparse::split_args(&new_conf);
-                    let mut ccx = ConfigureCx::new_shared(e, &self.info, &self.names);
+                    let mut ccx = ConfigureCx::new_shared(e, &rt.info, &rt.names);
                     let r = g.live_reconfigure(&args, &mut ccx);
-                    self.log_messages(std::mem::take(&mut ccx.messages));
+                    rt.log_messages(std::mem::take(&mut ccx.messages));
                     r.map_err(|m| format!("{full}: {m}"))?;
                     *conf = new_conf;
                     drop(conf);
-                    let mut cx = Ctx::new(self, sched, e);
-                    g.reconfigured(&mut cx);
+                    g.reconfigured(cx);
+                    Ok(())
+                }
+            });
+            return match r {
+                Ok(r) => r,
+                Err(_) => {
+                    // The element is running on this thread (it is pushing
+                    // to the caller): do the write as soon as it returns.
+                    sched
+                        .deferred_writes
+                        .push((spec.to_string(), value.to_string(), from));
                     Ok(())
                 }
             };
         }
         match h {
-            "config" => {
-                let mut g = self.slots[e]
-                    .lock(sched.id)
-                    .map_err(|_| format!("'{full}' is busy"))?;
-                if !g.can_live_reconfigure() {
-                    return Err(format!("'{full}': element cannot be reconfigured"));
-                }
-                let args = rclick_lang::confparse::split_args(value);
-                let mut ccx = ConfigureCx::new_shared(e, &self.info, &self.names);
-                let r = g.live_reconfigure(&args, &mut ccx);
-                self.log_messages(std::mem::take(&mut ccx.messages));
-                r?;
-                *self.configs[e].lock().unwrap_or_else(|p| p.into_inner()) = value.to_string();
-                let mut cx = Ctx::new(self, sched, e);
-                g.reconfigured(&mut cx);
-                Ok(())
-            }
+            "config" => self
+                .with_el(sched, e, |g, cx| {
+                    if !g.can_live_reconfigure() {
+                        return Err(format!("'{full}': element cannot be reconfigured"));
+                    }
+                    let rt = cx.rt;
+                    let args = rclick_lang::confparse::split_args(value);
+                    let mut ccx = ConfigureCx::new_shared(e, &rt.info, &rt.names);
+                    let r = g.live_reconfigure(&args, &mut ccx);
+                    rt.log_messages(std::mem::take(&mut ccx.messages));
+                    r?;
+                    *rt.configs[e].lock().unwrap_or_else(|p| p.into_inner()) = value.to_string();
+                    g.reconfigured(cx);
+                    Ok(())
+                })
+                .map_err(|_| format!("'{full}' is busy"))?,
             "tickets" if !self.element_tasks[e].is_empty() => {
                 let n: u32 = value
                     .trim()
                     .parse()
                     .map_err(|_| "tickets: expected integer".to_string())?;
                 for &t in &self.element_tasks[e] {
-                    self.tasks[t as usize]
-                        .tickets
-                        .store(n.clamp(1, MAX_TICKETS), Ordering::Relaxed);
+                    let ti = &self.tasks[t as usize];
+                    ti.tickets.store(n.clamp(1, MAX_TICKETS), Ordering::Relaxed);
+                    ti.stride
+                        .store(super::sched::stride_of(n), Ordering::Relaxed);
                 }
                 Ok(())
             }
             "name" | "class" | "ports" | "handlers" | "scheduled" | "home_thread" | "cost" => {
                 Err(format!("'{full}' is a read handler"))
             }
-            _ if self.element_handler(e, "*").is_some() => {
-                let mut g = self.slots[e]
-                    .lock(sched.id)
-                    .map_err(|_| format!("'{full}' is busy (called from itself)"))?;
-                let mut cx = Ctx::new(self, sched, e);
-                g.proxy_handler(h, Some(value), "", &mut cx)
-                    .unwrap_or_else(|| Err(format!("no '{full}' handler")))
-                    .map(|_| ())
-            }
+            _ if self.element_handler(e, "*").is_some() => self
+                .with_el(sched, e, |g, cx| g.proxy_handler(h, Some(value), "", cx))
+                .map_err(|_| format!("'{full}' is busy (called from itself)"))?
+                .unwrap_or_else(|| Err(format!("no '{full}' handler")))
+                .map(|_| ()),
             _ => Err(format!("no '{full}' handler")),
         }
     }
@@ -549,14 +550,14 @@ impl Ctx<'_> {
     /// Reads handler `spec` (relative element names allowed).
     pub fn call_read(&mut self, spec: &str, param: &str) -> Result<String, String> {
         let rt = self.rt;
-        let from = self.current;
+        let from = self.cur();
         rt.call_read(self.sched, spec, param, Some(from))
     }
 
     /// Writes handler `spec`.
     pub fn call_write(&mut self, spec: &str, value: &str) -> Result<(), String> {
         let rt = self.rt;
-        let from = self.current;
+        let from = self.cur();
         rt.call_write(self.sched, spec, value, Some(from))
     }
 

@@ -14,7 +14,6 @@ use std::sync::{Arc, Mutex, Weak};
 
 use rclick_lang::FlatConfig;
 
-use super::sched::ThreadSched;
 use super::{BuildOptions, Ctx, Router, RouterInner};
 use crate::clock::Clock;
 
@@ -101,9 +100,7 @@ impl HotConfig {
             .build(flat, text, registry, Some(old.clone()))
             .map_err(|e| e.to_string())?;
         *lock(&self.pending) = Some(new);
-        old.inner
-            .quit
-            .store(true, std::sync::atomic::Ordering::Release);
+        old.inner.request_quit();
         Ok(())
     }
 
@@ -167,7 +164,8 @@ pub(crate) fn clock_after(old: &Clock) -> Clock {
 /// up. Neither router may be running.
 pub fn transfer_state(old: &Router, new: &Router) {
     let (o, n) = (&*old.inner, &*new.inner);
-    let mut sched = ThreadSched::new(usize::MAX / 2);
+    let mut sched = new.external_sched();
+    let mut osched = old.external_sched();
     for e in 0..n.info.len() {
         let Some(oe) = o.find(&n.info[e].name) else {
             continue;
@@ -175,21 +173,14 @@ pub fn transfer_state(old: &Router, new: &Router) {
         if o.info[oe].class != n.info[e].class {
             continue;
         }
-        let (Ok(mut ng), Ok(mut og)) = (
-            n.slots[e].lock(usize::MAX / 2),
-            o.slots[oe].lock(usize::MAX / 2 + 1),
-        ) else {
-            continue;
-        };
-        let mut cx = Ctx::new(n, &mut sched, e);
-        ng.take_state(&mut **og, &mut cx);
+        let _ = Ctx::new(n, &mut sched, e).enter_and(e, false, |ng, cx| {
+            let _ = Ctx::new(o, &mut osched, oe).enter_and(oe, false, |og, _| {
+                ng.take_state(og, cx);
+            });
+        });
     }
-    let mut osched = ThreadSched::new(usize::MAX / 2);
     for e in 0..o.info.len() {
-        if let Ok(mut g) = o.slots[e].lock(usize::MAX / 2) {
-            let mut cx = Ctx::new(o, &mut osched, e);
-            g.cleanup(&mut cx);
-        }
+        let _ = Ctx::new(o, &mut osched, e).enter_and(e, false, |g, cx| g.cleanup(cx));
     }
 }
 

@@ -43,13 +43,11 @@ impl Ctx<'_> {
     /// Calls LLRPC `command` on element `e` with `data` (read and written in
     /// place).
     pub fn call_llrpc(&mut self, e: ElementId, command: u32, data: &mut [u8]) -> Result<(), i32> {
-        let rt = self.rt;
-        let slot = rt.slots.get(e).ok_or(EINVAL)?;
-        let mut g = slot.lock(self.sched.id).map_err(|_| EBUSY)?;
-        let saved = std::mem::replace(&mut self.current, e);
-        let r = g.llrpc(command, data, self);
-        self.current = saved;
-        r
+        if e >= self.rt.slots.len() {
+            return Err(EINVAL);
+        }
+        self.enter_and(e, false, |g, cx| g.llrpc(command, data, cx))
+            .map_err(|_| EBUSY)?
     }
 
     /// Number of elements in the router.

@@ -10,10 +10,17 @@
 //! * [`sched`] is the per-thread task and timer scheduler and driver loop.
 //! * [`handlers`] resolves handler names and implements the standard ones.
 //!
-//! Architecture invariant: elements live in `RouterInner::slots`, each
-//! behind its own lock; exactly one thread runs an element at a time and an
-//! element never holds a reference to another. A call into a neighbour goes
-//! through the connection tables here.
+//! * [`poll`] is how an idle thread waits (epoll on descriptors, timers
+//!   and wake-ups from other threads).
+//! * [`threads`] is the thread analysis that decides which elements a
+//!   thread owns.
+//!
+//! Architecture invariant: elements live in `RouterInner::slots`; exactly
+//! one caller runs an element at a time and an element never holds a
+//! reference to another. An element reached by one thread is owned by that
+//! thread's lock and called without atomic operations; one reached by
+//! several is shared and taken with a compare-and-swap (`slot.rs`). A call
+//! into a neighbour goes through the resolved port tables here.
 
 pub mod build;
 pub mod ctx;
@@ -21,9 +28,12 @@ pub mod external;
 pub mod handlers;
 pub mod hotswap;
 pub mod llrpc;
+mod migrate;
+pub(crate) mod poll;
 pub mod profile;
 pub mod sched;
 mod slot;
+mod threads;
 
 use std::sync::atomic::{
     AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering,
@@ -36,6 +46,7 @@ use crate::clock::Clock;
 use crate::element::{Element, HandlerDef};
 use crate::registry::Registry;
 use crate::spec::Processing;
+pub use poll::Select;
 pub(crate) use slot::Slot;
 pub use slot::SlotBusy;
 
@@ -101,7 +112,11 @@ pub(crate) struct TaskInfo {
     pub generation: AtomicU64,
     pub pass: AtomicU64,
     pub thread: AtomicUsize,
+    /// `STRIDE1 / tickets`, kept with the tickets.
+    pub stride: AtomicU64,
     pub runs: AtomicU64,
+    /// Cycles its runs took, while task costs are measured.
+    pub cycles: AtomicU64,
     /// Whether the scheduler may coalesce this task's runs: `0` when not
     /// known yet, else `(handler writes + 1) << 1 | allowed`, decided when
     /// the router's handler-write count was that (see `sched.rs`).
@@ -123,6 +138,18 @@ pub(crate) struct TimerInfo {
 pub(crate) enum Remote {
     Task(u32),
     Timer(u32),
+    /// Unschedule a task.
+    Unschedule(u32),
+}
+
+/// What one router thread shares with the others: its inbox and where it
+/// sleeps.
+#[derive(Debug)]
+pub(crate) struct ThreadShared {
+    pub inbox: Mutex<Vec<Remote>>,
+    /// Set when the inbox has work.
+    pub flag: AtomicBool,
+    pub poller: poll::Poller,
 }
 
 /// Counters about the router itself, readable through handlers.
@@ -137,24 +164,29 @@ pub struct RouterStats {
 /// Everything the router's threads share.
 pub struct RouterInner {
     pub(crate) slots: Vec<Slot>,
+    /// The current element of a context made for no element.
+    pub(crate) nowhere: Slot,
     pub(crate) info: Vec<ElementInfo>,
     /// Current configuration arguments of each element (changed by
     /// reconfiguring write handlers).
     pub(crate) configs: Vec<Mutex<String>>,
-    /// Push outputs: `push_out[e][port] = (to, to_port)`.
-    pub(crate) push_out: Vec<Vec<(u32, u32)>>,
+    /// Every element's push outputs, one after another (each slot says
+    /// where its own are): where each leads. Pull outputs are `Port::NONE`.
+    pub(crate) outs: Vec<ctx::Port>,
+    /// Every element's pull inputs, likewise: where each comes from.
+    pub(crate) ins: Vec<ctx::Port>,
     /// `push_alias[e][port]`: the lowest output of `e` whose push
     /// connection leads to the same element and input as `port`'s.
     pub(crate) push_alias: Vec<Vec<u32>>,
-    /// Pull inputs: `pull_in[e][port] = (from, from_port)`.
-    pub(crate) pull_in: Vec<Vec<(u32, u32)>>,
     pub(crate) connections: Vec<Connection>,
     pub(crate) handlers: Vec<Vec<HandlerDef>>,
     pub(crate) tasks: Vec<TaskInfo>,
     pub(crate) timers: Vec<TimerInfo>,
     pub(crate) element_tasks: Vec<Vec<u32>>,
     /// The thread each element's tasks run on.
-    pub(crate) element_home: Vec<usize>,
+    pub(crate) element_home: Vec<AtomicUsize>,
+    /// Whether task runs are timed (BalancedThreadSched).
+    pub(crate) measure_tasks: AtomicBool,
     pub(crate) runcount: AtomicI32,
     pub(crate) stop_handlers: Vec<ElementId>,
     pub(crate) clock: Clock,
@@ -162,8 +194,14 @@ pub struct RouterInner {
     pub(crate) source_text: String,
     pub(crate) registry: Arc<Registry>,
     pub(crate) nthreads: usize,
-    pub(crate) inboxes: Vec<Mutex<Vec<Remote>>>,
-    pub(crate) inbox_flags: Vec<AtomicBool>,
+    /// Per router thread: inbox and poller.
+    pub(crate) threads: Vec<ThreadShared>,
+    /// Per router thread: the lock its owned elements need.
+    pub(crate) locks: slot::ThreadLocks,
+    /// Pin thread `i` to processor `affinity + i` (Click's `-a`).
+    pub(crate) affinity: Option<usize>,
+    /// Never sleep when idle: poll descriptors without waiting.
+    pub(crate) busy_poll: bool,
     pub(crate) stats: RouterStats,
     pub(crate) quit: AtomicBool,
     /// Messages elements print (Print, Message) go here in tests; `None`
@@ -277,25 +315,69 @@ impl Router {
         self.inner.profile.report(&self.inner.info)
     }
 
-    /// Runs `f` with exclusive access to element `e` (tests, tools).
+    /// Runs `f` with exclusive access to element `e` (tests, tools): waits
+    /// until the thread running it lets go. `None` if there is no such
+    /// element.
     pub fn with_element<R>(
         &self,
         e: ElementId,
         f: impl FnOnce(&mut dyn Element) -> R,
     ) -> Option<R> {
-        let mut g = self.inner.slots.get(e)?.lock(usize::MAX - 1).ok()?;
-        Some(f(&mut **g))
+        let mut sched = self.external_sched();
+        let mut cx = Ctx::new(&self.inner, &mut sched, e);
+        cx.enter_and(e, false, |el, _| f(el)).ok()
+    }
+
+    /// The thread lock that owns element `e` (its index), or `None` when
+    /// it is shared by several threads.
+    pub fn element_owner(&self, e: ElementId) -> Option<usize> {
+        let o = self.inner.slots.get(e)?.owner();
+        ((o as usize) < self.inner.locks.len()).then_some(o as usize)
     }
 }
 
 impl RouterInner {
+    /// Where push output `port` of the element in `s` leads.
+    #[inline(always)]
+    pub(crate) fn out_port(&self, s: &Slot, port: usize) -> Option<&ctx::Port> {
+        if port < s.outs.1 as usize {
+            self.outs.get(s.outs.0 as usize + port)
+        } else {
+            None
+        }
+    }
+
+    /// Where pull input `port` of the element in `s` comes from.
+    #[inline(always)]
+    pub(crate) fn in_port(&self, s: &Slot, port: usize) -> Option<&ctx::Port> {
+        if port < s.ins.1 as usize {
+            self.ins.get(s.ins.0 as usize + port)
+        } else {
+            None
+        }
+    }
+
+    /// Element `e`'s push outputs.
+    #[inline(always)]
+    pub(crate) fn outs_of(&self, s: &Slot) -> &[ctx::Port] {
+        let (start, n) = (s.outs.0 as usize, s.outs.1 as usize);
+        self.outs.get(start..start + n).unwrap_or(&[])
+    }
+
+    /// Element `e`'s pull inputs.
+    #[inline(always)]
+    pub(crate) fn ins_of(&self, s: &Slot) -> &[ctx::Port] {
+        let (start, n) = (s.ins.0 as usize, s.ins.1 as usize);
+        self.ins.get(start..start + n).unwrap_or(&[])
+    }
+
     pub(crate) fn find(&self, name: &str) -> Option<ElementId> {
         self.info.iter().position(|i| i.name == name)
     }
 
     /// Lowers or raises the run count, saturating like Click.
     pub(crate) fn adjust_runcount(&self, delta: i32) {
-        let _ = self
+        let old = self
             .runcount
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
                 Some(if delta > 0 && old > i32::MAX - delta {
@@ -305,7 +387,54 @@ impl RouterInner {
                 } else {
                     old + delta
                 })
-            });
+            })
+            .unwrap_or(0);
+        if old.saturating_add(delta) <= 0 {
+            self.wake_driver();
+        }
+    }
+
+    /// Sets the run count.
+    pub(crate) fn set_runcount(&self, n: i32) {
+        self.runcount.store(n, Ordering::SeqCst);
+        if n <= 0 {
+            self.wake_driver();
+        }
+    }
+
+    /// Wakes the driver thread (thread 0), which handles stopping.
+    pub(crate) fn wake_driver(&self) {
+        if let Some(th) = self.threads.first() {
+            th.poller.wake();
+        }
+    }
+
+    /// The thread analysis (`threads.rs`) over the router as it is now.
+    pub(crate) fn analyse_owners(&self) -> Vec<u32> {
+        let n = self.info.len();
+        let outs: Vec<&[ctx::Port]> = self.slots.iter().map(|s| self.outs_of(s)).collect();
+        let ins: Vec<&[ctx::Port]> = self.slots.iter().map(|s| self.ins_of(s)).collect();
+        let home: Vec<usize> = (0..n)
+            .map(|e| self.element_home[e].load(Ordering::Relaxed))
+            .collect();
+        let runners: Vec<(usize, usize)> = self
+            .tasks
+            .iter()
+            .map(|t| (t.element, t.thread.load(Ordering::Relaxed)))
+            .chain(
+                self.timers
+                    .iter()
+                    .map(|t| (t.element, t.thread.load(Ordering::Relaxed))),
+            )
+            .collect();
+        threads::owners(
+            &threads::Graph {
+                outs: &outs,
+                ins: &ins,
+                home: &home,
+            },
+            &runners,
+        )
     }
 
     pub(crate) fn write_stdout(&self, text: &[u8]) {

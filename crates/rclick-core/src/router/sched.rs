@@ -3,8 +3,11 @@
 //!
 //! Each thread has its own run queue and timer heap. A task or timer
 //! belongs to one thread; scheduling it from another thread posts it to
-//! that thread's inbox. With simulated time, an idle router jumps straight
-//! to its next timer.
+//! that thread's inbox and wakes the thread if it sleeps. A thread holds its
+//! thread lock (see `slot.rs`) while it runs and hands it to waiting
+//! callers between tasks; an idle thread lets go of it and waits on its
+//! poller (descriptors, its next timer, wake-ups) until there is work. With
+//! simulated time, an idle router jumps straight to its next timer.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -12,6 +15,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::ctx::Ctx;
+use super::slot::{Held, NO_LOCK};
 use super::{Remote, Router, RouterInner};
 use crate::element::{TaskId, TimerId};
 
@@ -19,14 +23,36 @@ use crate::element::{TaskId, TimerId};
 pub const DEFAULT_TICKETS: u32 = 1024;
 /// The most tickets a task may have.
 pub const MAX_TICKETS: u32 = 32768;
-const STRIDE1: u64 = 1 << 16;
+pub(crate) const STRIDE1: u64 = 1 << 16;
 /// Tasks run between timer checks.
 const TASKS_PER_ITER: usize = 64;
+/// Passes of the driver loop between looks at watched descriptors while
+/// tasks keep the thread busy (an idle thread waits on them instead).
+const ITERS_PER_POLL: u32 = 8;
+/// A timer due sooner than this is waited for without sleeping.
+const SPIN_WAIT_NS: i64 = 20_000;
+
+/// The stride of a task with `tickets` tickets.
+#[inline]
+pub(crate) fn stride_of(tickets: u32) -> u64 {
+    STRIDE1 / u64::from(tickets.clamp(1, MAX_TICKETS))
+}
+
+/// Caller ids of schedulers made outside the router's threads (they must
+/// differ from every thread's and from each other's).
+static EXTERNAL_IDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1 << 20);
 
 /// One thread's scheduler state.
 #[derive(Debug)]
 pub struct ThreadSched {
     pub(crate) id: usize,
+    /// What this scheduler writes into an element's state while inside it
+    /// (`id + 1`: never 0).
+    pub(crate) tag: usize,
+    /// The thread lock this scheduler's thread holds, if any.
+    pub(crate) held: Option<Held>,
+    /// Its index, or `NO_LOCK` (read on every call into an element).
+    pub(crate) held_id: u32,
     /// Runnable tasks as (pass, enqueue order, task), sorted ascending: the
     /// next to run is at the front. As Click's sorted task list: a task that
     /// just ran has the largest pass or nearly, so it goes back in at or
@@ -38,8 +64,8 @@ pub struct ThreadSched {
     timers: BinaryHeap<Reverse<(i64, u64, u32)>>,
     pass_floor: u64,
     pub(crate) current_task: Option<u32>,
-    /// The running task asked to run again (fast path: no heap traffic when
-    /// it stays the next task to run).
+    /// The running task asked to run again (fast path: no queue traffic
+    /// when it stays the next task to run).
     resched_current: bool,
     /// Handler writes that found their element running on this thread
     /// (spec, value, calling element); run when that element returns.
@@ -55,6 +81,8 @@ pub struct ThreadSched {
     pub(crate) pull_forwards: Vec<(usize, usize, usize)>,
     /// This thread's part of the element cost profile.
     pub(crate) prof: super::profile::ThreadProfile,
+    /// Tasks whose descriptors were found ready (scratch).
+    ready: Vec<u32>,
 }
 
 impl ThreadSched {
@@ -62,8 +90,13 @@ impl ThreadSched {
     pub fn new(id: usize) -> ThreadSched {
         ThreadSched {
             id,
+            tag: id.wrapping_add(1).max(1),
+            held: None,
+            held_id: NO_LOCK,
             runq: VecDeque::new(),
-            seq: 0,
+            // Generations are unique across threads, so a run queue entry
+            // made stale by a move to another thread never matches again.
+            seq: (id as u64 & 0xFFFF) << 48,
             timers: BinaryHeap::new(),
             pass_floor: 0,
             current_task: None,
@@ -72,6 +105,33 @@ impl ThreadSched {
             deferred_pushes: Vec::new(),
             pull_forwards: Vec::new(),
             prof: Default::default(),
+            ready: Vec::new(),
+        }
+    }
+
+    /// Takes thread lock `idx` (the caller holds none).
+    pub(crate) fn hold(&mut self, rt: &RouterInner, idx: u32) {
+        debug_assert!(self.held.is_none());
+        self.held = Some(rt.locks.acquire(idx));
+        self.held_id = idx;
+    }
+
+    /// Gives back the thread lock held, if any; returns its index.
+    pub(crate) fn let_go(&mut self, rt: &RouterInner) -> Option<u32> {
+        let h = self.held.take()?;
+        let idx = h.index();
+        rt.locks.release(h);
+        self.held_id = NO_LOCK;
+        Some(idx)
+    }
+
+    /// Waits a moment for another thread, without holding a thread lock
+    /// meanwhile.
+    pub(crate) fn pause(&mut self, rt: &RouterInner) {
+        let mine = self.let_go(rt);
+        std::thread::yield_now();
+        if let Some(m) = mine {
+            self.hold(rt, m);
         }
     }
 
@@ -83,25 +143,40 @@ impl ThreadSched {
             rt.send_remote(home, Remote::Task(t));
             return;
         }
+        // Only the home thread changes `scheduled`: no read-modify-write.
         if self.current_task == Some(t) {
-            ti.scheduled.store(true, Ordering::Release);
+            ti.scheduled.store(true, Ordering::Relaxed);
             self.resched_current = true;
             return;
         }
-        if ti.scheduled.swap(true, Ordering::AcqRel) {
+        if ti.scheduled.load(Ordering::Relaxed) {
             return;
         }
         self.enqueue_woken(rt, t);
     }
 
+    /// Unschedules task `t`, here or on its home thread.
+    pub(crate) fn unschedule(&mut self, rt: &RouterInner, t: u32) {
+        let ti = &rt.tasks[t as usize];
+        let home = ti.thread.load(Ordering::Relaxed);
+        if home != self.id {
+            rt.send_remote(home, Remote::Unschedule(t));
+            return;
+        }
+        ti.scheduled.store(false, Ordering::Relaxed);
+        if self.current_task == Some(t) {
+            self.resched_current = false;
+        }
+    }
+
     /// Puts task `t` on the run queue with the pass it has.
     fn enqueue(&mut self, rt: &RouterInner, t: u32) {
         let ti = &rt.tasks[t as usize];
-        ti.scheduled.store(true, Ordering::Release);
+        ti.scheduled.store(true, Ordering::Relaxed);
         // Only the home thread enqueues, so a store suffices; the sequence
         // number doubles as the entry's generation.
         self.seq += 1;
-        ti.generation.store(self.seq, Ordering::Release);
+        ti.generation.store(self.seq, Ordering::Relaxed);
         let pass = ti.pass.load(Ordering::Relaxed);
         let key = (pass, self.seq, t);
         match self.runq.back() {
@@ -118,7 +193,7 @@ impl ThreadSched {
     /// so tasks woken together run in the order they were woken.
     fn enqueue_woken(&mut self, rt: &RouterInner, t: u32) {
         let ti = &rt.tasks[t as usize];
-        let stride = STRIDE1 / u64::from(ti.tickets.load(Ordering::Relaxed).clamp(1, MAX_TICKETS));
+        let stride = ti.stride.load(Ordering::Relaxed);
         ti.pass.store(self.pass_floor + stride, Ordering::Relaxed);
         self.enqueue(rt, t);
     }
@@ -136,28 +211,33 @@ impl ThreadSched {
         self.timers.push(Reverse((when, gen, t)));
     }
 
+    #[inline]
     fn drain_inbox(&mut self, rt: &RouterInner) {
-        if self.id >= rt.inbox_flags.len() || !rt.inbox_flags[self.id].swap(false, Ordering::AcqRel)
-        {
-            return;
+        match rt.threads.get(self.id) {
+            Some(th) if th.flag.load(Ordering::Acquire) => self.drain_inbox_slow(rt),
+            _ => {}
         }
-        let items = std::mem::take(
-            &mut *rt.inboxes[self.id]
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()),
-        );
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn drain_inbox_slow(&mut self, rt: &RouterInner) {
+        let th = &rt.threads[self.id];
+        th.flag.store(false, Ordering::SeqCst);
+        let items = std::mem::take(&mut *th.inbox.lock().unwrap_or_else(|p| p.into_inner()));
         for r in items {
             match r {
                 Remote::Task(t) => {
                     let ti = &rt.tasks[t as usize];
                     if ti.thread.load(Ordering::Relaxed) == self.id {
-                        if !ti.scheduled.swap(true, Ordering::AcqRel) {
+                        if !ti.scheduled.load(Ordering::Relaxed) {
                             self.enqueue_woken(rt, t);
                         }
                     } else {
                         rt.send_remote(ti.thread.load(Ordering::Relaxed), r);
                     }
                 }
+                Remote::Unschedule(t) => self.unschedule(rt, t),
                 Remote::Timer(t) => {
                     let ti = &rt.timers[t as usize];
                     let when = ti.expiry.load(Ordering::Acquire);
@@ -195,16 +275,14 @@ impl ThreadSched {
             let ti = &rt.timers[t as usize];
             ti.expiry.store(i64::MIN, Ordering::Release);
             let e = ti.element;
-            if let Ok(mut g) = rt.slots[e].lock(self.id) {
-                let frame = rt.profile.on().then(|| self.prof.enter());
-                let mut cx = Ctx::new(rt, self, e);
-                g.run_timer(TimerId(t), &mut cx);
-                cx.deliver_deferred_pushes(&mut **g);
-                if let Some(f) = frame {
-                    self.prof.leave(&rt.profile, e, f, 0, 0);
-                }
+            let frame = rt.profile.on().then(|| self.prof.enter());
+            let _ = Ctx::new(rt, self, e).enter_and(e, false, |el, cx| {
+                el.run_timer(TimerId(t), cx);
+            });
+            if let Some(f) = frame {
+                self.prof.leave(&rt.profile, e, f, 0, 0);
             }
-            self.run_deferred_writes(rt);
+            self.after_top_level_call(rt);
             ran = true;
             if rt.runcount.load(Ordering::Acquire) <= 0 {
                 break;
@@ -213,11 +291,37 @@ impl ThreadSched {
         ran
     }
 
+    /// After a task or timer ran: handler writes deferred until their
+    /// element returned, and pushes nobody took.
+    #[inline]
+    fn after_top_level_call(&mut self, rt: &RouterInner) {
+        if !self.deferred_writes.is_empty() {
+            self.run_deferred_writes(rt);
+        }
+        if !self.deferred_pushes.is_empty() {
+            self.drop_stale_pushes(rt);
+        }
+    }
+
+    /// Pushes deferred to an element that was busy on another thread's
+    /// stack (seen while holding that thread's lock) cannot be delivered:
+    /// count them as lost.
+    #[cold]
+    fn drop_stale_pushes(&mut self, rt: &RouterInner) {
+        for (_, _, b) in self.deferred_pushes.drain(..) {
+            rt.stats.reentrant_drops.fetch_add(1, Ordering::Relaxed);
+            rt.stats
+                .reentrant_packets
+                .fetch_add(b.len() as u64, Ordering::Relaxed);
+        }
+    }
+
     /// Pops the next runnable task.
+    #[inline]
     fn next_task(&mut self, rt: &RouterInner) -> Option<(u64, u32)> {
         while let Some((pass, gen, t)) = self.runq.pop_front() {
             let ti = &rt.tasks[t as usize];
-            if ti.generation.load(Ordering::Acquire) == gen && ti.scheduled.load(Ordering::Acquire)
+            if ti.generation.load(Ordering::Relaxed) == gen && ti.scheduled.load(Ordering::Relaxed)
             {
                 return Some((pass, t));
             }
@@ -230,6 +334,7 @@ impl ThreadSched {
     /// it did, and `Some((pass, t))` when the task rescheduled itself and
     /// is still the next to run: the caller runs it again directly, without
     /// touching the run queue.
+    #[inline]
     fn run_one_task(
         &mut self,
         rt: &RouterInner,
@@ -238,9 +343,15 @@ impl ThreadSched {
         budget: usize,
     ) -> (Option<(u64, u32)>, usize) {
         let ti = &rt.tasks[t as usize];
-        ti.scheduled.store(false, Ordering::Release);
+        if ti.thread.load(Ordering::Relaxed) != self.id {
+            // Moved to another thread since it was queued (a move also makes
+            // the entry stale, so this is a safety net).
+            self.schedule(rt, t);
+            return (None, 0);
+        }
+        ti.scheduled.store(false, Ordering::Relaxed);
         self.pass_floor = pass;
-        let stride = STRIDE1 / u64::from(ti.tickets.load(Ordering::Relaxed).clamp(1, MAX_TICKETS));
+        let stride = ti.stride.load(Ordering::Relaxed);
         // (With profiling on, the task still runs once: `used` stays 1.)
         let offer = if budget > 1 && rt.coalesce {
             self.runs_in_a_row(rt, t, pass, stride, budget)
@@ -249,23 +360,30 @@ impl ThreadSched {
         };
         let mut next_pass = pass + stride;
         ti.pass.store(next_pass, Ordering::Relaxed);
-        let mut used = 1u64;
         let e = ti.element;
-        if let Ok(mut g) = rt.slots[e].lock(self.id) {
-            self.current_task = Some(t);
-            self.resched_current = false;
-            let mut cx = Ctx::new(rt, self, e);
-            if rt.profile.on() {
-                cx.run_task_profiled(&mut **g, TaskId(t));
-            } else if offer > 1 {
-                used = u64::from(g.run_task_runs(TaskId(t), offer, &mut cx).clamp(1, offer));
-                cx.deliver_deferred_pushes(&mut **g);
-            } else {
-                g.run_task(TaskId(t), &mut cx);
-                cx.deliver_deferred_pushes(&mut **g);
+        self.current_task = Some(t);
+        self.resched_current = false;
+        let plain = !rt.profile.on() && !rt.measure_tasks.load(Ordering::Relaxed);
+        let used = if let Some(slot) = rt.slots.get(e).filter(|_| plain) {
+            match slot.enter(self.held_id, self.tag) {
+                Ok(mut g) => {
+                    let mut cx = Ctx::new(rt, self, e);
+                    let used = if offer > 1 {
+                        g.run_task_runs(TaskId(t), offer, &mut cx).clamp(1, offer)
+                    } else {
+                        g.run_task(TaskId(t), &mut cx);
+                        1
+                    };
+                    cx.deliver_deferred_pushes(&mut **g);
+                    used
+                }
+                Err(_) => self.run_task_slow(rt, e, t, offer),
             }
-            self.current_task = None;
-        }
+        } else {
+            self.run_task_slow(rt, e, t, offer)
+        };
+        self.current_task = None;
+        let used = u64::from(used);
         if offer > 1 && used == 1 {
             // It takes one run at a time (the default `run_task_runs`): do
             // not offer more until the next handler write.
@@ -278,10 +396,8 @@ impl ThreadSched {
         }
         ti.runs
             .store(ti.runs.load(Ordering::Relaxed) + used, Ordering::Relaxed);
-        if !self.deferred_writes.is_empty() {
-            self.run_deferred_writes(rt);
-        }
-        if std::mem::take(&mut self.resched_current) && ti.scheduled.load(Ordering::Acquire) {
+        self.after_top_level_call(rt);
+        if std::mem::take(&mut self.resched_current) && ti.scheduled.load(Ordering::Relaxed) {
             let first = match self.runq.front() {
                 None => true,
                 // A tie goes to the task already waiting (first in, first
@@ -294,6 +410,39 @@ impl ThreadSched {
             self.enqueue(rt, t);
         }
         (None, used as usize)
+    }
+
+    /// A task run that could not enter its element at once (another
+    /// thread's lock owns it, or another thread runs it), or with the
+    /// profile on.
+    #[cold]
+    #[inline(never)]
+    fn run_task_slow(&mut self, rt: &RouterInner, e: usize, t: u32, offer: u32) -> u32 {
+        let profiling = rt.profile.on();
+        let start = rt
+            .measure_tasks
+            .load(Ordering::Relaxed)
+            .then(super::slot::cycle_counter);
+        let used = Ctx::new(rt, self, e)
+            .enter_and(e, false, |el, cx| {
+                if profiling {
+                    cx.run_task_profiled(el, TaskId(t));
+                    1
+                } else if offer > 1 {
+                    el.run_task_runs(TaskId(t), offer, cx).clamp(1, offer)
+                } else {
+                    el.run_task(TaskId(t), cx);
+                    1
+                }
+            })
+            .unwrap_or(1);
+        if let Some(start) = start {
+            let ti = &rt.tasks[t as usize];
+            let spent = super::slot::cycle_counter().saturating_sub(start);
+            ti.cycles
+                .store(ti.cycles.load(Ordering::Relaxed) + spent, Ordering::Relaxed);
+        }
+        used
     }
 
     /// How many times in a row Click's driver would run task `t`, now at
@@ -311,16 +460,20 @@ impl ThreadSched {
         stride: u64,
         budget: usize,
     ) -> u32 {
+        let front = match self.runq.front() {
+            None => None,
+            Some(&(front, _, _)) if front > pass + stride => Some(front),
+            Some(_) => return 1,
+        };
         if !self.may_coalesce(rt, t) {
             return 1;
         }
         let budget = u32::try_from(budget).unwrap_or(u32::MAX);
-        match self.runq.front() {
+        match front {
             None => budget,
-            Some(&(front, _, _)) if front > pass + stride => {
+            Some(front) => {
                 u32::try_from(1 + (front - pass - 1) / stride).map_or(budget, |k| k.min(budget))
             }
-            Some(_) => 1,
         }
     }
 
@@ -345,13 +498,16 @@ impl ThreadSched {
     /// `e` is not.
     #[cold]
     #[inline(never)]
-    fn push_closure_transparent(&self, rt: &RouterInner, e: usize) -> bool {
+    fn push_closure_transparent(&mut self, rt: &RouterInner, e: usize) -> bool {
         let mut seen = vec![false; rt.slots.len()];
         seen[e] = true;
         let mut stack = vec![e];
         while let Some(x) = stack.pop() {
-            for &(to, _) in &rt.push_out[x] {
-                let to = to as usize;
+            for p in rt.outs_of(&rt.slots[x]) {
+                let to = p.to as usize;
+                if p.to == u32::MAX {
+                    continue;
+                }
                 if to == e {
                     return false;
                 }
@@ -359,10 +515,13 @@ impl ThreadSched {
                     continue;
                 }
                 seen[to] = true;
-                match rt.slots[to].lock(self.id) {
-                    Ok(g) if g.batch_transparent() => stack.push(to),
-                    _ => return false,
+                let transparent = Ctx::new(rt, self, to)
+                    .enter_and(to, false, |el, _| el.batch_transparent())
+                    .unwrap_or(false);
+                if !transparent {
+                    return false;
                 }
+                stack.push(to);
             }
         }
         true
@@ -389,6 +548,7 @@ impl ThreadSched {
         for (i, ti) in rt.tasks.iter().enumerate() {
             if ti.thread.load(Ordering::Relaxed) == self.id && ti.scheduled.load(Ordering::Acquire)
             {
+                ti.scheduled.store(false, Ordering::Relaxed);
                 self.enqueue_woken(rt, i as u32);
             }
         }
@@ -400,9 +560,24 @@ impl ThreadSched {
         }
     }
 
-    /// Whether this thread has nothing scheduled.
-    fn idle(&mut self, rt: &RouterInner) -> bool {
-        self.runq.is_empty() && self.next_timer(rt).is_none()
+    /// Schedules the tasks whose descriptors are ready; `timeout` as for
+    /// [`super::poll::Poller::wait`]. Returns whether a signal arrived.
+    fn poll_descriptors(&mut self, rt: &RouterInner, timeout: Option<Duration>) -> bool {
+        let Some(th) = rt.threads.get(self.id) else {
+            return false;
+        };
+        let mut ready = std::mem::take(&mut self.ready);
+        let signalled = th.poller.wait(timeout, &mut |t| ready.push(t));
+        for t in ready.drain(..) {
+            if (t as usize) < rt.tasks.len() {
+                self.schedule(rt, t);
+            }
+        }
+        self.ready = ready;
+        if signalled {
+            super::external::drain_wake();
+        }
+        signalled
     }
 }
 
@@ -415,23 +590,30 @@ fn coalesce_stamp(rt: &RouterInner) -> u64 {
 
 impl RouterInner {
     pub(crate) fn send_remote(&self, thread: usize, r: Remote) {
-        let thread = thread.min(self.inboxes.len() - 1);
-        self.inboxes[thread]
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(r);
-        self.inbox_flags[thread].store(true, Ordering::Release);
+        let thread = thread.min(self.threads.len() - 1);
+        let th = &self.threads[thread];
+        th.inbox.lock().unwrap_or_else(|p| p.into_inner()).push(r);
+        th.flag.store(true, Ordering::SeqCst);
+        th.poller.wake();
+    }
+
+    /// Ends the driver: every thread stops at its next pass.
+    pub(crate) fn request_quit(&self) {
+        self.quit.store(true, Ordering::SeqCst);
+        for th in &self.threads {
+            th.poller.wake();
+        }
     }
 
     /// Offers the stop event to stop handlers; returns whether the router
     /// should keep running.
     fn handle_stop(&self, sched: &mut ThreadSched) -> bool {
         for &e in &self.stop_handlers {
-            if let Ok(mut g) = self.slots[e].lock(sched.id) {
-                let mut cx = Ctx::new(self, sched, e);
-                if g.handle_stop(&mut cx) && self.runcount.load(Ordering::Acquire) > 0 {
-                    return true;
-                }
+            let kept = Ctx::new(self, sched, e)
+                .enter_and(e, false, |el, cx| el.handle_stop(cx))
+                .unwrap_or(false);
+            if kept && self.runcount.load(Ordering::Acquire) > 0 {
+                return true;
             }
         }
         false
@@ -447,47 +629,58 @@ impl Router {
         std::thread::scope(|s| {
             for id in 1..rt.nthreads {
                 s.spawn(move || {
+                    pin_thread(rt, id);
                     let mut sched = ThreadSched::new(id);
                     sched.load_initial(rt);
                     run_loop(rt, &mut sched);
                 });
             }
+            pin_thread(rt, 0);
             let mut sched = ThreadSched::new(0);
             sched.load_initial(rt);
             run_loop(rt, &mut sched);
-            rt.quit.store(true, Ordering::Release);
+            rt.request_quit();
         });
     }
 
     /// Makes a scheduler for calling handlers from outside the driver
     /// (after it stopped, or from a control thread): work it schedules is
-    /// posted to the driver threads.
+    /// posted to the driver threads, and elements owned by a running thread
+    /// are called when that thread lets go of its lock.
     pub fn external_sched(&self) -> ThreadSched {
-        ThreadSched::new(usize::MAX / 2)
+        ThreadSched::new(EXTERNAL_IDS.fetch_add(1, Ordering::Relaxed))
     }
 }
 
-/// Sleeps up to `d` with nothing to do. The driver thread, which handles
-/// external events, wakes early when a signal arrives.
-fn idle(driver: bool, d: Duration) {
-    if driver {
-        super::external::idle_wait(d);
-    } else {
-        std::thread::sleep(d);
+/// Pins router thread `id` to a processor when `-a` asked for it.
+fn pin_thread(rt: &RouterInner, id: usize) {
+    let Some(first) = rt.affinity else { return };
+    let mut set = nix::sched::CpuSet::new();
+    let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cpu = (first + id) % ncpu.max(1);
+    if set.set(cpu).is_ok() {
+        if let Err(e) = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set) {
+            rt.log_line(format!("thread {id}: cannot pin to processor {cpu}: {e}"));
+        }
     }
 }
 
 fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
     let driver = sched.id == 0;
+    sched.hold(rt, sched.id as u32);
+    let mut iter: u32 = 0;
     loop {
         if rt.quit.load(Ordering::Acquire) {
-            return;
+            break;
+        }
+        if let Some(h) = &sched.held {
+            rt.locks.bump(h);
         }
         if driver {
             super::external::check(rt, sched);
         }
         if driver && rt.runcount.load(Ordering::Acquire) <= 0 && !rt.handle_stop(sched) {
-            return;
+            break;
         }
         sched.drain_inbox(rt);
         // Tasks first, then timers, as Click's RouterThread::driver does:
@@ -501,8 +694,8 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
             };
             let used;
             (direct, used) = sched.run_one_task(rt, pass, t, TASKS_PER_ITER - ran);
-            ran += used;
-            if rt.runcount.load(Ordering::Acquire) <= 0 || rt.quit.load(Ordering::Relaxed) {
+            ran += used.max(1);
+            if rt.runcount.load(Ordering::Relaxed) <= 0 || rt.quit.load(Ordering::Relaxed) {
                 break;
             }
         }
@@ -510,34 +703,89 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
             sched.enqueue(rt, t);
         }
         let timers_ran = rt.runcount.load(Ordering::Acquire) > 0 && sched.run_timers(rt);
+        iter = iter.wrapping_add(1);
         if ran > 0 || timers_ran || rt.runcount.load(Ordering::Acquire) <= 0 {
+            if iter.is_multiple_of(ITERS_PER_POLL) && rt.threads[sched.id].poller.has_selects() {
+                sched.poll_descriptors(rt, Some(Duration::ZERO));
+            }
             continue;
         }
-        sched.drain_inbox(rt);
-        if !sched.runq.is_empty() {
-            continue;
-        }
-        match sched.next_timer(rt) {
-            Some(when) => {
-                let now = rt.clock.now_nsec();
-                if when > now {
-                    if rt.clock.is_simulated() {
-                        rt.clock.warp_to(when);
-                    } else {
-                        let wait = rt.clock.real_delay(when - now).clamp(0, 5_000_000);
-                        idle(driver, Duration::from_nanos(wait as u64));
-                    }
-                }
-            }
-            None => {
-                if driver && rt.nthreads == 1 && sched.idle(rt) {
-                    // Nothing left to do: no task, no timer.
-                    return;
-                }
-                idle(driver, Duration::from_micros(200));
-            }
+        if !idle(rt, sched, driver) {
+            break;
         }
     }
+    sched.let_go(rt);
+}
+
+/// The thread has nothing runnable: wait for work (descriptors, the next
+/// timer, other threads, signals). Returns false when the router should
+/// end because nothing is left to do.
+fn idle(rt: &RouterInner, sched: &mut ThreadSched, driver: bool) -> bool {
+    sched.drain_inbox(rt);
+    if !sched.runq.is_empty() {
+        return true;
+    }
+    let th = &rt.threads[sched.id];
+    let next = sched.next_timer(rt);
+    let now = rt.clock.now_nsec();
+    if rt.clock.is_simulated() {
+        if let Some(when) = next {
+            if when > now {
+                rt.clock.warp_to(when);
+            }
+            return true;
+        }
+    }
+    if next.is_none() && driver && rt.nthreads == 1 && !th.poller.has_selects() {
+        // Nothing left to do: no task, no timer, no descriptor.
+        return false;
+    }
+    let timeout = match next {
+        Some(when) => {
+            let wait = rt.clock.real_delay(when - now).max(0);
+            if wait < SPIN_WAIT_NS {
+                // Too soon to sleep: look at the descriptors and go on.
+                if th.poller.has_selects() {
+                    sched.poll_descriptors(rt, Some(Duration::ZERO));
+                }
+                sched.pause(rt);
+                return true;
+            }
+            Some(Duration::from_nanos(wait as u64))
+        }
+        None if rt.clock.is_simulated() => Some(Duration::from_millis(1)),
+        None => None,
+    };
+    if rt.busy_poll {
+        sched.poll_descriptors(rt, Some(Duration::ZERO));
+        sched.pause(rt);
+        return true;
+    }
+    th.poller.going_to_sleep();
+    if th.flag.load(Ordering::SeqCst)
+        || rt.quit.load(Ordering::SeqCst)
+        || (driver && (super::external::pending() || rt.runcount.load(Ordering::SeqCst) <= 0))
+    {
+        th.poller.awake();
+        return true;
+    }
+    let mine = sched.let_go(rt);
+    let mut ready = std::mem::take(&mut sched.ready);
+    let signalled = th.poller.wait(timeout, &mut |t| ready.push(t));
+    th.poller.awake();
+    if let Some(m) = mine {
+        sched.hold(rt, m);
+    }
+    for t in ready.drain(..) {
+        if (t as usize) < rt.tasks.len() {
+            sched.schedule(rt, t);
+        }
+    }
+    sched.ready = ready;
+    if signalled {
+        super::external::drain_wake();
+    }
+    true
 }
 
 #[cfg(test)]
