@@ -326,6 +326,19 @@ pub trait Element: AsAny + Send {
         Some(p)
     }
 
+    /// Whether this element, as configured, is Click's "simple" kind: its
+    /// push (and pull) do exactly what the defaults do, each packet alone
+    /// through [`simple_action`](Element::simple_action), in order, the
+    /// survivors leaving by output 0 (other outputs only receive packets
+    /// `simple_action` pushes itself). The router then runs a chain of such
+    /// elements as one call per packet instead of one call per element
+    /// (fusion, Click paper section 6's combined elements), with the same
+    /// counts, handlers and drops. Asked once, when the router is built.
+    /// Default: `false`.
+    fn is_simple(&self) -> bool {
+        false
+    }
+
     /// Runs task `task`. Return whether it did useful work. A task runs once
     /// each time it is scheduled: call `cx.reschedule()` to run again.
     fn run_task(&mut self, task: TaskId, cx: &mut Ctx) -> bool {

@@ -49,6 +49,9 @@ pub struct BuildOptions {
     /// Never sleep when idle: look at descriptors and timers in a loop
     /// (lowest latency, one busy processor per thread).
     pub busy_poll: bool,
+    /// Never fuse chains of simple elements (see `Element::is_simple`):
+    /// call each element on its own. For comparisons.
+    pub no_fuse: bool,
 }
 
 /// Why a router could not be built: every error message, in order, each
@@ -585,15 +588,67 @@ impl Router {
             },
             &runners,
         );
+        // Fused chains: from each simple element with a push input, the
+        // simple elements its output 0 leads to, one after another, while
+        // they have the same owner.
+        let simple: Vec<bool> = b
+            .elements
+            .iter()
+            .map(|el| !opts.no_fuse && el.as_ref().is_some_and(|el| el.is_simple()))
+            .collect();
+        let mut next = vec![u32::MAX; n];
+        for e in 0..n {
+            if !simple[e] || !b.info[e].inputs.contains(&Processing::Push) {
+                continue;
+            }
+            if let Some(&Port { to, port }) = out_slices[e].first() {
+                let to = to as usize;
+                if to < n
+                    && to != e
+                    && simple[to]
+                    && owners[to] == owners[e]
+                    && b.info[to].inputs.get(port as usize) == Some(&Processing::Push)
+                {
+                    next[e] = to as u32;
+                }
+            }
+        }
+        // No cycles: a walk along `next` must end. Cut each cycle where it
+        // closes.
+        let mut state = vec![0u8; n]; // 0 new, 1 on the current walk, 2 done
+        for e in 0..n {
+            let mut walk = Vec::new();
+            let mut cur = e;
+            while cur < n && state[cur] == 0 {
+                state[cur] = 1;
+                walk.push(cur);
+                let nx = next[cur] as usize;
+                if nx < n && state[nx] == 1 {
+                    next[cur] = u32::MAX;
+                    break;
+                }
+                cur = nx;
+            }
+            for w in walk {
+                state[w] = 2;
+            }
+        }
+        // A chain starts wherever two simple elements follow each other.
+        let chain_len: Vec<u32> = (0..n).map(|e| u32::from(next[e] != u32::MAX) * 2).collect();
         let mut handlers = Vec::with_capacity(n);
         let mut slots = Vec::with_capacity(n);
+        let mut concurrent = Vec::with_capacity(n);
         for (e, el) in b.elements.into_iter().enumerate() {
             let el = el.expect("present");
             handlers.push(el.handlers());
-            let mut slot = Slot::new(el);
+            let ports = el.concurrent_ports();
+            let mut slot = Slot::new(el, ports.is_some());
+            concurrent.push(ports);
             slot.id = e as u32;
+            slot.next = next[e];
             slot.outs = (out_start[e] as u32, b.info[e].outputs.len() as u32);
             slot.ins = (in_start[e] as u32, b.info[e].inputs.len() as u32);
+            slot.chain = chain_len[e];
             slot.set_owner_unshared(owners[e]);
             slots.push(slot);
         }
@@ -624,11 +679,12 @@ impl Router {
         }
         let inner = RouterInner {
             slots,
-            nowhere: Slot::new(Box::new(Nowhere)),
+            nowhere: Slot::new(Box::new(Nowhere), false),
             info: b.info,
             configs: configs.into_iter().map(Mutex::new).collect(),
             outs,
             ins,
+            concurrent,
             push_alias,
             connections: b.connections,
             handlers,

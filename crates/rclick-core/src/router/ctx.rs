@@ -642,6 +642,17 @@ impl Port {
     };
 }
 
+/// Where a packet's walk along a fused chain ended.
+enum Walk<'a> {
+    /// Through every element: the last one, and the packet.
+    Through(&'a Slot, Packet),
+    /// An element dropped it or sent it elsewhere.
+    Consumed,
+    /// Stopped before an element it could not enter, after this one
+    /// (`None`: the first).
+    Blocked(Option<&'a Slot>, Packet),
+}
+
 /// What an element sees while it runs: its way to its neighbours, the
 /// clock, its tasks and timers, and the router's handlers.
 pub struct Ctx<'a> {
@@ -658,6 +669,16 @@ impl<'a> Ctx<'a> {
         current: ElementId,
     ) -> Ctx<'a> {
         let slot = rt.slots.get(current).unwrap_or(&rt.nowhere);
+        Ctx { rt, sched, slot }
+    }
+
+    /// A context whose current element is the one in `slot`.
+    #[inline(always)]
+    pub(crate) fn with_slot(
+        rt: &'a RouterInner,
+        sched: &'a mut ThreadSched,
+        slot: &'a Slot,
+    ) -> Ctx<'a> {
         Ctx { rt, sched, slot }
     }
 
@@ -688,6 +709,9 @@ impl<'a> Ctx<'a> {
         let Some(slot) = rt.slots.get(to as usize) else {
             return self.count_lost(batch.len());
         };
+        if slot.chain >= 2 {
+            return self.push_chain(slot, to_port as usize, batch);
+        }
         match slot.enter_port(self.sched.held_id, self.sched.tag) {
             Ok(mut g) => {
                 let saved = self.switch_to(slot);
@@ -701,6 +725,183 @@ impl<'a> Ctx<'a> {
                 self.restore(saved);
             }
             Err(busy) => self.push_slow(to as usize, to_port as usize, batch, busy),
+        }
+    }
+
+    /// A push into the first element of a fused chain of simple elements
+    /// (see `Element::is_simple`): each packet goes through every element's
+    /// `simple_action` in turn, one call each, and the survivors leave by
+    /// the last element's output 0. Each element is entered for its one
+    /// call, as a nested push would. With profiling on, or when the first
+    /// element is owned by another lock, this is an ordinary push; when an
+    /// element cannot be entered at once, the packets done so far go on,
+    /// then that packet goes to it by an ordinary push, then the rest of the
+    /// batch goes to the first element unfused (order kept).
+    #[inline(never)]
+    fn push_chain(&mut self, first: &'a Slot, port: usize, mut batch: PacketBatch) {
+        let rt = self.rt;
+        if rt.profile.on() || first.owner() != self.sched.held_id {
+            return self.push_unfused(first, port, batch);
+        }
+        let saved = self.slot;
+        if batch.len() == 1 {
+            // One packet (Click's BURST 1): no batch to build.
+            if let Some(p) = batch.pop() {
+                match self.walk_chain(first, p) {
+                    Walk::Through(last, q) => {
+                        self.slot = last;
+                        self.push(0, PacketBatch::from(q));
+                    }
+                    Walk::Consumed => {}
+                    Walk::Blocked(before, q) => self.push_blocked(first, port, before, q),
+                }
+            }
+            self.slot = saved;
+            return;
+        }
+        let mut last: Option<&'a Slot> = None;
+        let mut out = PacketBatch::with_capacity(batch.len());
+        let mut rest = batch.into_iter();
+        while let Some(p) = rest.next() {
+            match self.walk_chain(first, p) {
+                Walk::Through(l, q) => {
+                    last = Some(l);
+                    out.push(q);
+                }
+                Walk::Consumed => {}
+                Walk::Blocked(before, q) => {
+                    // Order kept: what went through first, then this packet
+                    // by an ordinary push, then the rest unfused.
+                    self.flush_chain(last, &mut out);
+                    self.push_blocked(first, port, before, q);
+                    let tail: PacketBatch = rest.collect();
+                    self.slot = saved;
+                    if !tail.is_empty() {
+                        self.push_unfused(first, port, tail);
+                    }
+                    return;
+                }
+            }
+        }
+        self.flush_chain(last, &mut out);
+        self.slot = saved;
+    }
+
+    /// Takes packet `p` along the fused chain starting at `first`: each
+    /// element is entered for its one `simple_action` call.
+    #[inline(always)]
+    fn walk_chain(&mut self, first: &'a Slot, mut p: Packet) -> Walk<'a> {
+        let rt = self.rt;
+        let (held, tag) = (self.sched.held_id, self.sched.tag);
+        let mut s = first;
+        let mut before: Option<&'a Slot> = None;
+        let end = loop {
+            self.slot = s;
+            match s.call_owned(held, tag, p, |el, p| el.simple_action(p, self)) {
+                Ok(Some(q)) => p = q,
+                Ok(None) => break Walk::Consumed,
+                Err(q) => break Walk::Blocked(before, q),
+            }
+            // The chain ends where `next` does (chains have no cycles).
+            match rt.slots.get(s.next as usize) {
+                Some(nx) => {
+                    before = Some(s);
+                    s = nx;
+                }
+                None => break Walk::Through(s, p),
+            }
+        };
+        self.deliver_to_chain(first);
+        end
+    }
+
+    /// A packet stopped in a fused chain before an element it could not
+    /// enter (after `before`; `None`: the first): it goes on by an ordinary
+    /// push.
+    #[cold]
+    #[inline(never)]
+    fn push_blocked(&mut self, first: &'a Slot, port: usize, before: Option<&'a Slot>, p: Packet) {
+        let saved = self.slot;
+        match before {
+            None => self.push_unfused(first, port, PacketBatch::from(p)),
+            Some(b) => {
+                self.slot = b;
+                self.push_from_chain(b, PacketBatch::from(p));
+            }
+        }
+        self.slot = saved;
+    }
+
+    /// Batches pushed back into elements of a fused chain while a packet
+    /// went through it (each was busy for its call): delivered now.
+    #[inline(always)]
+    fn deliver_to_chain(&mut self, first: &'a Slot) {
+        if !self.sched.deferred_pushes.is_empty() {
+            self.deliver_to_chain_slow(first);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn deliver_to_chain_slow(&mut self, first: &'a Slot) {
+        let rt = self.rt;
+        let mut s = first;
+        loop {
+            let id = s.id as usize;
+            if self.sched.deferred_pushes.iter().any(|d| d.0 == id) {
+                let _ = self.enter_and(id, true, |_, _| {});
+            }
+            match rt.slots.get(s.next as usize) {
+                Some(n) => s = n,
+                None => break,
+            }
+        }
+    }
+
+    /// The packets a fused chain let through go out the last element's
+    /// output 0.
+    #[inline]
+    fn flush_chain(&mut self, last: Option<&'a Slot>, out: &mut PacketBatch) {
+        if let Some(l) = last {
+            if !out.is_empty() {
+                self.slot = l;
+                self.push(0, std::mem::take(out));
+            }
+        }
+    }
+
+    /// Pushes `batch` out output 0 of `s` (a chain element whose successor
+    /// could not be entered), with no fusion from there on.
+    #[cold]
+    #[inline(never)]
+    fn push_from_chain(&mut self, s: &'a Slot, batch: PacketBatch) {
+        let rt = self.rt;
+        let Some(&Port { to, port }) = rt.out_port(s, 0) else {
+            return self.count_lost(batch.len());
+        };
+        match rt.slots.get(to as usize) {
+            Some(t) => self.push_unfused(t, port as usize, batch),
+            None => self.count_lost(batch.len()),
+        }
+    }
+
+    /// [`Ctx::push`] into `slot` without fusion.
+    #[cold]
+    #[inline(never)]
+    fn push_unfused(&mut self, slot: &'a Slot, to_port: usize, batch: PacketBatch) {
+        let rt = self.rt;
+        match slot.enter_port(self.sched.held_id, self.sched.tag) {
+            Ok(mut g) => {
+                let saved = self.switch_to(slot);
+                if rt.profile.on() {
+                    self.push_profiled(&mut **g, to_port, batch);
+                } else {
+                    g.push(to_port, batch, self);
+                    self.deliver_deferred_pushes(&mut **g);
+                }
+                self.restore(saved);
+            }
+            Err(busy) => self.push_slow(slot.id as usize, to_port, batch, busy),
         }
     }
 
@@ -733,7 +934,7 @@ impl<'a> Ctx<'a> {
             SlotBusy::Concurrent => {
                 let rt = self.rt;
                 let slot = &rt.slots[to];
-                match slot.concurrent.as_deref() {
+                match rt.concurrent.get(to).and_then(Option::as_deref) {
                     Some(c) => {
                         let saved = self.switch_to(slot);
                         c.push(to_port, batch, self);
@@ -988,7 +1189,7 @@ impl<'a> Ctx<'a> {
         match busy {
             SlotBusy::Concurrent => {
                 let slot = &rt.slots[from];
-                match slot.concurrent.as_deref() {
+                match rt.concurrent.get(from).and_then(Option::as_deref) {
                     Some(c) => {
                         let saved = self.switch_to(slot);
                         let b = c.pull(from_port, max, self);

@@ -175,6 +175,9 @@ pub struct RouterInner {
     pub(crate) outs: Vec<ctx::Port>,
     /// Every element's pull inputs, likewise: where each comes from.
     pub(crate) ins: Vec<ctx::Port>,
+    /// Each element's thread-safe ports, if it has them
+    /// (`Element::concurrent_ports`).
+    pub(crate) concurrent: Vec<Option<Arc<dyn crate::element::ConcurrentPorts>>>,
     /// `push_alias[e][port]`: the lowest output of `e` whose push
     /// connection leads to the same element and input as `port`'s.
     pub(crate) push_alias: Vec<Vec<u32>>,

@@ -293,8 +293,16 @@ impl ThreadSched {
 
     /// After a task or timer ran: handler writes deferred until their
     /// element returned, and pushes nobody took.
-    #[inline]
+    #[inline(always)]
     fn after_top_level_call(&mut self, rt: &RouterInner) {
+        if !self.deferred_writes.is_empty() || !self.deferred_pushes.is_empty() {
+            self.after_top_level_call_slow(rt);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn after_top_level_call_slow(&mut self, rt: &RouterInner) {
         if !self.deferred_writes.is_empty() {
             self.run_deferred_writes(rt);
         }
@@ -342,13 +350,9 @@ impl ThreadSched {
         t: u32,
         budget: usize,
     ) -> (Option<(u64, u32)>, usize) {
+        // (A task moved to another thread since it was queued left a stale
+        // entry here: `next_task` skipped it.)
         let ti = &rt.tasks[t as usize];
-        if ti.thread.load(Ordering::Relaxed) != self.id {
-            // Moved to another thread since it was queued (a move also makes
-            // the entry stale, so this is a safety net).
-            self.schedule(rt, t);
-            return (None, 0);
-        }
         ti.scheduled.store(false, Ordering::Relaxed);
         self.pass_floor = pass;
         let stride = ti.stride.load(Ordering::Relaxed);
@@ -367,7 +371,7 @@ impl ThreadSched {
         let used = if let Some(slot) = rt.slots.get(e).filter(|_| plain) {
             match slot.enter(self.held_id, self.tag) {
                 Ok(mut g) => {
-                    let mut cx = Ctx::new(rt, self, e);
+                    let mut cx = Ctx::with_slot(rt, self, slot);
                     let used = if offer > 1 {
                         g.run_task_runs(TaskId(t), offer, &mut cx).clamp(1, offer)
                     } else {

@@ -33,12 +33,11 @@
 
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use lock_api::{RawMutex as _, RawMutexFair as _, RawMutexTimed as _};
 
-use crate::element::{ConcurrentPorts, Element};
+use crate::element::Element;
 
 /// `Slot::owner` of an element that several threads reach: taken with a
 /// compare-and-swap.
@@ -78,9 +77,16 @@ pub(crate) struct Slot {
     pub(crate) outs: (u32, u32),
     /// The element's inputs in `RouterInner::ins`: start, count.
     pub(crate) ins: (u32, u32),
-    /// The element's thread-safe ports, for [`CONCURRENT`] slots.
-    pub(crate) concurrent: Option<Arc<dyn ConcurrentPorts>>,
+    /// The next element of the fused chain this element is in (the one
+    /// its output 0 leads to), when there is one.
+    pub(crate) next: u32,
+    /// At least 2 when a fused chain starts here (its length is where
+    /// `next` ends), else 0.
+    pub(crate) chain: u32,
     element: UnsafeCell<Box<dyn Element>>,
+    /// Whether the element has thread-safe ports (kept in
+    /// `RouterInner::concurrent`).
+    concurrent: bool,
 }
 
 // SAFETY: the element is only reached through a `SlotGuard`. A guard is
@@ -126,20 +132,18 @@ impl Drop for SlotGuard<'_> {
 }
 
 impl Slot {
-    pub(crate) fn new(e: Box<dyn Element>) -> Slot {
-        let concurrent = e.concurrent_ports();
+    /// A slot for `e`; `concurrent` says whether it has thread-safe ports.
+    pub(crate) fn new(e: Box<dyn Element>, concurrent: bool) -> Slot {
         Slot {
             state: AtomicUsize::new(0),
-            owner: AtomicU32::new(if concurrent.is_some() {
-                CONCURRENT
-            } else {
-                SHARED
-            }),
+            owner: AtomicU32::new(if concurrent { CONCURRENT } else { SHARED }),
             id: u32::MAX,
             outs: (0, 0),
             ins: (0, 0),
-            concurrent,
+            next: u32::MAX,
+            chain: 0,
             element: UnsafeCell::new(e),
+            concurrent,
         }
     }
 
@@ -153,7 +157,7 @@ impl Slot {
     /// (`all` proves it), or have the router to itself (`&mut`).
     pub(crate) fn set_owner(&self, owner: u32, all: &AllHeld) {
         let _ = all;
-        let owner = if self.concurrent.is_some() && owner == SHARED {
+        let owner = if self.concurrent && owner == SHARED {
             CONCURRENT
         } else {
             owner
@@ -163,7 +167,7 @@ impl Slot {
 
     /// Sets the owner while the router is being built (nobody runs it).
     pub(crate) fn set_owner_unshared(&mut self, owner: u32) {
-        let owner = if self.concurrent.is_some() && owner == SHARED {
+        let owner = if self.concurrent && owner == SHARED {
             CONCURRENT
         } else {
             owner
@@ -206,6 +210,31 @@ impl Slot {
         }
         self.state.store(tag, Ordering::Relaxed);
         Ok(SlotGuard { slot: self })
+    }
+
+    /// Calls `f` on the element with `arg` when the holder of thread lock
+    /// `held` can take it with a plain load and store (it owns it and it is
+    /// free), releasing it after; gives `arg` back otherwise. The per-call
+    /// path of fused chains.
+    #[inline(always)]
+    pub(crate) fn call_owned<T, R>(
+        &self,
+        held: u32,
+        tag: usize,
+        arg: T,
+        f: impl FnOnce(&mut dyn Element, T) -> R,
+    ) -> Result<R, T> {
+        if self.owner.load(Ordering::Relaxed) != held || self.state.load(Ordering::Relaxed) != 0 {
+            return Err(arg);
+        }
+        self.state.store(tag, Ordering::Relaxed);
+        // SAFETY: only the holder of the owning thread lock gets here (see
+        // `Slot`) and the element was free; its state now holds the
+        // caller's tag, so this is the only reference to the element until
+        // the store below releases it.
+        let r = f(unsafe { &mut **self.element.get() }, arg);
+        self.state.store(0, Ordering::Release);
+        Ok(r)
     }
 
     #[cold]
@@ -386,7 +415,7 @@ mod tests {
 
     #[test]
     fn reentrant_is_detected_and_released_on_drop() {
-        let s = Slot::new(Box::new(E(0)));
+        let s = Slot::new(Box::new(E(0)), false);
         let g = s.enter(NO_LOCK, 4).unwrap();
         assert_eq!(s.enter(NO_LOCK, 4).err(), Some(SlotBusy::Reentrant));
         drop(g);
@@ -395,7 +424,7 @@ mod tests {
 
     #[test]
     fn owned_slots_need_their_lock() {
-        let mut s = Slot::new(Box::new(E(0)));
+        let mut s = Slot::new(Box::new(E(0)), false);
         s.set_owner_unshared(1);
         assert_eq!(s.enter(0, 1).err(), Some(SlotBusy::Foreign(1)));
         assert_eq!(s.enter(NO_LOCK, 8).err(), Some(SlotBusy::Foreign(1)));
@@ -407,7 +436,7 @@ mod tests {
 
     #[test]
     fn shared_slots_report_contention() {
-        let s = Slot::new(Box::new(E(0)));
+        let s = Slot::new(Box::new(E(0)), false);
         let g = s.enter(NO_LOCK, 2).unwrap();
         assert_eq!(s.enter(NO_LOCK, 3).err(), Some(SlotBusy::Contended));
         drop(g);
@@ -416,7 +445,7 @@ mod tests {
 
     #[test]
     fn threads_exclude_each_other() {
-        let s = std::sync::Arc::new(Slot::new(Box::new(E(0))));
+        let s = std::sync::Arc::new(Slot::new(Box::new(E(0)), false));
         let mut hs = Vec::new();
         for t in 0..4 {
             let s = s.clone();

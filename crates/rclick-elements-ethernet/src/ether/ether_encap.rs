@@ -44,6 +44,10 @@ impl Element for EtherEncap {
     fn class_name(&self) -> &'static str {
         "EtherEncap"
     }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         let mut ty: u16 = 0;
         let (mut src, mut dst) = (EtherAddr::default(), EtherAddr::default());

@@ -233,6 +233,10 @@ impl Element for IpGwOptions {
     fn class_name(&self) -> &'static str {
         "IPGWOptions"
     }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
 
     fn port_count(&self) -> &'static str {
         "1/1-2"
@@ -280,6 +284,11 @@ impl Element for IpGwOptions {
     }
 
     fn simple_action(&mut self, mut p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        // As `push`: a packet without options passes unchanged, and only
+        // one with options needs the clock.
+        if !has_options(&p) {
+            return Some(p);
+        }
         if self.handle(&mut p, cx.now()) {
             Some(p)
         } else {

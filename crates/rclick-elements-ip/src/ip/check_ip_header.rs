@@ -279,6 +279,11 @@ impl Element for CheckIPHeader {
         }
     }
 
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
+
     fn simple_action(&mut self, mut p: Packet, cx: &mut Ctx) -> Option<Packet> {
         match self.check(&mut p) {
             Ok(()) => Some(p),

@@ -91,6 +91,10 @@ impl Element for DecIPTTL {
     fn class_name(&self) -> &'static str {
         "DecIPTTL"
     }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
     fn port_count(&self) -> &'static str {
         "1/1-2"
     }

@@ -30,7 +30,7 @@
 //!
 //! HostEtherFilter, SetPacketType
 
-use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 use rclick_packet::PacketType;
 
 /// The DropBroadcasts element.
@@ -71,6 +71,20 @@ impl DropBroadcasts {
 impl Element for DropBroadcasts {
     fn class_name(&self) -> &'static str {
         "DropBroadcasts"
+    }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
+    fn simple_action(&mut self, p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        if matches!(
+            p.packet_type_anno(),
+            PacketType::Broadcast | PacketType::Multicast
+        ) {
+            self.drops += 1;
+            return None;
+        }
+        Some(p)
     }
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
         self.filter(&mut batch);

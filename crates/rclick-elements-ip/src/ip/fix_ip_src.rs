@@ -54,6 +54,10 @@ impl Element for FixIPSrc {
     fn class_name(&self) -> &'static str {
         "FixIPSrc"
     }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         let mut addr = Ipv4Addr::UNSPECIFIED;
         Args::new_with(conf, cx.arg_context())

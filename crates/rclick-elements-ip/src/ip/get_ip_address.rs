@@ -54,6 +54,10 @@ impl Element for GetIPAddress {
     fn class_name(&self) -> &'static str {
         "GetIPAddress"
     }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         let [arg] = conf else {
             return Err("expected 'OFFSET' or 'IP src'/'IP dst'".into());

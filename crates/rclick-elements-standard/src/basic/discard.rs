@@ -42,7 +42,7 @@
 
 use rclick_core::args::Args;
 use rclick_core::{
-    ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, PacketBatch, TaskId,
+    ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, Packet, PacketBatch, TaskId,
 };
 
 use super::parse_bool;
@@ -77,6 +77,15 @@ const H_ACTIVE: u32 = 2;
 impl Element for Discard {
     fn class_name(&self) -> &'static str {
         "Discard"
+    }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
+    fn simple_action(&mut self, p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        self.count += 1;
+        drop(p);
+        None
     }
     /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
     fn batch_transparent(&self) -> bool {

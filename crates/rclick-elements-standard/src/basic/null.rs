@@ -40,6 +40,10 @@ impl Element for Null {
     fn class_name(&self) -> &'static str {
         "Null"
     }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
     /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
     fn batch_transparent(&self) -> bool {
         true

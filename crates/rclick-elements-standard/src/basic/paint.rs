@@ -37,7 +37,7 @@
 //! PaintTee, CheckPaint, PaintSwitch
 
 use rclick_core::args::Args;
-use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::{parse_int, AnnoSlot};
 
@@ -68,6 +68,14 @@ pub(crate) fn write_color(value: &str) -> Result<u8, String> {
 impl Element for Paint {
     fn class_name(&self) -> &'static str {
         "Paint"
+    }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
+    fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        self.anno.set(&mut p, self.color);
+        Some(p)
     }
     /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
     fn batch_transparent(&self) -> bool {

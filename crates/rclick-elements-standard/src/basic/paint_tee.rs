@@ -35,7 +35,7 @@
 //!
 //! Paint, CheckPaint, Tee
 
-use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::paint::{parse_color, write_color};
 use super::AnnoSlot;
@@ -75,6 +75,16 @@ impl PaintTee {
 impl Element for PaintTee {
     fn class_name(&self) -> &'static str {
         "PaintTee"
+    }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
+    fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        if self.anno.get(&p) == self.color {
+            cx.push_one(1, p.clone());
+        }
+        Some(p)
     }
     fn port_count(&self) -> &'static str {
         "1/2"

@@ -32,7 +32,7 @@
 //! Unstrip, Truncate, StripToNetworkHeader
 
 use rclick_core::args::Args;
-use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::parse_int;
 
@@ -45,6 +45,14 @@ pub struct Strip {
 impl Element for Strip {
     fn class_name(&self) -> &'static str {
         "Strip"
+    }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
+    fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        p.pull(self.n as usize);
+        Some(p)
     }
     /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
     fn batch_transparent(&self) -> bool {

@@ -57,6 +57,13 @@ impl Element for Unstrip {
     fn class_name(&self) -> &'static str {
         "Unstrip"
     }
+    /// Each packet alone through `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
+    fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        p.push(self.n as usize).is_ok().then_some(p)
+    }
     /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
     fn batch_transparent(&self) -> bool {
         true
