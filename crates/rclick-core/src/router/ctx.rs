@@ -1314,7 +1314,8 @@ impl<'a> Ctx<'a> {
 
     /// Reschedules the task now running (Click's `fast_reschedule`).
     pub fn reschedule(&mut self) {
-        if let Some(t) = self.sched.current_task {
+        let t = self.sched.current_task;
+        if t != super::sched::NO_TASK {
             self.sched.schedule(self.rt, t);
         }
     }

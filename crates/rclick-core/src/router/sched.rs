@@ -32,6 +32,9 @@ const ITERS_PER_POLL: u32 = 8;
 /// A timer due sooner than this is waited for without sleeping.
 const SPIN_WAIT_NS: i64 = 20_000;
 
+/// `ThreadSched::current_task` when no task runs.
+pub(crate) const NO_TASK: u32 = u32::MAX;
+
 /// The stride of a task with `tickets` tickets.
 #[inline]
 pub(crate) fn stride_of(tickets: u32) -> u64 {
@@ -63,7 +66,8 @@ pub struct ThreadSched {
     seq: u64,
     timers: BinaryHeap<Reverse<(i64, u64, u32)>>,
     pass_floor: u64,
-    pub(crate) current_task: Option<u32>,
+    /// The task running now, or `NO_TASK`.
+    pub(crate) current_task: u32,
     /// The running task asked to run again (fast path: no queue traffic
     /// when it stays the next task to run).
     resched_current: bool,
@@ -99,7 +103,7 @@ impl ThreadSched {
             seq: (id as u64 & 0xFFFF) << 48,
             timers: BinaryHeap::new(),
             pass_floor: 0,
-            current_task: None,
+            current_task: NO_TASK,
             resched_current: false,
             deferred_writes: Vec::new(),
             deferred_pushes: Vec::new(),
@@ -144,7 +148,7 @@ impl ThreadSched {
             return;
         }
         // Only the home thread changes `scheduled`: no read-modify-write.
-        if self.current_task == Some(t) {
+        if self.current_task == t {
             ti.scheduled.store(true, Ordering::Relaxed);
             self.resched_current = true;
             return;
@@ -164,7 +168,7 @@ impl ThreadSched {
             return;
         }
         ti.scheduled.store(false, Ordering::Relaxed);
-        if self.current_task == Some(t) {
+        if self.current_task == t {
             self.resched_current = false;
         }
     }
@@ -178,10 +182,12 @@ impl ThreadSched {
         self.seq += 1;
         ti.generation.store(self.seq, Ordering::Relaxed);
         let pass = ti.pass.load(Ordering::Relaxed);
+        // Sequence numbers only grow, so (pass, seq) order is pass order
+        // with ties first in, first out: compare passes only.
         let key = (pass, self.seq, t);
         match self.runq.back() {
-            Some(last) if *last > key => {
-                let at = self.runq.partition_point(|e| *e < key);
+            Some(last) if last.0 > pass => {
+                let at = self.runq.partition_point(|e| e.0 <= pass);
                 self.runq.insert(at, key);
             }
             _ => self.runq.push_back(key),
@@ -365,7 +371,7 @@ impl ThreadSched {
         let mut next_pass = pass + stride;
         ti.pass.store(next_pass, Ordering::Relaxed);
         let e = ti.element;
-        self.current_task = Some(t);
+        self.current_task = t;
         self.resched_current = false;
         let plain = !rt.profile.on() && !rt.measure_tasks.load(Ordering::Relaxed);
         let used = if let Some(slot) = rt.slots.get(e).filter(|_| plain) {
@@ -386,7 +392,7 @@ impl ThreadSched {
         } else {
             self.run_task_slow(rt, e, t, offer)
         };
-        self.current_task = None;
+        self.current_task = NO_TASK;
         let used = u64::from(used);
         if offer > 1 && used == 1 {
             // It takes one run at a time (the default `run_task_runs`): do
