@@ -331,6 +331,13 @@ impl Router {
         cx.enter_and(e, false, |el, _| f(el)).ok()
     }
 
+    /// The element a fused chain goes on to after element `e` (see
+    /// `Element::is_simple`), if any.
+    pub fn fused_next(&self, e: ElementId) -> Option<ElementId> {
+        let n = self.inner.slots.get(e)?.next as usize;
+        (n < self.inner.slots.len()).then_some(n)
+    }
+
     /// The thread lock that owns element `e` (its index), or `None` when
     /// it is shared by several threads.
     pub fn element_owner(&self, e: ElementId) -> Option<usize> {
