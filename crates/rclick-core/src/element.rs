@@ -326,15 +326,15 @@ pub trait Element: AsAny + Send {
         Some(p)
     }
 
-    /// Whether this element, as configured, is Click's "simple" kind: its
-    /// push (and pull) do exactly what the defaults do, each packet alone
-    /// through [`simple_action`](Element::simple_action), in order, the
-    /// survivors leaving by output 0 (other outputs only receive packets
-    /// `simple_action` pushes itself). The router then runs a chain of such
-    /// elements as one call per packet instead of one call per element
-    /// (fusion, Click paper section 6's combined elements), with the same
-    /// counts, handlers and drops. Asked once, when the router is built.
-    /// Default: `false`.
+    /// Whether this element, as configured, is Click's "simple" kind:
+    /// pushing it a batch of one packet does exactly what calling
+    /// [`simple_action`](Element::simple_action) on that packet and pushing
+    /// what it returns out of output 0 does (packets for other outputs, or
+    /// extra ones, `simple_action` pushes itself). The router then runs a
+    /// one-packet batch along a chain of such elements with one call per
+    /// element instead of one nested push per element (fusion, as the
+    /// Click paper's combined elements), with the same counts, handlers and
+    /// drops. Asked once, when the router is built. Default: `false`.
     fn is_simple(&self) -> bool {
         false
     }

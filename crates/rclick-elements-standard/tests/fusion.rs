@@ -41,12 +41,13 @@ fn a_chain_is_fused_and_counts_as_unfused() {
                 -> s :: Strip(14) -> u :: Unstrip(14) -> p :: Paint(3) -> n :: Null \
                 -> c :: Counter -> d :: Discard;";
     let fused = build(text, false);
-    let (s, u, p, n) = ["s", "u", "p", "n"].map(|x| fused.find(x).unwrap()).into();
+    let [s, u, p, n, c, d] = ["s", "u", "p", "n", "c", "d"].map(|x| fused.find(x).unwrap());
     assert_eq!(fused.fused_next(s), Some(u));
     assert_eq!(fused.fused_next(u), Some(p));
     assert_eq!(fused.fused_next(p), Some(n));
-    // Counter is not simple: the chain ends before it.
-    assert_eq!(fused.fused_next(n), None);
+    assert_eq!(fused.fused_next(n), Some(c));
+    assert_eq!(fused.fused_next(c), Some(d));
+    assert_eq!(fused.fused_next(d), None);
     fused.run();
     let plain = build(text, true);
     assert_eq!(plain.fused_next(s), None);
@@ -92,5 +93,19 @@ fn a_sink_ends_a_chain() {
         r.run();
         assert_eq!(read(&r, "c.count"), "300", "no_fuse {no_fuse}");
         assert_eq!(read(&r, "d.count"), "300", "no_fuse {no_fuse}");
+    }
+}
+
+#[test]
+fn a_counter_call_inside_a_chain_fires_at_its_packet() {
+    // The handler runs after the 500th packet is counted and before it goes
+    // on: the sink behind sees exactly 500, fused or not.
+    let text = "src :: InfiniteSource(LENGTH 60, LIMIT 1000, STOP false) -> Null \
+                -> c :: Counter(COUNT_CALL 500 stop) -> Null -> d :: Discard;";
+    for no_fuse in [false, true] {
+        let r = build(text, no_fuse);
+        r.run();
+        assert_eq!(read(&r, "c.count"), "500", "no_fuse {no_fuse}");
+        assert_eq!(read(&r, "d.count"), "500", "no_fuse {no_fuse}");
     }
 }

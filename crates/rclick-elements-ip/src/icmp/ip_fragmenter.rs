@@ -323,6 +323,34 @@ impl Element for IpFragmenter {
         }
     }
 
+    /// For one packet, `push` is `simple_action` (fragments and refusals
+    /// leave from inside it): fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
+
+    fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        if p.network_header()
+            .is_none_or(|h| h.len() <= self.mtu as usize)
+        {
+            return Some(p);
+        }
+        let mut out = PacketBatch::new();
+        match self.fragment(p, &mut out, cx) {
+            Ok(()) => {
+                if !out.is_empty() {
+                    cx.push(0, out);
+                }
+            }
+            Err(p) => {
+                if cx.noutputs() > 1 {
+                    cx.push_one(1, p);
+                }
+            }
+        }
+        None
+    }
+
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![
             HandlerDef::read("drops", 0),

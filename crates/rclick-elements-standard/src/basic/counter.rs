@@ -45,7 +45,7 @@
 //! AverageCounter
 
 use rclick_core::args::{AnyArg, Args};
-use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::{unparse_real2, RateEwma, EWMA_SCALE};
 
@@ -185,6 +185,24 @@ impl Element for Counter {
         self.byte_call = byte_call;
         self.reset();
         Ok(())
+    }
+
+    /// For one packet, `push` is `simple_action`: fusable.
+    fn is_simple(&self) -> bool {
+        true
+    }
+
+    fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        // As `push` for a batch of one: count, call the handlers that are
+        // due, pass the packet on.
+        let b = PacketBatch::from(p);
+        match self.account(&b, cx) {
+            None if self.byte_call.is_some() => self.fire_bytes(cx),
+            None => {}
+            Some(_) => self.fire(cx),
+        }
+        let mut b = b;
+        b.pop()
     }
 
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
