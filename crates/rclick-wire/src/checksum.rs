@@ -84,10 +84,35 @@ fn sum_ne(data: &[u8]) -> u64 {
     total
 }
 
-/// [`sum_ne`] of exactly 20 bytes.
+/// End-around-carry addition of 64-bit words (one's-complement addition
+/// modulo `2^64 - 1`, of which `2^16 - 1` is a factor): the sum with its
+/// carry added back, which cannot carry again.
+#[inline(always)]
+fn add64(a: u64, b: u64) -> u64 {
+    let (s, c) = a.overflowing_add(b);
+    s + u64::from(c)
+}
+
+/// [`sum_ne`] of exactly 20 bytes, up to [`fold`]: two 8-byte words and a
+/// 4-byte one, added with end-around carries. A native-endian word `lo +
+/// hi * 2^32` is `lo + hi` modulo `2^16 - 1`, so this folds to the sum of
+/// the five 4-byte lanes (0 only for 20 zero bytes, as theirs), in 7
+/// instructions instead of the 16 LLVM made of five lanes.
 #[inline(always)]
 fn sum_ne_20(b: &[u8; 20]) -> u64 {
-    lane(&b[0..]) + lane(&b[4..]) + lane(&b[8..]) + lane(&b[12..]) + lane(&b[16..])
+    let word = |at: usize| {
+        u64::from_ne_bytes([
+            b[at],
+            b[at + 1],
+            b[at + 2],
+            b[at + 3],
+            b[at + 4],
+            b[at + 5],
+            b[at + 6],
+            b[at + 7],
+        ])
+    };
+    add64(add64(word(0), word(8)), lane(&b[16..]))
 }
 
 /// The one's-complement sum of `data` read as big-endian 16-bit words
