@@ -22,6 +22,7 @@
 //! `pop_front` (iterate with [`drain`](PacketBatch::drain) or
 //! [`into_iter`](PacketBatch::into_iter) instead).
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::ops::{Index, IndexMut};
 
@@ -93,7 +94,7 @@ impl PacketBatch {
     pub fn push(&mut self, p: Packet) {
         if self.inline() {
             if self.one.is_hollow() {
-                self.one = p;
+                put_into_hollow(&mut self.one, p);
                 return;
             }
             self.spill();
@@ -114,7 +115,7 @@ impl PacketBatch {
         }
         if self.inline() {
             if n == 1 && self.one.is_hollow() {
-                self.one = p.clone();
+                put_into_hollow(&mut self.one, p.clone());
                 return;
             }
             self.spill();
@@ -279,7 +280,7 @@ impl PacketBatch {
         if self.inline() {
             if !self.one.is_hollow() {
                 if let Some(q) = f(self.one.take_out()) {
-                    self.one = q;
+                    put_into_hollow(&mut self.one, q);
                 }
             }
             return;
@@ -291,7 +292,7 @@ impl PacketBatch {
             // panic in `f` leaves a batch that is still safe to drop.
             let p = self.v[i].take_out();
             if let Some(q) = f(p) {
-                self.v[kept] = q;
+                put_into_hollow(&mut self.v[kept], q);
                 kept += 1;
             }
         }
@@ -308,7 +309,7 @@ impl PacketBatch {
         let mut out = PacketBatch::new();
         if self.inline() {
             if !self.one.is_hollow() && !keep(&mut self.one) {
-                out.one = self.one.take_out();
+                put_into_hollow(&mut out.one, self.one.take_out());
             }
             return out;
         }
@@ -324,7 +325,8 @@ impl PacketBatch {
         let mut kept = i;
         for j in i + 1..n {
             if keep(&mut self.v[j]) {
-                self.v[kept] = self.v[j].take_out();
+                let p = self.v[j].take_out();
+                put_into_hollow(&mut self.v[kept], p);
                 kept += 1;
             } else {
                 out.push(self.v[j].take_out());
@@ -414,6 +416,53 @@ impl PacketBatch {
         outs
     }
 
+    /// Moves every packet, in order, to the back of `q`, leaving this batch
+    /// empty (its storage kept). One bulk move of the packet pointers, not
+    /// a push per packet (a Queue's push of 32 packets: 29 → 13
+    /// instructions per packet for the whole push, callgrind).
+    #[inline]
+    pub fn move_to_deque(&mut self, q: &mut VecDeque<Packet>) {
+        if self.inline() {
+            if !self.one.is_hollow() {
+                q.push_back(self.one.take_out());
+            }
+        } else {
+            q.extend(self.v.drain(..));
+        }
+    }
+
+    /// Appends the first `n` packets of `q` (all, if it holds fewer), in
+    /// order, removing them from `q`. A batch left with one packet needs no
+    /// storage, as with [`push`](Self::push).
+    #[inline]
+    pub fn take_from_deque(&mut self, q: &mut VecDeque<Packet>, n: usize) {
+        let n = n.min(q.len());
+        if n == 0 {
+            return;
+        }
+        if self.inline() {
+            if n == 1 && self.one.is_hollow() {
+                if let Some(p) = q.pop_front() {
+                    put_into_hollow(&mut self.one, p);
+                }
+                return;
+            }
+            self.spill();
+        }
+        // The packets are taken out of the deque's two slices (leaving
+        // hollow packets, which the drain then drops with a test each):
+        // slice iterators have a trusted length, so the vector reserves
+        // once and copies pointers. `extend(q.drain(..n))` took 36
+        // instructions per packet and a `pop_front` loop 25 (callgrind).
+        let (front, back) = q.as_mut_slices();
+        let from_front = n.min(front.len());
+        self.v
+            .extend(front[..from_front].iter_mut().map(Packet::take_out));
+        self.v
+            .extend(back[..n - from_front].iter_mut().map(Packet::take_out));
+        q.drain(..n);
+    }
+
     /// Splits into the packets for which `f` is true and the others, each
     /// in order.
     #[inline]
@@ -429,6 +478,15 @@ impl PacketBatch {
         });
         (yes, no)
     }
+}
+
+/// Writes `p` into `slot`, which holds a hollow packet, without running
+/// the hollow packet's drop (an out-of-line call the compiler kept per
+/// packet: 15 instructions per packet in every per-packet element).
+#[inline(always)]
+fn put_into_hollow(slot: &mut Packet, p: Packet) {
+    debug_assert!(slot.is_hollow());
+    std::mem::forget(std::mem::replace(slot, p));
 }
 
 impl Default for PacketBatch {
@@ -601,6 +659,55 @@ mod tests {
 
     fn ids(b: &PacketBatch) -> Vec<u8> {
         b.iter().map(|p| p.data()[0]).collect()
+    }
+
+    /// Packets moved into a deque and taken back out keep their order and
+    /// are neither lost nor duplicated, whatever the deque's wrap-around,
+    /// the batch sizes (one packet included) and the counts asked for; a
+    /// one-packet take needs no storage.
+    #[test]
+    fn deque_moves_keep_order() {
+        use std::collections::VecDeque;
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut below = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut q: VecDeque<Packet> = VecDeque::with_capacity(8);
+        let mut model: VecDeque<u8> = VecDeque::new();
+        let mut next = 0u8;
+        for _ in 0..5000 {
+            if below(2) == 0 {
+                let k = below(6) as u8;
+                let mut b: PacketBatch = (0..k)
+                    .map(|i| Packet::from_slice(&[next.wrapping_add(i)]))
+                    .collect();
+                model.extend((0..k).map(|i| next.wrapping_add(i)));
+                next = next.wrapping_add(k);
+                b.move_to_deque(&mut q);
+                assert!(b.is_empty());
+            } else {
+                let n = below(8) as usize;
+                let mut b = PacketBatch::new();
+                b.take_from_deque(&mut q, n);
+                let want: Vec<u8> = model.drain(..n.min(model.len())).collect();
+                assert_eq!(ids(&b), want);
+                if want.len() <= 1 {
+                    assert!(b.inline(), "{} packets took storage", want.len());
+                }
+            }
+            assert_eq!(q.len(), model.len());
+            assert!(q.iter().all(|p| !p.is_hollow()));
+        }
+        // Appending to a batch that already holds packets.
+        let mut b = batch(2);
+        q.clear();
+        q.extend((10..13).map(|i| Packet::from_slice(&[i])));
+        b.take_from_deque(&mut q, 2);
+        assert_eq!(ids(&b), vec![0, 1, 10, 11]);
+        assert_eq!(q.len(), 1);
     }
 
     #[test]

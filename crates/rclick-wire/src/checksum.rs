@@ -23,14 +23,18 @@
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// Folds a wide accumulator of one's-complement partial sums to 16 bits.
+///
+/// Two end-around-carry additions (halves of 64, then of 32 bits): an add,
+/// its carry added back, twice, 8 instructions instead of the 15 of five
+/// mask-shift-add rounds. A sum with its carry added back cannot
+/// carry again (a carry leaves at most `2^n - 2`), and the result is 0 only
+/// for a zero accumulator, as with the rounds (`fold_matches_rounds`).
 #[inline(always)]
-fn fold(mut acc: u64) -> u16 {
-    acc = (acc & 0xffff_ffff) + (acc >> 32);
-    acc = (acc & 0xffff_ffff) + (acc >> 32);
-    acc = (acc & 0xffff) + (acc >> 16);
-    acc = (acc & 0xffff) + (acc >> 16);
-    acc = (acc & 0xffff) + (acc >> 16);
-    acc as u16
+fn fold(acc: u64) -> u16 {
+    let (s, c) = (acc as u32).overflowing_add((acc >> 32) as u32);
+    let s = s + u32::from(c);
+    let (t, c) = (s as u16).overflowing_add((s >> 16) as u16);
+    t + u16::from(c)
 }
 
 /// Reads four bytes as a native-endian `u32`, widened.
@@ -80,10 +84,35 @@ fn sum_ne(data: &[u8]) -> u64 {
     total
 }
 
-/// [`sum_ne`] of exactly 20 bytes.
+/// End-around-carry addition of 64-bit words (one's-complement addition
+/// modulo `2^64 - 1`, of which `2^16 - 1` is a factor): the sum with its
+/// carry added back, which cannot carry again.
+#[inline(always)]
+fn add64(a: u64, b: u64) -> u64 {
+    let (s, c) = a.overflowing_add(b);
+    s + u64::from(c)
+}
+
+/// [`sum_ne`] of exactly 20 bytes, up to [`fold`]: two 8-byte words and a
+/// 4-byte one, added with end-around carries. A native-endian word `lo +
+/// hi * 2^32` is `lo + hi` modulo `2^16 - 1`, so this folds to the sum of
+/// the five 4-byte lanes (0 only for 20 zero bytes, as theirs), in 7
+/// instructions instead of the 16 LLVM made of five lanes.
 #[inline(always)]
 fn sum_ne_20(b: &[u8; 20]) -> u64 {
-    lane(&b[0..]) + lane(&b[4..]) + lane(&b[8..]) + lane(&b[12..]) + lane(&b[16..])
+    let word = |at: usize| {
+        u64::from_ne_bytes([
+            b[at],
+            b[at + 1],
+            b[at + 2],
+            b[at + 3],
+            b[at + 4],
+            b[at + 5],
+            b[at + 6],
+            b[at + 7],
+        ])
+    };
+    add64(add64(word(0), word(8)), lane(&b[16..]))
 }
 
 /// The one's-complement sum of `data` read as big-endian 16-bit words
@@ -279,6 +308,43 @@ mod tests {
                 (x >> 24) as u8
             })
             .collect()
+    }
+
+    /// The end-around-carry fold against five mask-shift-add rounds, on
+    /// the corners and on random accumulators of every magnitude.
+    #[test]
+    fn fold_matches_rounds() {
+        fn rounds(mut acc: u64) -> u16 {
+            acc = (acc & 0xffff_ffff) + (acc >> 32);
+            acc = (acc & 0xffff_ffff) + (acc >> 32);
+            acc = (acc & 0xffff) + (acc >> 16);
+            acc = (acc & 0xffff) + (acc >> 16);
+            acc = (acc & 0xffff) + (acc >> 16);
+            acc as u16
+        }
+        let corners = [
+            0,
+            1,
+            0xffff,
+            0x1_0000,
+            0xffff_ffff,
+            0x1_0000_0000,
+            0xffff_ffff_ffff_ffff,
+            0xffff_0000_ffff_0000,
+            0x0000_ffff_0000_ffff,
+            0xffff_fffe_0000_0001,
+        ];
+        for a in corners {
+            assert_eq!(fold(a), rounds(a), "{a:#x}");
+        }
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for i in 0..100_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let a = x >> (i % 64);
+            assert_eq!(fold(a), rounds(a), "{a:#x}");
+        }
     }
 
     #[test]

@@ -313,6 +313,25 @@ impl ArpTable {
         Some((e.eth, poll))
     }
 
+    /// What [`lookup`](Self::lookup) would answer when it answers
+    /// without a poll: the Ethernet address for `ip` if it is known and no
+    /// poll is due at `now`. Changes nothing (`lookup` changes the entry
+    /// only when a poll is due), so a caller may look up many packets
+    /// under one lock and leave the rest to `lookup`.
+    pub fn lookup_without_poll(
+        &self,
+        ip: Ipv4Addr,
+        poll_timeout_j: i64,
+        now: i64,
+    ) -> Option<[u8; 6]> {
+        let e = self.map.get(&u32::from(ip))?;
+        if !e.is_known(now, self.cfg.timeout_j) {
+            return None;
+        }
+        let poll = poll_timeout_j != 0 && now >= e.live_at + poll_timeout_j && e.allow_poll(now);
+        (!poll).then_some(e.eth)
+    }
+
     /// The Ethernet address for `ip`, if known.
     pub fn lookup_eth(&self, ip: Ipv4Addr, now: i64) -> Option<[u8; 6]> {
         let e = self.map.get(&u32::from(ip))?;

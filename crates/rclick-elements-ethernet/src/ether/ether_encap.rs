@@ -28,7 +28,7 @@
 //! ARPQuerier, EnsureEther, StoreEtherAddress, EtherVLANEncap
 
 use rclick_core::args::{Args, EtherAddr};
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 /// The EtherEncap element.
 #[derive(Default)]
@@ -39,6 +39,19 @@ pub struct EtherEncap {
 const H_SRC: u32 = 0;
 const H_DST: u32 = 1;
 const H_TYPE: u32 = 2;
+
+impl EtherEncap {
+    /// Prepends the header; false (drop the packet) if the buffer would
+    /// grow beyond the largest size.
+    #[inline]
+    fn encap(&self, p: &mut Packet) -> bool {
+        if p.push_slice(&self.header).is_err() {
+            return false;
+        }
+        p.set_mac_header(0);
+        true
+    }
+}
 
 impl Element for EtherEncap {
     fn class_name(&self) -> &'static str {
@@ -65,10 +78,21 @@ impl Element for EtherEncap {
     fn can_live_reconfigure(&self) -> bool {
         true
     }
+    /// The batch is encapsulated in place (a packet is dropped only if its
+    /// buffer would exceed the largest size): no packet moves.
+    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+        batch.retain_mut(|p| self.encap(p));
+        if !batch.is_empty() {
+            cx.push(0, batch);
+        }
+    }
+    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let mut batch = cx.pull(0, max);
+        batch.retain_mut(|p| self.encap(p));
+        batch
+    }
     fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
-        p.push_slice(&self.header).ok()?;
-        p.set_mac_header(0);
-        Some(p)
+        self.encap(&mut p).then_some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![

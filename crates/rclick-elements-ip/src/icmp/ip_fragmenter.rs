@@ -296,7 +296,7 @@ impl Element for IpFragmenter {
         let mtu = self.mtu as usize;
         if batch
             .iter()
-            .all(|p| p.network_header().is_none_or(|h| h.len() <= mtu))
+            .all(|p| p.network_length().is_none_or(|l| l <= mtu))
         {
             // Nothing to fragment: the batch goes on as it is.
             cx.push(0, batch);

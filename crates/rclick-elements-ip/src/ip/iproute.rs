@@ -170,16 +170,20 @@ impl RouteEngine for Linear {
         Err(same_prefix)
     }
 
+    #[inline]
     fn lookup(&self, a: u32) -> Option<(u32, i32)> {
         let cache = self.cache.get();
-        for (addr, result) in cache.into_iter().flatten() {
+        if let Some((addr, result)) = cache[0] {
             if addr == a {
                 return result;
             }
         }
-        let result = self.scan(a);
-        self.cache.set([Some((a, result)), cache[0]]);
-        result
+        if let Some((addr, result)) = cache[1] {
+            if addr == a {
+                return result;
+            }
+        }
+        self.lookup_and_remember(a, cache[0])
     }
 
     fn routes(&self) -> Vec<Route> {
@@ -187,12 +191,23 @@ impl RouteEngine for Linear {
     }
 }
 
+/// The output noted for a packet without a route.
+const NO_ROUTE: u32 = u32::MAX;
+
 /// Looks `p`'s destination annotation up: on a route to one of the `n`
 /// outputs, sets the annotation to the route's gateway (if it has one) and
 /// returns the output; otherwise leaves `p` unchanged.
 #[inline]
 fn route_one<E: RouteEngine>(engine: &E, p: &mut Packet, n: usize) -> Option<u32> {
-    match engine.lookup(u32::from(p.dst_ip_anno())) {
+    let found = engine.lookup(u32::from(p.dst_ip_anno()));
+    take_route(found, p, n)
+}
+
+/// [`route_one`] for a look-up already done: `found` is the engine's
+/// answer for `p`'s destination annotation.
+#[inline]
+fn take_route(found: Option<(u32, i32)>, p: &mut Packet, n: usize) -> Option<u32> {
+    match found {
         Some((gw, port)) if port >= 0 && (port as usize) < n => {
             if gw != 0 {
                 p.set_dst_ip_anno(Ipv4Addr::from(gw));
@@ -204,6 +219,15 @@ fn route_one<E: RouteEngine>(engine: &E, p: &mut Packet, n: usize) -> Option<u32
 }
 
 impl Linear {
+    /// A lookup that missed the cache: scans, and remembers the answer in
+    /// front of the most recent one.
+    #[inline(never)]
+    fn lookup_and_remember(&self, a: u32, recent: Option<CachedLookup>) -> Option<(u32, i32)> {
+        let result = self.scan(a);
+        self.cache.set([Some((a, result)), recent]);
+        result
+    }
+
     /// The longest match for `a`, scanning every route.
     fn scan(&self, a: u32) -> Option<(u32, i32)> {
         let mut best: Option<&Route> = None;
@@ -419,6 +443,35 @@ impl<E: RouteEngine> IpRouteTable<E> {
         s
     }
 
+    /// The rest of `push` for a batch whose packets leave by several
+    /// outputs or have no route (`ports[i]` is packet `i`'s output):
+    /// complains about each unrouted packet, in order, then pushes each
+    /// output's packets, in order, outputs in port order.
+    #[cold]
+    #[inline(never)]
+    fn push_mixed(&mut self, batch: PacketBatch, ports: &[u32], cx: &mut Ctx) {
+        let n = cx.noutputs();
+        for (p, &port) in batch.iter().zip(ports) {
+            if port == NO_ROUTE {
+                self.no_route(p.dst_ip_anno(), cx);
+            }
+        }
+        if self.outs.len() != n {
+            self.outs = (0..n).map(|_| PacketBatch::new()).collect();
+        }
+        for (p, &port) in batch.into_iter().zip(ports) {
+            if let Some(out) = self.outs.get_mut(port as usize) {
+                out.push(p);
+            }
+        }
+        for i in 0..n {
+            if !self.outs[i].is_empty() {
+                let b = self.outs[i].take();
+                cx.push(i, b);
+            }
+        }
+    }
+
     #[cold]
     fn no_route(&mut self, a: Ipv4Addr, cx: &mut Ctx) {
         self.complaints += 1;
@@ -518,43 +571,51 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
                 return;
             }
         }
-        // Look every packet up, noting its output; packets without a route
-        // leave the batch.
+        // Look every packet up in place, noting its output (outputs wired
+        // to the same element and input count as their lowest port, so
+        // that runs merge; NO_ROUTE for a packet without a route). The
+        // usual batch leaves whole by one output.
+        //
+        // A packet to the destination of the packet before it reuses its
+        // answer: every engine's look-up is a function of the address
+        // alone (LinearIPLookup's cache is left as a repeated look-up
+        // would leave it), and runs of one destination are common in a
+        // router's input.
+        //
+        // Measured (callgrind, BURST 32, instructions per packet, hop
+        // included): Figure 8's router, one destination, StaticIPLookup
+        // 75 -> 42, RadixIPLookup 122 -> 45; random destinations
+        // (d_radix_1k, where the reuse never applies) RadixIPLookup
+        // 87 -> 94.
         let mut ports = std::mem::take(&mut self.ports);
         ports.clear();
         let engine = &self.engine;
-        // Outputs wired to the same element and input are one destination:
-        // note the lowest such port, so that the runs merge.
         let aliases = cx.output_aliases();
-        let unrouted = batch.divert(|p| match route_one(engine, p, n) {
-            Some(port) => {
-                ports.push(aliases.get(port as usize).copied().unwrap_or(port));
-                true
-            }
-            None => false,
-        });
-        for p in unrouted.iter() {
-            self.no_route(p.dst_ip_anno(), cx);
+        let mut differ = 0u32;
+        let mut first = None;
+        let mut memo: Option<(u32, Option<(u32, i32)>)> = None;
+        for p in batch.iter_mut() {
+            let a = u32::from(p.dst_ip_anno());
+            let found = match memo {
+                Some((last, found)) if last == a => found,
+                _ => {
+                    let found = engine.lookup(a);
+                    memo = Some((a, found));
+                    found
+                }
+            };
+            let port = match take_route(found, p, n) {
+                Some(port) => aliases.get(port as usize).copied().unwrap_or(port),
+                None => NO_ROUTE,
+            };
+            let f = *first.get_or_insert(port);
+            differ |= port ^ f;
+            ports.push(port);
         }
-        drop(unrouted);
-        match ports.first() {
+        match first {
             None => {}
-            // The common case: the whole batch leaves by one output.
-            Some(&first) if ports.iter().all(|&q| q == first) => cx.push(first as usize, batch),
-            Some(_) => {
-                if self.outs.len() != n {
-                    self.outs = (0..n).map(|_| PacketBatch::new()).collect();
-                }
-                for (p, &port) in batch.into_iter().zip(ports.iter()) {
-                    self.outs[port as usize].push(p);
-                }
-                for i in 0..n {
-                    if !self.outs[i].is_empty() {
-                        let b = self.outs[i].take();
-                        cx.push(i, b);
-                    }
-                }
-            }
+            Some(first) if differ == 0 && first != NO_ROUTE => cx.push(first as usize, batch),
+            Some(_) => self.push_mixed(batch, &ports, cx),
         }
         self.ports = ports;
     }
@@ -614,6 +675,52 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
 mod tests {
     use super::*;
     use rclick_core::args::NoContext;
+
+    /// Batches whose packets take different outputs (two wired to one
+    /// element's input, whose packets keep their order), or have no route,
+    /// give what the same packets give one per batch, for each lookup
+    /// class: the same packets out of each output, in order, gateways set
+    /// alike, the same complaints. (Packets of different outputs that meet
+    /// again further on may meet in another order: batches go out output
+    /// by output.)
+    #[test]
+    fn mixed_batches_match_single_packets() {
+        use crate::ip::test_util::{by_burst, Rng};
+        let mut rng = Rng(0x0dd_ba11_cafe_f00d);
+        for class in [
+            "StaticIPLookup",
+            "LinearIPLookup",
+            "RadixIPLookup",
+            "DirectIPLookup",
+        ] {
+            for round in 0..6 {
+                let mut sources = String::new();
+                for _ in 0..3 + rng.below(4) {
+                    let dst = ["0a000005", "0a000105", "0a000205", "0a000305", "0b000001"]
+                        [rng.below(5) as usize];
+                    sources.push_str(&format!(
+                        "InfiniteSource(DATA \\<45000014 00000000 40110000 0a000001 {dst}>, \
+                         LIMIT {}, BURST {}) -> q;\n",
+                        1 + rng.below(20),
+                        1 + rng.below(5),
+                    ));
+                }
+                let conf = format!(
+                    "q :: Queue(10000); {sources}
+                     q -> Unqueue(BURST {{BURST}}) -> GetIPAddress(16)
+                       -> rt :: {class}(10.0.0.0/24 0, 10.0.1.0/24 1,
+                                        10.0.2.0/24 10.0.0.9 2, 10.0.3.0/24 3);
+                     rt[0] -> StoreIPAddress(0) -> Print(a) -> Discard;
+                     rt[1] -> b :: StoreIPAddress(0) -> Print(b) -> Discard;
+                     rt[2] -> b;
+                     rt[3] -> StoreIPAddress(0) -> Print(d) -> Discard;
+                     DriverManager(wait 1s);"
+                );
+                let [one, many] = by_burst(&conf, &[]);
+                assert_eq!(one, many, "{class} round {round}: {conf}");
+            }
+        }
+    }
 
     #[test]
     fn outputs_wired_to_one_input_share_batches_and_nothing_strays() {

