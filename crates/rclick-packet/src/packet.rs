@@ -45,7 +45,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 use std::net::Ipv4Addr;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use crate::anno::{Anno, PacketType};
 use crate::pool;
@@ -102,13 +102,20 @@ impl fmt::Display for PacketError {
 
 impl std::error::Error for PacketError {}
 
+/// A shared packet buffer: reference counted without weak references
+/// (`triomphe`), so that asking whether it is unique before a write is one
+/// load, where `std::sync::Arc::get_mut` is a locked compare-and-swap
+/// (about 14 ns a packet on Click's IP router with batches, which writes
+/// each packet twice).
+pub(crate) type BufArc = triomphe::Arc<[u8]>;
+
 /// A packet's data buffer.
 #[derive(Clone)]
 pub(crate) enum Buf {
     /// No buffer (idle headers only).
     None,
     /// A reference-counted heap buffer; writable when the count is 1.
-    Heap(Arc<[u8]>),
+    Heap(BufArc),
     /// An interned, immortal buffer (see [`Packet::make_template`]): shared
     /// by definition, never written, cloned without reference counting.
     Static(&'static [u8]),
@@ -196,7 +203,7 @@ impl Header {
         // We never create `Weak` references, so a strong count of 1 means no
         // other packet can see (or start sharing) this buffer.
         match &self.buf {
-            Buf::Heap(b) => Arc::strong_count(b) == 1,
+            Buf::Heap(b) => BufArc::count(b) == 1,
             Buf::Static(_) => false,
             Buf::None => invalid(),
         }
@@ -216,7 +223,7 @@ impl Header {
             return self.unshare_mut();
         }
         match &mut self.buf {
-            Buf::Heap(b) => match Arc::get_mut(b) {
+            Buf::Heap(b) => match BufArc::get_mut(b) {
                 Some(b) => b,
                 None => invalid(),
             },
@@ -238,7 +245,7 @@ impl Header {
         let n = self.buf_end as usize;
         let old = std::mem::replace(&mut self.buf, Buf::Heap(pool::take_buffer(n)));
         let dst = match &mut self.buf {
-            Buf::Heap(b) => Arc::get_mut(b),
+            Buf::Heap(b) => BufArc::get_mut(b),
             _ => None,
         };
         match (dst, old.bytes().get(..n)) {
@@ -262,7 +269,7 @@ impl Header {
         let old_end = self.buf_end as usize;
         let new_end = old_end + extra_head + extra_tail;
         let mut nb = pool::take_buffer(new_end);
-        match Arc::get_mut(&mut nb) {
+        match BufArc::get_mut(&mut nb) {
             Some(dst) => {
                 dst[extra_head..extra_head + old_end].copy_from_slice(&self.buf()[..old_end]);
             }
@@ -608,7 +615,7 @@ impl Packet {
     #[inline]
     pub fn share_count(&self) -> usize {
         match &self.hdr().buf {
-            Buf::Heap(b) => Arc::strong_count(b),
+            Buf::Heap(b) => BufArc::count(b),
             Buf::Static(_) => usize::MAX,
             Buf::None => invalid(),
         }
