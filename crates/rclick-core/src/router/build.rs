@@ -96,6 +96,11 @@ pub(crate) struct Builder {
     pub hotswap_from: Option<Router>,
     /// Descriptors to watch once the router runs: (fd, what, task).
     pub selects: Vec<(std::os::fd::RawFd, super::Select, u32)>,
+    /// Number of router threads (`BuildOptions::threads`, at least 1).
+    pub nthreads: usize,
+    /// Tasks placed on a thread of their own, whatever their element's
+    /// home thread: (task, thread).
+    pub task_threads: Vec<(u32, usize)>,
 }
 
 impl Builder {
@@ -177,6 +182,8 @@ impl Router {
             external_tasks: Vec::new(),
             hotswap_from: opts.hotswap_from.clone(),
             selects: Vec::new(),
+            nthreads: opts.threads.max(1),
+            task_threads: Vec::new(),
         };
 
         // 1. Instantiate.
@@ -556,6 +563,11 @@ impl Router {
                 super::sched::stride_of(t.tickets.load(Ordering::Relaxed)),
                 Ordering::Relaxed,
             );
+        }
+        for &(t, thread) in &b.task_threads {
+            b.tasks[t as usize]
+                .thread
+                .store(thread.min(nthreads - 1), Ordering::Relaxed);
         }
         for t in &b.timers {
             t.thread.store(element_home[t.element], Ordering::Relaxed);

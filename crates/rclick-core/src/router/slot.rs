@@ -80,6 +80,8 @@ pub(crate) struct Slot {
     pub(crate) ins: (u32, u32),
     /// The element's thread-safe ports, for [`CONCURRENT`] slots.
     pub(crate) concurrent: Option<Arc<dyn ConcurrentPorts>>,
+    /// Whether `concurrent` also runs the element's tasks.
+    concurrent_tasks: bool,
     element: UnsafeCell<Box<dyn Element>>,
 }
 
@@ -128,6 +130,7 @@ impl Drop for SlotGuard<'_> {
 impl Slot {
     pub(crate) fn new(e: Box<dyn Element>) -> Slot {
         let concurrent = e.concurrent_ports();
+        let concurrent_tasks = concurrent.as_ref().is_some_and(|c| c.runs_tasks());
         Slot {
             state: AtomicUsize::new(0),
             owner: AtomicU32::new(if concurrent.is_some() {
@@ -139,6 +142,7 @@ impl Slot {
             outs: (0, 0),
             ins: (0, 0),
             concurrent,
+            concurrent_tasks,
             element: UnsafeCell::new(e),
         }
     }
@@ -195,6 +199,28 @@ impl Slot {
             return self.enter_owned(tag);
         }
         self.enter_other(owner, tag, false)
+    }
+
+    /// Enters the element for a task run: as [`Slot::enter`], except that
+    /// a [`CONCURRENT`] element whose thread-safe ports also run its tasks
+    /// is not entered (`Concurrent`: call [`Slot::task_runner`]'s instead).
+    #[inline(always)]
+    pub(crate) fn enter_task(&self, held: u32, tag: usize) -> Result<SlotGuard<'_>, SlotBusy> {
+        let owner = self.owner.load(Ordering::Relaxed);
+        if owner == held {
+            return self.enter_owned(tag);
+        }
+        self.enter_other(owner, tag, self.concurrent_tasks)
+    }
+
+    /// The object that runs this element's tasks without entering it, while
+    /// it is [`CONCURRENT`] and says so ([`ConcurrentPorts::runs_tasks`]).
+    pub(crate) fn task_runner(&self) -> Option<&dyn ConcurrentPorts> {
+        if self.concurrent_tasks && self.owner() == CONCURRENT {
+            self.concurrent.as_deref()
+        } else {
+            None
+        }
     }
 
     #[inline(always)]
