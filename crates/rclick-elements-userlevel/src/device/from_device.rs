@@ -144,6 +144,8 @@
 //!   slot size, longest frame it holds).
 //! * `fanout` (read): how many sockets (and tasks, one per thread) read
 //!   the device: 1 without FANOUT.
+//! * `fanout_counts` (read): frames emitted from each socket, in thread
+//!   order, separated by spaces (how the kernel spread the flows).
 //! * `encap` (read): the link encapsulation, `ETHER`.
 //! * `reset_counts` (write): sets `count` and the drop counters to 0.
 //!
@@ -283,11 +285,15 @@ fn force_ip(p: &mut Packet) -> bool {
 }
 
 /// One receive socket (ring, AF_XDP socket) and the task that reads it.
+/// Aligned to a cache line: with FANOUT each is written by its own thread.
+#[repr(align(64))]
 struct Member {
     task: TaskId,
     /// Taken by the member's task (one thread) and by handlers; never
     /// held while packets are pushed.
     rx: Mutex<Rx>,
+    /// Frames emitted.
+    count: AtomicU64,
 }
 
 /// A member's receiving state.
@@ -307,7 +313,6 @@ struct Receiver {
     burst: usize,
     force_ip: bool,
     members: Vec<Member>,
-    count: AtomicU64,
     oversize: AtomicU64,
 }
 
@@ -331,7 +336,7 @@ impl Receiver {
         if n == 0 {
             return false;
         }
-        self.count.fetch_add(out.len() as u64, Ordering::Relaxed);
+        m.count.fetch_add(out.len() as u64, Ordering::Relaxed);
         if !out.is_empty() {
             cx.push(0, out);
         }
@@ -430,6 +435,14 @@ impl Receiver {
         }
     }
 
+    /// Frames emitted, over every member.
+    fn count(&self) -> u64 {
+        self.members
+            .iter()
+            .map(|m| m.count.load(Ordering::Relaxed))
+            .sum()
+    }
+
     /// Frames the kernel dropped since the last call, over every member.
     fn take_kernel_drops(&self) -> u64 {
         let mut drops = 0;
@@ -520,6 +533,7 @@ const H_OVERSIZE: u32 = 4;
 const H_METHOD: u32 = 5;
 const H_RING: u32 = 6;
 const H_FANOUT: u32 = 7;
+const H_FANOUT_COUNTS: u32 = 8;
 
 impl FromDevice {
     /// The interface name.
@@ -791,6 +805,7 @@ impl Element for FromDevice {
                     errors_reported: 0,
                     xdp_drops_seen: 0,
                 }),
+                count: AtomicU64::new(0),
             });
         }
         self.recv = Some(Arc::new(Receiver {
@@ -799,7 +814,6 @@ impl Element for FromDevice {
             burst: self.burst,
             force_ip: self.force_ip,
             members,
-            count: AtomicU64::new(0),
             oversize: AtomicU64::new(0),
         }));
         // Count only what the kernel drops from now on.
@@ -837,32 +851,34 @@ impl Element for FromDevice {
             HandlerDef::read("method", H_METHOD),
             HandlerDef::read("ring", H_RING),
             HandlerDef::read("fanout", H_FANOUT),
+            HandlerDef::read("fanout_counts", H_FANOUT_COUNTS),
             HandlerDef::read("encap", H_ENCAP),
             HandlerDef::write("reset_counts", H_RESET),
         ]
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        let counter = |c: fn(&Receiver) -> &AtomicU64| {
-            self.recv
-                .as_ref()
-                .map_or(0, |r| c(r).load(Ordering::Relaxed))
-                .to_string()
-        };
+        let recv = self.recv.as_deref();
         match id {
-            H_COUNT => Ok(counter(|r| &r.count)),
+            H_COUNT => Ok(recv.map_or(0, Receiver::count).to_string()),
             H_KERNEL_DROPS => {
                 self.update_drops();
                 Ok(self.kernel_drops.to_string())
             }
-            H_OVERSIZE => Ok(counter(|r| &r.oversize)),
+            H_OVERSIZE => Ok(recv
+                .map_or(0, |r| r.oversize.load(Ordering::Relaxed))
+                .to_string()),
             H_METHOD => Ok(super::method_name(self.method).into()),
             H_RING => Ok(self.ring_description()),
-            H_FANOUT => Ok(self
-                .recv
-                .as_ref()
-                .map_or(1, |r| r.members.len())
-                .to_string()),
+            H_FANOUT => Ok(recv.map_or(1, |r| r.members.len()).to_string()),
+            H_FANOUT_COUNTS => Ok(recv.map_or(String::new(), |r| {
+                let c: Vec<String> = r
+                    .members
+                    .iter()
+                    .map(|m| m.count.load(Ordering::Relaxed).to_string())
+                    .collect();
+                c.join(" ")
+            })),
             H_ENCAP => Ok("ETHER".into()),
             _ => Err("no such handler".into()),
         }
@@ -874,7 +890,9 @@ impl Element for FromDevice {
                 self.update_drops();
                 self.kernel_drops = 0;
                 if let Some(r) = &self.recv {
-                    r.count.store(0, Ordering::Relaxed);
+                    for m in &r.members {
+                        m.count.store(0, Ordering::Relaxed);
+                    }
                     r.oversize.store(0, Ordering::Relaxed);
                 }
                 Ok(())
