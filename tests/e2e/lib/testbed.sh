@@ -239,6 +239,16 @@ e2e_csum_errors() {
         END { print n + 0 }'
 }
 
+# e2e_udp_rcvbuf_errors NS: UDP datagrams the namespace's kernel dropped
+# because the receiving socket's buffer was full (RcvbufErrors).
+e2e_udp_rcvbuf_errors() {
+    ip netns exec "$1" cat /proc/net/snmp | awk '
+        $1 == "Udp:" {
+            if (!hdr) { for (i = 2; i <= NF; i++) col[$i] = i; hdr = 1; next }
+            print $(col["RcvbufErrors"]) + 0
+        }'
+}
+
 # e2e_cpu_ticks PID: user+system clock ticks the process has used.
 e2e_cpu_ticks() {
     awk '{ print $14 + $15 }' "/proc/$1/stat"
