@@ -5,8 +5,10 @@
 #
 #   host A (192.0.2.2) --veth-- router (eth0 | eth1) --veth-- host B (198.51.100.2)
 #
-# For each METHOD (LINUX, MMAP with TPACKET_V2 and V3 receive rings, XDP):
-# pings both ways get every reply, and a 5 MB file fetched over TCP
+# For each METHOD (LINUX, MMAP with TPACKET_V2 and V3 receive rings, XDP,
+# and LINUX and MMAP again with two router threads, `-j 2`, where
+# FromDevice reads each device through two sockets of a PACKET_FANOUT
+# group, one per thread): pings both ways get every reply, and a 5 MB file fetched over TCP
 # (python3 http.server in B, curl in A) arrives intact (sha256). The hosts
 # keep TX checksum offload on, so the router sees partial checksums
 # (TP_STATUS_CSUMNOTREADY, or with XDP a checksum field holding the
@@ -35,7 +37,7 @@ if [ "${1:-}" = "--bench" ]; then
     mode=bench
     runs="${2:-3}"
 fi
-methods="${METHODS:-LINUX MMAP MMAP3 XDP}"
+methods="${METHODS:-LINUX MMAP MMAP3 XDP LINUX-J2 MMAP-J2}"
 
 skip() { echo "SKIP $name: $*"; exit 0; }
 fail() { echo "FAIL $name: $*"; exit 1; }
@@ -104,19 +106,25 @@ link "$nsb" eth1 02:00:00:00:01:02 02:00:00:00:01:01 198.51.100.2/24 198.51.100.
 A() { ip netns exec "$nsa" "$@"; }
 B() { ip netns exec "$nsb" "$@"; }
 
-# The router configuration for METHOD $1 (MMAP3: MMAP with TPACKET_V3 receive rings).
+# The router configuration for METHOD $1 (MMAP3: MMAP with TPACKET_V3
+# receive rings; a -J2 suffix, for two threads, changes nothing here).
 router_conf() {
-    local fd="METHOD $1" td="METHOD $1"
-    if [ "$1" = MMAP3 ]; then
+    local m=${1%-J2}
+    local fd="METHOD $m" td="METHOD $m"
+    if [ "$m" = MMAP3 ]; then
         fd="METHOD MMAP, TPACKET 3, BLOCK_TIMEOUT 1"
         td="METHOD MMAP"
     fi
     # XDP with PROMISC: the packet socket holding promiscuous mode stays open.
-    [ "$1" = XDP ] && fd="$fd, PROMISC true"
+    [ "$m" = XDP ] && fd="$fd, PROMISC true"
     sed -e "s/FromDevice(\(eth[01]\))/FromDevice(\1, $fd)/" \
         -e "s/ToDevice(\(eth[01]\))/ToDevice(\1, $td)/" \
         "$root/conf/iprouter-linux.click" >"$work/router-$1.click"
     echo "$work/router-$1.click"
+}
+# The driver's thread count for METHOD $1.
+router_threads() {
+    case $1 in *-J2) echo 2 ;; *) echo 1 ;; esac
 }
 
 router_pid=""
@@ -126,8 +134,10 @@ start_router() {
     local conf
     conf=$(router_conf "$1")
     # `ip netns exec` execs the program, so $! is the router's PID.
-    ip netns exec "$nsr" "$click" "$conf" -h fd0.count -h fd1.count -h td0.count -h td1.count \
+    ip netns exec "$nsr" "$click" -j "$(router_threads "$1")" "$conf" \
+        -h fd0.count -h fd1.count -h td0.count -h td1.count \
         -h fd0.kernel_drops -h fd1.kernel_drops -h td1.ring_full -h fd0.oversize \
+        -h fd0.fanout_counts -h fd1.fanout_counts \
         >"$work/router.log" 2>&1 &
     router_pid=$!
     pids+=("$router_pid")
@@ -212,6 +222,13 @@ if [ "$mode" = test ]; then
             fail "$m: an XDP program is still attached to eth0 after the router exited"
         fi
         echo "  $m: 5 MB over TCP intact; router counters: $(grep . "$work/router.log" | paste -sd' ' -)"
+        case $m in *-J2)
+            for fd in fd0 fd1; do
+                c=$(hval "$fd.fanout_counts")
+                [ "$(wc -w <<<"$c")" = 2 ] || fail "$m: $fd read through '$c' sockets, not 2"
+            done
+            ;;
+        esac
         if [ "$m" = MMAP ]; then
             over=$(hval fd0.oversize)
             [ "${over:-0}" -ge 2 ] || fail "MMAP: 2000-byte frames were not counted in fd0.oversize ($over)"

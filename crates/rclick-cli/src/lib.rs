@@ -133,6 +133,8 @@ pub struct DriverRequest {
     /// `--no-coalesce`: run every task once per scheduling, never several
     /// runs in one call (`BuildOptions::no_coalesce`).
     pub no_coalesce: bool,
+    /// `--busy-poll`: idle threads never sleep (`BuildOptions::busy_poll`).
+    pub busy_poll: bool,
 }
 
 /// Click's `-p` argument: a port number, or a number and `+` (try
@@ -187,19 +189,21 @@ fn add_control_sockets(
     }
 }
 
-/// Builds a router, printing errors Click's way. `no_coalesce`: see
-/// `BuildOptions::no_coalesce`.
+/// Builds a router, printing errors Click's way. `no_coalesce` and
+/// `busy_poll`: see `BuildOptions`.
 pub fn build(
     flat: FlatConfig,
     text: &str,
     simtime: bool,
     threads: usize,
     no_coalesce: bool,
+    busy_poll: bool,
 ) -> Result<Router, Reported> {
     let opts = BuildOptions {
         simtime,
         threads: threads.max(1),
         no_coalesce,
+        busy_poll,
         source_text: text.to_string(),
         capture_log: false,
         ..Default::default()
@@ -241,6 +245,7 @@ pub fn drive(req: DriverRequest) -> i32 {
                 simtime: req.simtime,
                 threads: req.threads.max(1),
                 no_coalesce: req.no_coalesce,
+                busy_poll: req.busy_poll,
                 ..Default::default()
             },
             Some(prepare),
@@ -255,7 +260,14 @@ pub fn drive(req: DriverRequest) -> i32 {
             }),
         None => {
             add_control_sockets(&mut flat, &req.ports, &req.unix_sockets, false);
-            build(flat, &text, req.simtime, req.threads, req.no_coalesce)
+            build(
+                flat,
+                &text,
+                req.simtime,
+                req.threads,
+                req.no_coalesce,
+                req.busy_poll,
+            )
         }
     };
     let Ok(mut router) = built else {

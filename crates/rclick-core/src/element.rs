@@ -482,6 +482,24 @@ pub trait ConcurrentPorts: Send + Sync {
         let _ = (port, max, cx);
         PacketBatch::new()
     }
+
+    /// Whether the element's tasks run here too ([`ConcurrentPorts::run_task`]),
+    /// without taking the element, when they are spread over several
+    /// threads: each thread then runs its own task at the same time as the
+    /// others run theirs (FromDevice's FANOUT: one receive socket and task
+    /// per thread). Asked once, when the router is built. Default false:
+    /// tasks take the element, one at a time.
+    fn runs_tasks(&self) -> bool {
+        false
+    }
+
+    /// Runs task `task` (see [`ConcurrentPorts::runs_tasks`]); as
+    /// [`Element::run_task`]. Only while the element is shared between
+    /// threads; while one thread owns it, `Element::run_task` is called.
+    fn run_task(&self, task: TaskId, cx: &mut Ctx) -> bool {
+        let _ = (task, cx);
+        false
+    }
 }
 
 impl dyn Element {

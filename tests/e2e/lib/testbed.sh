@@ -8,8 +8,8 @@
 #   e2e_ready NS=IP...          wait until each NS pings IP
 #   e2e_stop_router             stop the router; its -h output is in $e2e_dir/router.log
 #   e2e_bg NS PROG ARGS...      start a program in a namespace (stopped on exit)
-#   e2e_iperf_tcp / e2e_iperf_udp / e2e_fetch   measure and check a
-#                               transfer; the result is in $e2e_result
+#   e2e_iperf_tcp / e2e_iperf_udp / e2e_fetch / e2e_ping   measure and
+#                               check a transfer; the result is in $e2e_result
 #
 # Call the measuring functions directly, not in $(...): a failure must end
 # the test, not a subshell.
@@ -24,6 +24,7 @@ e2e_pids=()
 router_pid=""
 e2e_dir=""
 e2e_result=""
+e2e_ping_lost=0
 
 skip() { echo "SKIP $name: $*"; exit 0; }
 fail() {
@@ -174,6 +175,19 @@ e2e_iperf_udp() {
     e2e_result="$lost/$total $pct%"
 }
 
+# e2e_ping NS DST COUNT INTERVAL: COUNT pings (-i INTERVAL seconds);
+# e2e_result is "MIN/AVG/MAX" round trip in ms, e2e_ping_lost the number
+# of pings without reply; fails if none came back.
+e2e_ping() {
+    local out
+    out=$(ip netns exec "$1" ping -n -q -c "$3" -i "$4" -W 2 "$2" 2>&1)
+    local sent recv
+    read -r sent recv < <(awk '/packets transmitted/ { print $1, $4 }' <<<"$out")
+    [ "${recv:-0}" -gt 0 ] || fail "ping $2 from $1: no reply ($out)"
+    e2e_ping_lost=$((sent - recv))
+    e2e_result=$(awk -F'[ /]' '/^rtt / { print $7 "/" $8 "/" $9 }' <<<"$out")
+}
+
 # e2e_fetch NS URL FILE: downloads URL with curl in NS and compares its
 # sha256 with FILE's; e2e_result is the transfer time in seconds.
 e2e_fetch() {
@@ -223,6 +237,16 @@ e2e_csum_errors() {
             n += $(col[$1, "InCsumErrors"])
         }
         END { print n + 0 }'
+}
+
+# e2e_udp_rcvbuf_errors NS: UDP datagrams the namespace's kernel dropped
+# because the receiving socket's buffer was full (RcvbufErrors).
+e2e_udp_rcvbuf_errors() {
+    ip netns exec "$1" cat /proc/net/snmp | awk '
+        $1 == "Udp:" {
+            if (!hdr) { for (i = 2; i <= NF; i++) col[$i] = i; hdr = 1; next }
+            print $(col["RcvbufErrors"]) + 0
+        }'
 }
 
 # e2e_cpu_ticks PID: user+system clock ticks the process has used.

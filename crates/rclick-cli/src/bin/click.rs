@@ -43,6 +43,10 @@ struct Cli {
     /// where several runs could be done in one call with the same results.
     #[arg(long = "no-coalesce")]
     no_coalesce: bool,
+    /// Never sleep when idle: threads look at their descriptors and timers
+    /// in a loop (lowest latency, a busy processor per thread).
+    #[arg(long = "busy-poll")]
+    busy_poll: bool,
     /// Start N threads.
     #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 1)]
     threads: usize,
@@ -92,6 +96,7 @@ fn main() {
         allow_reconfigure: cli.allow_reconfigure,
         profile: false,
         no_coalesce: cli.no_coalesce,
+        busy_poll: cli.busy_poll,
     };
     for p in &cli.ports {
         match rclick_cli::parse_port_arg(p) {

@@ -65,6 +65,10 @@ enum Command {
         /// where several runs could be done in one call with the same results.
         #[arg(long)]
         no_coalesce: bool,
+        /// Never sleep when idle: threads look at their descriptors and
+        /// timers in a loop (lowest latency, a busy processor per thread).
+        #[arg(long)]
+        busy_poll: bool,
     },
     /// Time benchmark configurations (Click's `bench/*.click`): a warm-up
     /// run, then timed runs of N packets each, every run checked through
@@ -114,6 +118,7 @@ fn main() {
             threads,
             profile,
             no_coalesce,
+            busy_poll,
         } => match config.split() {
             Ok((source, defines)) => drive(DriverRequest {
                 source: Some(source),
@@ -123,6 +128,7 @@ fn main() {
                 threads,
                 profile,
                 no_coalesce,
+                busy_poll,
                 ..Default::default()
             }),
             Err(e) => {
@@ -184,7 +190,7 @@ fn check(source: Source, defines: &[(String, String)]) -> i32 {
     let Ok(flat) = parse(&text, &name, defines) else {
         return 1;
     };
-    match rclick_cli::build(flat, &text, false, 1, false) {
+    match rclick_cli::build(flat, &text, false, 1, false, false) {
         Ok(r) => {
             println!(
                 "{name}: ok ({} elements, {} connections)",

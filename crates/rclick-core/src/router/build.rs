@@ -99,6 +99,11 @@ pub(crate) struct Builder {
     pub hotswap_from: Option<Router>,
     /// Descriptors to watch once the router runs: (fd, what, task).
     pub selects: Vec<(std::os::fd::RawFd, super::Select, u32)>,
+    /// Number of router threads (`BuildOptions::threads`, at least 1).
+    pub nthreads: usize,
+    /// Tasks placed on a thread of their own, whatever their element's
+    /// home thread: (task, thread).
+    pub task_threads: Vec<(u32, usize)>,
 }
 
 impl Builder {
@@ -180,6 +185,8 @@ impl Router {
             external_tasks: Vec::new(),
             hotswap_from: opts.hotswap_from.clone(),
             selects: Vec::new(),
+            nthreads: opts.threads.max(1),
+            task_threads: Vec::new(),
         };
 
         // 1. Instantiate.
@@ -560,6 +567,11 @@ impl Router {
                 Ordering::Relaxed,
             );
         }
+        for &(t, thread) in &b.task_threads {
+            b.tasks[t as usize]
+                .thread
+                .store(thread.min(nthreads - 1), Ordering::Relaxed);
+        }
         for t in &b.timers {
             t.thread.store(element_home[t.element], Ordering::Relaxed);
         }
@@ -642,7 +654,7 @@ impl Router {
             let el = el.expect("present");
             handlers.push(el.handlers());
             let ports = el.concurrent_ports();
-            let mut slot = Slot::new(el, ports.is_some());
+            let mut slot = Slot::new(el, ports.as_ref());
             concurrent.push(ports);
             slot.id = e as u32;
             slot.next = next[e];
@@ -679,7 +691,7 @@ impl Router {
         }
         let inner = RouterInner {
             slots,
-            nowhere: Slot::new(Box::new(Nowhere), false),
+            nowhere: Slot::new(Box::new(Nowhere), None),
             info: b.info,
             configs: configs.into_iter().map(Mutex::new).collect(),
             outs,

@@ -389,6 +389,20 @@ impl<'a> InitCx<'a> {
         self.b.selects.push((fd.as_raw_fd(), what, t.0));
     }
 
+    /// Number of router threads (Click's `-j`).
+    pub fn nthreads(&self) -> usize {
+        self.b.nthreads
+    }
+
+    /// Runs task `t` on thread `thread` (below [`InitCx::nthreads`]),
+    /// whatever this element's home thread: an element may spread its
+    /// tasks over threads (FromDevice's FANOUT, one receive socket per
+    /// thread). Its descriptors ([`InitCx::add_select`]) are then watched
+    /// by that thread.
+    pub fn set_task_thread(&mut self, t: TaskId, thread: usize) {
+        self.b.task_threads.push((t.0, thread));
+    }
+
     /// Schedules task `t` whenever an external event is raised
     /// ([`super::external::raise`], from a signal handler).
     pub fn wake_on_external_event(&mut self, t: TaskId) {

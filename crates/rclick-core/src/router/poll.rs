@@ -19,7 +19,9 @@
 //! the other, so no wake-up is lost and none comes later than needed.
 //!
 //! If the kernel refuses an epoll instance (no descriptors left), the
-//! thread falls back to short sleeps.
+//! thread falls back to short sleeps, after each of which every task
+//! watching a descriptor is scheduled (it then finds out itself whether
+//! its descriptor is ready): polling, but nothing waits forever.
 
 use std::collections::HashMap;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
@@ -75,7 +77,13 @@ impl std::fmt::Debug for Poller {
 
 impl Poller {
     pub(crate) fn new() -> Poller {
-        let sys = (|| {
+        Poller::with_epoll(true)
+    }
+
+    /// A poller with (`epoll`) or without an epoll instance (as when the
+    /// kernel refuses one).
+    fn with_epoll(epoll: bool) -> Poller {
+        let open = || {
             let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC).ok()?;
             let wake = EventFd::from_flags(EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK).ok()?;
             let timer = TimerFd::new(
@@ -90,7 +98,8 @@ impl Poller {
                 .add(&timer, EpollEvent::new(EpollFlags::EPOLLIN, TIMER_TOKEN))
                 .ok()?;
             Some(Epolled { epoll, wake, timer })
-        })();
+        };
+        let sys = if epoll { open() } else { None };
         Poller {
             sys,
             sleeping: AtomicBool::new(false),
@@ -118,10 +127,13 @@ impl Poller {
     /// ready. (Descriptors are named by number: epoll forgets a descriptor
     /// when it is closed, and a number that names nothing is refused.)
     pub(crate) fn add_select(&self, fd: RawFd, what: Select, task: u32) -> Result<(), String> {
-        let Some(s) = &self.sys else {
-            return Err("no epoll instance: cannot watch descriptors".into());
-        };
         let mut sel = self.selects.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(s) = &self.sys else {
+            // No epoll: `wait` schedules the task after every sleep.
+            sel.entry(fd).or_insert([None, None])[what as usize] = Some(task);
+            self.nselects.store(sel.len(), Ordering::Relaxed);
+            return Ok(());
+        };
         let had = sel.contains_key(&fd);
         let entry = sel.entry(fd).or_insert([None, None]);
         entry[what as usize] = Some(task);
@@ -153,23 +165,26 @@ impl Poller {
 
     /// Stops watching descriptor `fd` for `what`.
     pub(crate) fn remove_select(&self, fd: RawFd, what: Select) {
-        let Some(s) = &self.sys else { return };
         let mut sel = self.selects.lock().unwrap_or_else(|p| p.into_inner());
         let Some(entry) = sel.get_mut(&fd) else {
             return;
         };
         entry[what as usize] = None;
-        let epfd = s.epoll.0.as_raw_fd();
-        if entry.iter().all(Option::is_none) {
+        let gone = entry.iter().all(Option::is_none);
+        if gone {
             sel.remove(&fd);
+        }
+        self.nselects.store(sel.len(), Ordering::Relaxed);
+        let Some(s) = &self.sys else { return };
+        let epfd = s.epoll.0.as_raw_fd();
+        if gone {
             #[allow(deprecated)]
             let _ = epoll_ctl(epfd, EpollOp::EpollCtlDel, fd, None);
-        } else {
+        } else if let Some(entry) = sel.get(&fd) {
             let mut ev = EpollEvent::new(flags_of(entry), fd as u64);
             #[allow(deprecated)]
             let _ = epoll_ctl(epfd, EpollOp::EpollCtlMod, fd, &mut ev);
         }
-        self.nselects.store(sel.len(), Ordering::Relaxed);
     }
 
     /// The descriptors watched for `task`, and for what (to move them when
@@ -222,6 +237,14 @@ impl Poller {
                 std::thread::sleep(t.min(Duration::from_millis(1)));
             } else {
                 std::thread::sleep(Duration::from_millis(1));
+            }
+            // Without epoll nothing says which descriptor is ready: every
+            // watching task looks.
+            let sel = self.selects.lock().unwrap_or_else(|p| p.into_inner());
+            for entry in sel.values() {
+                for t in entry.iter().flatten() {
+                    ready(*t);
+                }
             }
             return false;
         };
@@ -328,6 +351,22 @@ mod tests {
         let mut got = Vec::new();
         p.wait(Some(Duration::ZERO), &mut |t| got.push(t));
         assert!(got.is_empty());
+    }
+
+    #[test]
+    fn without_epoll_every_watching_task_is_woken() {
+        let p = Poller::with_epoll(false);
+        let (a, _b) = UnixStream::pair().unwrap();
+        p.add_select(a.as_raw_fd(), Select::Read, 3).unwrap();
+        p.add_select(a.as_raw_fd(), Select::Write, 4).unwrap();
+        assert!(p.has_selects());
+        let mut got = Vec::new();
+        p.wait(Some(Duration::ZERO), &mut |t| got.push(t));
+        got.sort_unstable();
+        assert_eq!(got, vec![3, 4]);
+        p.remove_select(a.as_raw_fd(), Select::Read);
+        p.remove_select(a.as_raw_fd(), Select::Write);
+        assert!(!p.has_selects());
     }
 
     #[test]

@@ -375,7 +375,7 @@ impl ThreadSched {
         self.resched_current = false;
         let plain = !rt.profile.on() && !rt.measure_tasks.load(Ordering::Relaxed);
         let used = if let Some(slot) = rt.slots.get(e).filter(|_| plain) {
-            match slot.enter(self.held_id, self.tag) {
+            match slot.enter_task(self.held_id, self.tag) {
                 Ok(mut g) => {
                     let mut cx = Ctx::with_slot(rt, self, slot);
                     let used = if offer > 1 {
@@ -428,6 +428,17 @@ impl ThreadSched {
     #[cold]
     #[inline(never)]
     fn run_task_slow(&mut self, rt: &RouterInner, e: usize, t: u32, offer: u32) -> u32 {
+        let runner = rt
+            .slots
+            .get(e)
+            .filter(|s| s.tasks_run_concurrently())
+            .and_then(|_| rt.concurrent.get(e))
+            .and_then(Option::as_deref);
+        if let Some(c) = runner {
+            // Tasks spread over threads, run without taking the element.
+            c.run_task(TaskId(t), &mut Ctx::new(rt, self, e));
+            return 1;
+        }
         let profiling = rt.profile.on();
         let start = rt
             .measure_tasks
@@ -1162,5 +1173,130 @@ mod tests {
         // them), coalesced from then on.
         assert_eq!(read_u64(&r, "s.largest"), super::TASKS_PER_ITER as u64);
         assert_eq!(read_u64(&r, "s.batches"), 64 + (1000u64 - 64).div_ceil(64));
+    }
+
+    /// Two tasks of one element, placed on threads 0 and 1, whose
+    /// thread-safe ports run them: both are inside at the same time (each
+    /// waits for the other to arrive), which taking the element would
+    /// forbid; each pushes into a shared counter from its own thread.
+    #[test]
+    fn concurrent_tasks_run_at_once_on_their_threads() {
+        use crate::element::ConcurrentPorts;
+        use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+        #[derive(Default)]
+        struct Both {
+            inside: AtomicU32,
+            met: AtomicU32,
+            runs: [AtomicU64; 2],
+            wrong_thread: AtomicU32,
+        }
+        impl ConcurrentPorts for Both {
+            fn runs_tasks(&self) -> bool {
+                true
+            }
+            fn run_task(&self, t: TaskId, cx: &mut Ctx) -> bool {
+                let i = t.0 as usize;
+                if cx.thread_id() != i {
+                    self.wrong_thread.fetch_add(1, Ordering::Relaxed);
+                }
+                self.runs[i].fetch_add(1, Ordering::Relaxed);
+                self.inside.fetch_add(1, Ordering::SeqCst);
+                let t0 = std::time::Instant::now();
+                while self.inside.load(Ordering::SeqCst) < 2
+                    && t0.elapsed() < std::time::Duration::from_secs(5)
+                {
+                    std::hint::spin_loop();
+                }
+                if self.inside.load(Ordering::SeqCst) >= 2 {
+                    self.met.fetch_add(1, Ordering::SeqCst);
+                }
+                cx.push(0, PacketBatch::from(Packet::from_slice(&[0u8; 60])));
+                if i == 0 {
+                    // Wait for the other one to have seen us too, then stop.
+                    while self.met.load(Ordering::SeqCst) < 2
+                        && t0.elapsed() < std::time::Duration::from_secs(5)
+                    {
+                        std::hint::spin_loop();
+                    }
+                    cx.request_stop();
+                }
+                false
+            }
+        }
+        #[derive(Default)]
+        struct Spread {
+            both: Arc<Both>,
+        }
+        impl Element for Spread {
+            fn class_name(&self) -> &'static str {
+                "Spread"
+            }
+            fn port_count(&self) -> &'static str {
+                "0/1"
+            }
+            fn processing(&self) -> &'static str {
+                "h/h"
+            }
+            fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+                for th in 0..2 {
+                    let t = cx.new_task(true);
+                    cx.set_task_thread(t, th);
+                }
+                Ok(())
+            }
+            fn run_task(&mut self, t: TaskId, cx: &mut Ctx) -> bool {
+                self.both.run_task(t, cx)
+            }
+            fn concurrent_ports(&self) -> Option<Arc<dyn ConcurrentPorts>> {
+                Some(self.both.clone())
+            }
+            fn handlers(&self) -> Vec<HandlerDef> {
+                vec![HandlerDef::read("state", 0)]
+            }
+            fn read_handler(
+                &mut self,
+                _id: u32,
+                _p: &str,
+                _cx: &mut Ctx,
+            ) -> Result<String, String> {
+                let b = &self.both;
+                Ok(format!(
+                    "met {} runs {} {} wrong {}",
+                    b.met.load(Ordering::SeqCst),
+                    b.runs[0].load(Ordering::SeqCst),
+                    b.runs[1].load(Ordering::SeqCst),
+                    b.wrong_thread.load(Ordering::SeqCst)
+                ))
+            }
+        }
+        let mut r = Registry::new();
+        r.add("Spread", || Box::<Spread>::default(), "");
+        r.add("Count", || Box::<Count>::default(), "");
+        let flat = rclick_lang::parse(
+            "s :: Spread -> c :: Count;",
+            &rclick_lang::Options {
+                file_name: "t".into(),
+                defines: vec![],
+            },
+        )
+        .unwrap();
+        let router = Router::build(
+            flat,
+            Arc::new(r),
+            BuildOptions {
+                threads: 2,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        // Reached from both threads: shared.
+        assert_eq!(router.element_owner(router.find("c").unwrap()), None);
+        router.run();
+        assert_eq!(
+            router.read_handler("s.state", "").unwrap(),
+            "met 2 runs 1 1 wrong 0"
+        );
+        assert_eq!(router.read_handler("c.count", "").unwrap(), "2");
     }
 }

@@ -87,6 +87,8 @@ pub(crate) struct Slot {
     /// Whether the element has thread-safe ports (kept in
     /// `RouterInner::concurrent`).
     concurrent: bool,
+    /// Whether those ports also run the element's tasks.
+    concurrent_tasks: bool,
 }
 
 // SAFETY: the element is only reached through a `SlotGuard`. A guard is
@@ -132,8 +134,14 @@ impl Drop for SlotGuard<'_> {
 }
 
 impl Slot {
-    /// A slot for `e`; `concurrent` says whether it has thread-safe ports.
-    pub(crate) fn new(e: Box<dyn Element>, concurrent: bool) -> Slot {
+    /// A slot for `e`; `ports`: its thread-safe ports, if any (they are
+    /// kept in `RouterInner::concurrent`).
+    pub(crate) fn new(
+        e: Box<dyn Element>,
+        ports: Option<&std::sync::Arc<dyn crate::element::ConcurrentPorts>>,
+    ) -> Slot {
+        let concurrent = ports.is_some();
+        let concurrent_tasks = ports.is_some_and(|c| c.runs_tasks());
         Slot {
             state: AtomicUsize::new(0),
             owner: AtomicU32::new(if concurrent { CONCURRENT } else { SHARED }),
@@ -144,6 +152,7 @@ impl Slot {
             chain: 0,
             element: UnsafeCell::new(e),
             concurrent,
+            concurrent_tasks,
         }
     }
 
@@ -199,6 +208,25 @@ impl Slot {
             return self.enter_owned(tag);
         }
         self.enter_other(owner, tag, false)
+    }
+
+    /// Enters the element for a task run: as [`Slot::enter`], except that
+    /// a [`CONCURRENT`] element whose thread-safe ports also run its tasks
+    /// is not entered (`Concurrent`: call [`Slot::task_runner`]'s instead).
+    #[inline(always)]
+    pub(crate) fn enter_task(&self, held: u32, tag: usize) -> Result<SlotGuard<'_>, SlotBusy> {
+        let owner = self.owner.load(Ordering::Relaxed);
+        if owner == held {
+            return self.enter_owned(tag);
+        }
+        self.enter_other(owner, tag, self.concurrent_tasks)
+    }
+
+    /// Whether this element's tasks run through its thread-safe ports
+    /// without entering it (it is [`CONCURRENT`] and they say so:
+    /// `ConcurrentPorts::runs_tasks`).
+    pub(crate) fn tasks_run_concurrently(&self) -> bool {
+        self.concurrent_tasks && self.owner() == CONCURRENT
     }
 
     #[inline(always)]
@@ -415,7 +443,7 @@ mod tests {
 
     #[test]
     fn reentrant_is_detected_and_released_on_drop() {
-        let s = Slot::new(Box::new(E(0)), false);
+        let s = Slot::new(Box::new(E(0)), None);
         let g = s.enter(NO_LOCK, 4).unwrap();
         assert_eq!(s.enter(NO_LOCK, 4).err(), Some(SlotBusy::Reentrant));
         drop(g);
@@ -424,7 +452,7 @@ mod tests {
 
     #[test]
     fn owned_slots_need_their_lock() {
-        let mut s = Slot::new(Box::new(E(0)), false);
+        let mut s = Slot::new(Box::new(E(0)), None);
         s.set_owner_unshared(1);
         assert_eq!(s.enter(0, 1).err(), Some(SlotBusy::Foreign(1)));
         assert_eq!(s.enter(NO_LOCK, 8).err(), Some(SlotBusy::Foreign(1)));
@@ -436,7 +464,7 @@ mod tests {
 
     #[test]
     fn shared_slots_report_contention() {
-        let s = Slot::new(Box::new(E(0)), false);
+        let s = Slot::new(Box::new(E(0)), None);
         let g = s.enter(NO_LOCK, 2).unwrap();
         assert_eq!(s.enter(NO_LOCK, 3).err(), Some(SlotBusy::Contended));
         drop(g);
@@ -445,7 +473,7 @@ mod tests {
 
     #[test]
     fn threads_exclude_each_other() {
-        let s = std::sync::Arc::new(Slot::new(Box::new(E(0)), false));
+        let s = std::sync::Arc::new(Slot::new(Box::new(E(0)), None));
         let mut hs = Vec::new();
         for t in 0..4 {
             let s = s.clone();

@@ -18,10 +18,12 @@
 //! the programs that connect call the router's read and write handlers
 //! through a simple line-based text protocol. PORT may end in `+`
 //! (`41900+`): if the port is taken, the next ones are tried, up to ten
-//! more; the `port` handler tells which one was bound. The sockets are
-//! polled from the driver thread (every millisecond when idle), so handler
-//! calls run exactly as calls from other elements do. A router with a
-//! ControlSocket keeps running until it is stopped.
+//! more; the `port` handler tells which one was bound. The router watches
+//! the sockets (Click's `add_select`) and runs ControlSocket's task on the
+//! driver thread when a client connects or sends, so handler calls run
+//! exactly as calls from other elements do, and an idle ControlSocket
+//! costs nothing. A router with a ControlSocket keeps running until it is
+//! stopped.
 //!
 //! Keyword arguments:
 //!
@@ -90,16 +92,15 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::{UnixListener, UnixStream};
 
 use rclick_core::args::{Args, Word};
+use rclick_core::router::Select;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId, TimerId, Timestamp};
 
 use super::protocol::{Handlers, Lookup, Progress, Session};
 
-/// How often idle sockets are polled.
-const POLL_NS: i64 = 1_000_000;
 /// Bytes read from one connection per pass.
 const READ_CHUNK: usize = 2048;
 
@@ -115,6 +116,15 @@ enum Kind {
 enum Listener {
     Tcp(TcpListener),
     Unix(UnixListener),
+}
+
+impl Listener {
+    fn fd(&self) -> RawFd {
+        match self {
+            Listener::Tcp(l) => l.as_raw_fd(),
+            Listener::Unix(l) => l.as_raw_fd(),
+        }
+    }
 }
 
 enum Stream {
@@ -155,6 +165,36 @@ impl Write for Stream {
 struct Conn {
     stream: Stream,
     session: Session,
+    /// Watched for reading (until the client closes its side).
+    reading: bool,
+    /// Watched for writing (while replies wait for room).
+    writing: bool,
+}
+
+impl Conn {
+    /// Watches the connection for what it waits for now: input until the
+    /// client closes its side, room while replies wait; `done`: nothing.
+    fn update_selects(&mut self, task: Option<TaskId>, done: bool, cx: &mut Ctx) {
+        let fd = self.stream.fd();
+        let s = &self.session;
+        let want_read = !done && !s.in_closed;
+        let want_write = !done && !s.out_closed && !s.output.is_empty();
+        for (want, have, what) in [
+            (want_read, &mut self.reading, Select::Read),
+            (want_write, &mut self.writing, Select::Write),
+        ] {
+            if want == *have {
+                continue;
+            }
+            if want {
+                let Some(t) = task else { continue };
+                *have = cx.add_select(fd, what, t).is_ok();
+            } else {
+                cx.remove_select(fd, what);
+                *have = false;
+            }
+        }
+    }
 }
 
 /// Click's ControlSocket. See the module documentation.
@@ -169,7 +209,6 @@ pub struct ControlSocket {
     retries: i32,
     listener: Option<Listener>,
     conns: Vec<Conn>,
-    poll_timer: Option<TimerId>,
     retry_timer: Option<TimerId>,
     task: Option<TaskId>,
 }
@@ -186,7 +225,6 @@ impl Default for ControlSocket {
             retries: 0,
             listener: None,
             conns: Vec::new(),
-            poll_timer: None,
             retry_timer: None,
             task: None,
         }
@@ -295,6 +333,15 @@ impl ControlSocket {
         same_type && (same_target || (self.kind == Kind::Tcp && self.target.ends_with('+')))
     }
 
+    /// Runs the task when a client connects.
+    fn watch_listener(&self, cx: &mut Ctx) {
+        if let (Some(l), Some(t)) = (&self.listener, self.task) {
+            if let Err(e) = cx.add_select(l.fd(), Select::Read, t) {
+                cx.log(format!("{}: {e}", cx.declaration()));
+            }
+        }
+    }
+
     /// Accepts new connections.
     fn accept(&mut self, cx: &mut Ctx) {
         loop {
@@ -324,10 +371,14 @@ impl ControlSocket {
                             None => cx.log(format!("{}: opened connection {fd}", cx.declaration())),
                         }
                     }
-                    self.conns.push(Conn {
+                    let mut c = Conn {
                         stream,
                         session: Session::new(),
-                    });
+                        reading: false,
+                        writing: false,
+                    };
+                    c.update_selects(self.task, false, cx);
+                    self.conns.push(c);
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
@@ -365,6 +416,8 @@ impl ControlSocket {
                 }
             }
             flush(c);
+            let done = c.session.finished();
+            c.update_selects(self.task, done, cx);
         }
         conns.retain(|c| {
             let done = c.session.finished();
@@ -544,12 +597,10 @@ impl Element for ControlSocket {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        let poll = cx.new_timer();
         let retry = cx.new_timer();
-        self.poll_timer = Some(poll);
         self.retry_timer = Some(retry);
-        self.task = Some(cx.new_task(false));
-        cx.schedule_timer_after(poll, Timestamp::from_nsec(POLL_NS));
+        let task = cx.new_task(false);
+        self.task = Some(task);
         let hotswap = cx
             .hotswap_element()
             .is_some_and(|conf| self.compatible_with(&conf));
@@ -561,7 +612,12 @@ impl Element for ControlSocket {
             return Ok(());
         }
         match self.try_open(hotswap) {
-            Ok(_) => Ok(()),
+            Ok(_) => {
+                if let Some(l) = &self.listener {
+                    cx.add_select(l.fd(), Select::Read, task);
+                }
+                Ok(())
+            }
             Err((msg, warn)) if self.retries >= 0 => {
                 if warn {
                     cx.warning(msg);
@@ -579,7 +635,7 @@ impl Element for ControlSocket {
                 return;
             }
             match self.try_open(false) {
-                Ok(_) => {}
+                Ok(_) => self.watch_listener(cx),
                 Err((msg, warn)) => {
                     if warn || self.retries < 0 {
                         cx.log(format!("{}: {msg}", cx.declaration()));
@@ -591,15 +647,7 @@ impl Element for ControlSocket {
                     }
                 }
             }
-            return;
         }
-        let more = self.poll(cx);
-        if more {
-            if let Some(t) = self.task {
-                cx.schedule_task(t);
-            }
-        }
-        cx.schedule_timer_after(timer, Timestamp::from_nsec(POLL_NS));
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
@@ -632,6 +680,14 @@ impl Element for ControlSocket {
         self.listener = o.listener.take();
         self.target = o.target.clone();
         self.conns = std::mem::take(&mut o.conns);
+        // The old router's watches end with it: watch them here.
+        self.watch_listener(cx);
+        for c in &mut self.conns {
+            c.reading = false;
+            c.writing = false;
+            let done = c.session.finished();
+            c.update_selects(self.task, done, cx);
+        }
         if let Some(t) = self.task {
             cx.schedule_task(t);
         }
@@ -740,6 +796,36 @@ mod tests {
                 port.to_string().len()
             )
         );
+    }
+
+    /// An idle ControlSocket lets the router sleep: the listening socket
+    /// wakes it when a client connects (it used to poll every millisecond).
+    #[test]
+    fn idle_control_socket_sleeps_until_a_client_connects() {
+        let r = build("cs :: ControlSocket(tcp, 43900+, LOCALHOST true);");
+        let port: u16 = r.read_handler("cs.port", "").unwrap().parse().unwrap();
+        let client = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.write_all(b"write stop\n").unwrap();
+            let mut out = Vec::new();
+            let _ = s.read_to_end(&mut out);
+            String::from_utf8_lossy(&out).into_owned()
+        });
+        let switches = || {
+            let st = std::fs::read_to_string("/proc/thread-self/status").unwrap_or_default();
+            st.lines()
+                .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        let before = switches();
+        r.run();
+        let sleeps = switches() - before;
+        drop(r);
+        let out = client.join().unwrap();
+        assert!(out.ends_with("200 Write handler 'stop' OK\r\n"), "{out}");
+        assert!(sleeps < 50, "the router slept {sleeps} times in 300 ms");
     }
 
     #[test]

@@ -17,9 +17,23 @@
 //! namespace), or filter the kernel's traffic. Frames sent on DEVNAME (by
 //! the kernel or by a ToDevice) are not emitted unless OUTBOUND is true.
 //!
-//! FromDevice polls from a task, reading up to BURST frames per run. When
-//! no frame is waiting it sleeps on a short timer (50 µs, growing to 500 µs
-//! while the device stays idle) instead of spinning.
+//! A task reads up to BURST frames per run and pushes them. The router
+//! watches the socket (Click's `add_select`) and runs the task as soon as
+//! a frame waits; after a full burst the task runs again at once, after a
+//! partial one it sleeps until the socket is readable again. An idle
+//! FromDevice costs nothing, and a lone frame is pushed within
+//! microseconds of its arrival.
+//!
+//! With several router threads (`click -j N`, N > 1), FromDevice opens one
+//! socket per thread, all in one `PACKET_FANOUT_HASH` group, each read by
+//! its own task on its own thread: the kernel spreads the interface's
+//! flows over the sockets by a hash of addresses and ports, so each
+//! flow's frames stay in order, and the threads receive at the same time.
+//! The elements downstream are then reached from several threads and
+//! taken one caller at a time (a compare-and-swap per call), so threads
+//! wait for each other where their paths meet; see docs/E2E-DEVICES.md
+//! for what that gives. FANOUT false keeps one socket and task. Thread
+//! `i` reads socket `i` whatever StaticThreadSched says about FromDevice.
 //!
 //! METHOD chooses how frames come from the kernel:
 //!
@@ -102,6 +116,11 @@
 //!   32 (Click's is 1; rclick moves frames in batches).
 //! * `TIMESTAMP` (boolean): set the timestamp annotation to the time of
 //!   reading. Default true.
+//! * `FANOUT` (boolean): with several router threads, one socket and task
+//!   per thread in a fanout group (see above). Default true when the
+//!   router has more than one thread and METHOD is LINUX or MMAP; METHOD
+//!   XDP has one socket per receive queue, and refuses FANOUT true. Not in
+//!   Click.
 //!
 //! ## Annotations
 //!
@@ -115,13 +134,18 @@
 //! * `kernel_drops` (read): frames the kernel dropped before FromDevice
 //!   read them (its socket buffer or ring was full), from
 //!   `PACKET_STATISTICS` (METHOD XDP: `XDP_STATISTICS`, frames dropped with
-//!   the RX ring full or no free UMEM frame).
+//!   the RX ring full or no free UMEM frame); with FANOUT, over every
+//!   socket.
 //! * `drops` (read): same as `kernel_drops`.
 //! * `oversize` (read): with METHOD MMAP, frames dropped because they were
 //!   longer than a ring slot.
 //! * `method` (read): the METHOD in use.
 //! * `ring` (read): with METHOD MMAP, the ring's shape (format, blocks,
 //!   slot size, longest frame it holds).
+//! * `fanout` (read): how many sockets (and tasks, one per thread) read
+//!   the device: 1 without FANOUT.
+//! * `fanout_counts` (read): frames emitted from each socket, in thread
+//!   order, separated by spaces (how the kernel spread the flows).
 //! * `encap` (read): the link encapsulation, `ETHER`.
 //! * `reset_counts` (write): sets `count` and the drop counters to 0.
 //!
@@ -138,15 +162,19 @@
 //!
 //! ToDevice, FromDump, ToDump, `rclick testbed`
 
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
 use rclick_core::args::{Args, Word};
-use rclick_core::{phase, ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId, TimerId};
+use rclick_core::router::Select;
+use rclick_core::{phase, ConcurrentPorts, ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId};
 use rclick_packet::{Packet, PacketBatch, PacketType, Timestamp};
 
 use super::ring::{RingConfig, RxRing, RxVersion};
 use super::sys::{self, PacketSocket, RecvInfo, MAX_BATCH};
 use super::xdp::{self, Xsk};
 use super::Method;
-use std::sync::{Arc, Mutex};
 
 /// Bytes per receive slot: a whole 64 KB GSO frame plus a VLAN tag.
 const SLOT: usize = 65536 + 64;
@@ -170,6 +198,31 @@ enum Source {
         xsk: Arc<Mutex<Xsk>>,
         _promisc: Option<PacketSocket>,
     },
+}
+
+impl Source {
+    /// The descriptor that becomes readable when frames wait.
+    fn raw_fd(&self) -> Option<RawFd> {
+        match self {
+            Source::Socket { sock, .. } => Some(sock.fd().as_raw_fd()),
+            Source::Ring(r) => Some(r.socket().fd().as_raw_fd()),
+            Source::Xdp { xsk, .. } => Some(lock(xsk).raw_fd()),
+            Source::Closed => None,
+        }
+    }
+
+    /// The packet socket, for its statistics.
+    fn socket(&self) -> Option<&PacketSocket> {
+        match self {
+            Source::Socket { sock, .. } => Some(sock),
+            Source::Ring(r) => Some(r.socket()),
+            Source::Xdp { .. } | Source::Closed => None,
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// What turning a received frame into a packet needs.
@@ -231,114 +284,82 @@ fn force_ip(p: &mut Packet) -> bool {
     true
 }
 
-/// The FromDevice element.
-pub struct FromDevice {
-    ifname: String,
-    promisc: bool,
-    snaplen: usize,
-    force_ip: bool,
-    outbound: bool,
-    headroom: usize,
-    burst: usize,
-    timestamp: bool,
-    method: Method,
-    ring_size: usize,
-    tpacket: RxVersion,
-    block_timeout_ms: u32,
+/// One receive socket (ring, AF_XDP socket) and the task that reads it.
+/// Aligned to a cache line: with FANOUT each is written by its own thread.
+#[repr(align(64))]
+struct Member {
+    task: TaskId,
+    /// Taken by the member's task (one thread) and by handlers; never
+    /// held while packets are pushed.
+    rx: Mutex<Rx>,
+    /// Frames emitted.
+    count: AtomicU64,
+}
+
+/// A member's receiving state.
+struct Rx {
     source: Source,
-    poller: super::Poller,
-    count: u64,
-    kernel_drops: u64,
-    oversize: u64,
-    xdp_drops_seen: u64,
     errors_reported: u32,
+    /// XDP_STATISTICS drops already counted (the kernel's are cumulative).
+    xdp_drops_seen: u64,
 }
 
-impl Default for FromDevice {
-    fn default() -> Self {
-        FromDevice {
-            ifname: String::new(),
-            promisc: false,
-            snaplen: 65535,
-            force_ip: false,
-            outbound: false,
-            headroom: rclick_packet::DEFAULT_HEADROOM,
-            burst: 32,
-            timestamp: true,
-            method: Method::Linux,
-            ring_size: 4 << 20,
-            tpacket: RxVersion::V2,
-            block_timeout_ms: 1,
-            source: Source::Closed,
-            poller: super::Poller::default(),
-            count: 0,
-            kernel_drops: 0,
-            oversize: 0,
-            xdp_drops_seen: 0,
-            errors_reported: 0,
-        }
-    }
+/// What the members share. With FANOUT, also the element's thread-safe
+/// ports: each thread runs its own member's task through
+/// [`ConcurrentPorts::run_task`], at the same time as the others.
+struct Receiver {
+    ifname: String,
+    opts: RxOpts,
+    burst: usize,
+    force_ip: bool,
+    members: Vec<Member>,
+    oversize: AtomicU64,
 }
 
-const H_COUNT: u32 = 0;
-const H_KERNEL_DROPS: u32 = 1;
-const H_ENCAP: u32 = 2;
-const H_RESET: u32 = 3;
-const H_OVERSIZE: u32 = 4;
-const H_METHOD: u32 = 5;
-const H_RING: u32 = 6;
-
-impl FromDevice {
-    /// The interface name.
-    pub fn ifname(&self) -> &str {
-        &self.ifname
-    }
-
-    fn socket(&self) -> Option<&PacketSocket> {
-        match &self.source {
-            Source::Socket { sock, .. } => Some(sock),
-            Source::Ring(r) => Some(r.socket()),
-            Source::Xdp { .. } | Source::Closed => None,
-        }
-    }
-
-    fn update_drops(&mut self) {
-        if let Source::Xdp { xsk: x, .. } = &self.source {
-            // Cumulative: the kernel does not reset these on read.
-            let now = x
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .stats()
-                .rx_dropped;
-            self.kernel_drops += now.saturating_sub(self.xdp_drops_seen);
-            self.xdp_drops_seen = now;
-        }
-        if let Some(s) = self.socket() {
-            if let Ok((_, drops)) = s.statistics() {
-                self.kernel_drops += u64::from(drops);
-            }
-        }
-    }
-
-    fn opts(&self) -> RxOpts {
-        RxOpts {
-            outbound: self.outbound,
-            snaplen: self.snaplen,
-            headroom: self.headroom,
-            timestamp: self.timestamp,
-        }
-    }
-
-    /// Reads one batch and pushes it; returns how many frames were read.
-    fn poll(&mut self, cx: &mut Ctx) -> usize {
-        let opts = self.opts();
-        let now = if self.timestamp {
+impl Receiver {
+    /// One run of `task`: reads up to BURST frames from its member's
+    /// source and pushes them. Runs again at once only after a full
+    /// burst; otherwise the router wakes the task when the descriptor is
+    /// readable again.
+    fn run(&self, task: TaskId, cx: &mut Ctx) -> bool {
+        let Some(m) = self.members.iter().find(|m| m.task == task) else {
+            return false;
+        };
+        let now = if self.opts.timestamp {
             cx.now()
         } else {
             Timestamp::ZERO
         };
         let mut out = PacketBatch::with_capacity(self.burst);
         let mut other = PacketBatch::new();
+        let n = self.receive(&mut lock(&m.rx), now, &mut out, &mut other, cx);
+        if n == 0 {
+            return false;
+        }
+        m.count.fetch_add(out.len() as u64, Ordering::Relaxed);
+        if !out.is_empty() {
+            cx.push(0, out);
+        }
+        if !other.is_empty() {
+            cx.checked_push(1, other);
+        }
+        if n >= self.burst {
+            cx.reschedule();
+        }
+        true
+    }
+
+    /// Reads up to BURST frames into `out` (and, with FORCE_IP, non-IP
+    /// frames into `other`); returns how many frames were read.
+    fn receive(
+        &self,
+        rx: &mut Rx,
+        now: Timestamp,
+        out: &mut PacketBatch,
+        other: &mut PacketBatch,
+        cx: &Ctx,
+    ) -> usize {
+        let opts = self.opts;
         let force = self.force_ip;
         let mut emit = |p: Option<Packet>| {
             if let Some(mut p) = p {
@@ -349,14 +370,14 @@ impl FromDevice {
                 }
             }
         };
-        let n = match &mut self.source {
+        match &mut rx.source {
             Source::Closed => 0,
             Source::Socket { sock, buf, infos } => {
                 let n = match sock.recv_batch(buf, SLOT, &mut infos[..self.burst]) {
                     Ok(n) => n,
                     Err(e) => {
-                        if self.errors_reported < 5 {
-                            self.errors_reported += 1;
+                        if rx.errors_reported < 5 {
+                            rx.errors_reported += 1;
                             cx.log(format!(
                                 "FromDevice({}): recvmmsg: {}",
                                 self.ifname,
@@ -384,59 +405,167 @@ impl FromDevice {
                     }
                     emit(make_packet(opts, frame, info, now));
                 });
-                if oversize > 0 {
-                    if self.oversize == 0 {
-                        cx.log(format!(
-                            "FromDevice({}): dropped a frame longer than the ring's \
-                             {max_frame}-byte slots (turn off GRO/LRO on the device, \
-                             or raise its MTU before starting the router); counted in `oversize`",
-                            self.ifname
-                        ));
-                    }
-                    self.oversize += oversize;
+                if oversize > 0 && self.oversize.fetch_add(oversize, Ordering::Relaxed) == 0 {
+                    cx.log(format!(
+                        "FromDevice({}): dropped a frame longer than the ring's \
+                         {max_frame}-byte slots (turn off GRO/LRO on the device, \
+                         or raise its MTU before starting the router); counted in `oversize`",
+                        self.ifname
+                    ));
                 }
                 n
             }
-            Source::Xdp { xsk: x, .. } => {
-                let mut x = x.lock().unwrap_or_else(|p| p.into_inner());
-                x.recv(self.burst, |frame| {
-                    // XDP says nothing about the frame: its type comes from
-                    // the destination address.
-                    let pkttype = match frame.first() {
-                        Some(_) if frame[..6.min(frame.len())] == [0xff; 6] => {
-                            libc::PACKET_BROADCAST
-                        }
-                        Some(b) if b & 1 == 1 => libc::PACKET_MULTICAST,
-                        _ => libc::PACKET_HOST,
-                    };
-                    super::complete_checksum_if_partial(frame);
-                    let info = RecvInfo {
-                        len: frame.len(),
-                        wire_len: frame.len(),
-                        pkttype,
-                        ..RecvInfo::default()
-                    };
-                    emit(make_packet(opts, frame, info, now));
-                })
-            }
-        };
-        if n == 0 {
-            return 0;
+            Source::Xdp { xsk: x, .. } => lock(x).recv(self.burst, |frame| {
+                // XDP says nothing about the frame: its type comes from
+                // the destination address.
+                let pkttype = match frame.first() {
+                    Some(_) if frame[..6.min(frame.len())] == [0xff; 6] => libc::PACKET_BROADCAST,
+                    Some(b) if b & 1 == 1 => libc::PACKET_MULTICAST,
+                    _ => libc::PACKET_HOST,
+                };
+                super::complete_checksum_if_partial(frame);
+                let info = RecvInfo {
+                    len: frame.len(),
+                    wire_len: frame.len(),
+                    pkttype,
+                    ..RecvInfo::default()
+                };
+                emit(make_packet(opts, frame, info, now));
+            }),
         }
-        self.count += out.len() as u64;
-        if !out.is_empty() {
-            cx.push(0, out);
-        }
-        if !other.is_empty() {
-            cx.checked_push(1, other);
-        }
-        n
     }
 
-    fn open(&self) -> Result<Source, String> {
+    /// Frames emitted, over every member.
+    fn count(&self) -> u64 {
+        self.members
+            .iter()
+            .map(|m| m.count.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// Frames the kernel dropped since the last call, over every member.
+    fn take_kernel_drops(&self) -> u64 {
+        let mut drops = 0;
+        for m in &self.members {
+            let mut rx = lock(&m.rx);
+            if let Source::Xdp { xsk, .. } = &rx.source {
+                let now = lock(xsk).stats().rx_dropped;
+                drops += now.saturating_sub(rx.xdp_drops_seen);
+                rx.xdp_drops_seen = now;
+            }
+            if let Some(s) = rx.source.socket() {
+                if let Ok((_, d)) = s.statistics() {
+                    drops += u64::from(d);
+                }
+            }
+        }
+        drops
+    }
+}
+
+impl ConcurrentPorts for Receiver {
+    fn runs_tasks(&self) -> bool {
+        true
+    }
+
+    fn run_task(&self, task: TaskId, cx: &mut Ctx) -> bool {
+        self.run(task, cx)
+    }
+}
+
+/// A fanout group id for this process: groups are per network namespace,
+/// so the id mixes the process id with a counter (each FromDevice with
+/// FANOUT takes its own group).
+fn next_fanout_group() -> u16 {
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let pid = std::process::id();
+    let base = (pid ^ (pid >> 16)).wrapping_mul(0x9e37) as u16;
+    base.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x61))
+}
+
+/// The FromDevice element.
+pub struct FromDevice {
+    ifname: String,
+    promisc: bool,
+    snaplen: usize,
+    force_ip: bool,
+    outbound: bool,
+    headroom: usize,
+    burst: usize,
+    timestamp: bool,
+    method: Method,
+    ring_size: usize,
+    tpacket: RxVersion,
+    block_timeout_ms: u32,
+    /// FANOUT as given (`None`: on when the router has several threads).
+    fanout: Option<bool>,
+    recv: Option<Arc<Receiver>>,
+    kernel_drops: u64,
+}
+
+impl Default for FromDevice {
+    fn default() -> Self {
+        FromDevice {
+            ifname: String::new(),
+            promisc: false,
+            snaplen: 65535,
+            force_ip: false,
+            outbound: false,
+            headroom: rclick_packet::DEFAULT_HEADROOM,
+            burst: 32,
+            timestamp: true,
+            method: Method::Linux,
+            ring_size: 4 << 20,
+            tpacket: RxVersion::V2,
+            block_timeout_ms: 1,
+            fanout: None,
+            recv: None,
+            kernel_drops: 0,
+        }
+    }
+}
+
+const H_COUNT: u32 = 0;
+const H_KERNEL_DROPS: u32 = 1;
+const H_ENCAP: u32 = 2;
+const H_RESET: u32 = 3;
+const H_OVERSIZE: u32 = 4;
+const H_METHOD: u32 = 5;
+const H_RING: u32 = 6;
+const H_FANOUT: u32 = 7;
+const H_FANOUT_COUNTS: u32 = 8;
+
+impl FromDevice {
+    /// The interface name.
+    pub fn ifname(&self) -> &str {
+        &self.ifname
+    }
+
+    fn update_drops(&mut self) {
+        if let Some(r) = &self.recv {
+            self.kernel_drops += r.take_kernel_drops();
+        }
+    }
+
+    fn opts(&self) -> RxOpts {
+        RxOpts {
+            outbound: self.outbound,
+            snaplen: self.snaplen,
+            headroom: self.headroom,
+            timestamp: self.timestamp,
+        }
+    }
+
+    /// Opens one receive source; with `group`, its socket joins that
+    /// fanout group.
+    fn open(&self, group: Option<u16>) -> Result<Source, String> {
         let sock = super::open_socket("FromDevice", &self.ifname, true)?;
         let fail = |what: &str, e: std::io::Error| {
             format!("FromDevice({}): {what}: {}", self.ifname, sys::strerror(&e))
+        };
+        let join = |s: &PacketSocket| match group {
+            Some(g) => s.join_fanout(g).map_err(|e| fail("PACKET_FANOUT", e)),
+            None => Ok(()),
         };
         if self.promisc {
             sock.set_promiscuous()
@@ -452,6 +581,7 @@ impl FromDevice {
                 sock.enable_auxdata()
                     .map_err(|e| fail("PACKET_AUXDATA", e))?;
                 let _ = sock.set_rcvbuf(4 << 20);
+                join(&sock)?;
                 // Discard the statistics of frames queued before we start.
                 let _ = sock.statistics();
                 Ok(Source::Socket {
@@ -469,6 +599,7 @@ impl FromDevice {
                     block_timeout_ms: self.block_timeout_ms,
                 };
                 let ring = RxRing::new(sock, &cfg).map_err(|e| fail("PACKET_RX_RING", e))?;
+                join(ring.socket())?;
                 let _ = ring.socket().statistics();
                 Ok(Source::Ring(ring))
             }
@@ -483,17 +614,46 @@ impl FromDevice {
         }
     }
 
+    /// Opens `n` sources, in one new fanout group when `n > 1`. A group id
+    /// that another program's group holds with other settings is refused
+    /// by the kernel: the next one is tried.
+    fn open_all(&self, n: usize) -> Result<Vec<Source>, String> {
+        if n <= 1 {
+            return Ok(vec![self.open(None)?]);
+        }
+        let mut first = Err(String::new());
+        let mut group = 0;
+        for _ in 0..8 {
+            group = next_fanout_group();
+            first = self.open(Some(group));
+            if first.is_ok() {
+                break;
+            }
+        }
+        let mut v = vec![first?];
+        for _ in 1..n {
+            v.push(self.open(Some(group))?);
+        }
+        Ok(v)
+    }
+
     fn ring_description(&self) -> String {
-        match &self.source {
-            Source::Ring(r) => {
-                let g = r.geometry();
+        let Some(r) = &self.recv else {
+            return String::new();
+        };
+        let Some(m) = r.members.first() else {
+            return String::new();
+        };
+        match &lock(&m.rx).source {
+            Source::Ring(ring) => {
+                let g = ring.geometry();
                 format!(
                     "TPACKET_V{} blocks {} x {} frame {} max_frame {}",
                     if self.tpacket == RxVersion::V2 { 2 } else { 3 },
                     g.block_nr,
                     g.block_size,
                     g.frame_size,
-                    r.max_frame()
+                    ring.max_frame()
                 )
             }
             _ => String::new(),
@@ -533,6 +693,8 @@ impl Element for FromDevice {
         let mut ring_size: u32 = 4 << 20;
         let mut tpacket: u32 = 2;
         let mut block_timeout: u32 = 1;
+        let mut fanout = false;
+        let mut fanout_given = false;
         Args::new(conf)
             .read_mp("DEVNAME", &mut ifname)
             .read("SNIFFER", &mut sniffer)
@@ -551,6 +713,8 @@ impl Element for FromDevice {
             .read("RING_SIZE", &mut ring_size)
             .read("TPACKET", &mut tpacket)
             .read("BLOCK_TIMEOUT", &mut block_timeout)
+            .read("FANOUT", &mut fanout)
+            .read_status(&mut fanout_given)
             .complete()
             .map_err(|e| e.to_string())?;
         if ifname.is_empty() {
@@ -587,6 +751,13 @@ impl Element for FromDevice {
         if !((64 << 10)..=(1 << 30)).contains(&ring_size) {
             return Err("RING_SIZE must be between 65536 and 1073741824 bytes".into());
         }
+        if fanout && method == Method::Xdp {
+            return Err(
+                "FANOUT requires METHOD LINUX or MMAP (METHOD XDP reads one receive queue \
+                 through one socket)"
+                    .into(),
+            );
+        }
         if !bpf.is_empty() {
             cx.warning("BPF_FILTER ignored: it requires METHOD PCAP");
         }
@@ -608,30 +779,67 @@ impl Element for FromDevice {
         self.ring_size = ring_size as usize;
         self.tpacket = tpacket;
         self.block_timeout_ms = block_timeout;
+        self.fanout = fanout_given.then_some(fanout);
         Ok(())
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.source = self.open()?;
+        let fanout = self
+            .fanout
+            .unwrap_or(cx.nthreads() > 1 && self.method != Method::Xdp);
+        let n = if fanout { cx.nthreads() } else { 1 };
+        let sources = self.open_all(n)?;
+        let mut members = Vec::with_capacity(n);
+        for (i, source) in sources.into_iter().enumerate() {
+            let task = cx.new_task(true);
+            if n > 1 {
+                cx.set_task_thread(task, i);
+            }
+            if let Some(fd) = source.raw_fd() {
+                cx.add_select(fd, Select::Read, task);
+            }
+            members.push(Member {
+                task,
+                rx: Mutex::new(Rx {
+                    source,
+                    errors_reported: 0,
+                    xdp_drops_seen: 0,
+                }),
+                count: AtomicU64::new(0),
+            });
+        }
+        self.recv = Some(Arc::new(Receiver {
+            ifname: self.ifname.clone(),
+            opts: self.opts(),
+            burst: self.burst,
+            force_ip: self.force_ip,
+            members,
+            oversize: AtomicU64::new(0),
+        }));
         // Count only what the kernel drops from now on.
         self.update_drops();
         self.kernel_drops = 0;
-        self.poller.init(cx);
         Ok(())
     }
 
     fn cleanup(&mut self, _cx: &mut Ctx) {
-        self.source = Source::Closed;
+        if let Some(r) = &self.recv {
+            for m in &r.members {
+                lock(&m.rx).source = Source::Closed;
+            }
+        }
     }
 
-    fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
-        let worked = self.poll(cx) > 0;
-        self.poller.after_run(worked, false, cx);
-        worked
+    fn run_task(&mut self, task: TaskId, cx: &mut Ctx) -> bool {
+        match &self.recv {
+            Some(r) => r.run(task, cx),
+            None => false,
+        }
     }
 
-    fn run_timer(&mut self, _timer: TimerId, cx: &mut Ctx) {
-        self.poller.on_timer(cx);
+    fn concurrent_ports(&self) -> Option<Arc<dyn ConcurrentPorts>> {
+        let r = self.recv.as_ref()?;
+        (r.members.len() > 1).then(|| r.clone() as Arc<dyn ConcurrentPorts>)
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
@@ -642,21 +850,35 @@ impl Element for FromDevice {
             HandlerDef::read("oversize", H_OVERSIZE),
             HandlerDef::read("method", H_METHOD),
             HandlerDef::read("ring", H_RING),
+            HandlerDef::read("fanout", H_FANOUT),
+            HandlerDef::read("fanout_counts", H_FANOUT_COUNTS),
             HandlerDef::read("encap", H_ENCAP),
             HandlerDef::write("reset_counts", H_RESET),
         ]
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let recv = self.recv.as_deref();
         match id {
-            H_COUNT => Ok(self.count.to_string()),
+            H_COUNT => Ok(recv.map_or(0, Receiver::count).to_string()),
             H_KERNEL_DROPS => {
                 self.update_drops();
                 Ok(self.kernel_drops.to_string())
             }
-            H_OVERSIZE => Ok(self.oversize.to_string()),
+            H_OVERSIZE => Ok(recv
+                .map_or(0, |r| r.oversize.load(Ordering::Relaxed))
+                .to_string()),
             H_METHOD => Ok(super::method_name(self.method).into()),
             H_RING => Ok(self.ring_description()),
+            H_FANOUT => Ok(recv.map_or(1, |r| r.members.len()).to_string()),
+            H_FANOUT_COUNTS => Ok(recv.map_or(String::new(), |r| {
+                let c: Vec<String> = r
+                    .members
+                    .iter()
+                    .map(|m| m.count.load(Ordering::Relaxed).to_string())
+                    .collect();
+                c.join(" ")
+            })),
             H_ENCAP => Ok("ETHER".into()),
             _ => Err("no such handler".into()),
         }
@@ -666,9 +888,13 @@ impl Element for FromDevice {
         match id {
             H_RESET => {
                 self.update_drops();
-                self.count = 0;
                 self.kernel_drops = 0;
-                self.oversize = 0;
+                if let Some(r) = &self.recv {
+                    for m in &r.members {
+                        m.count.store(0, Ordering::Relaxed);
+                    }
+                    r.oversize.store(0, Ordering::Relaxed);
+                }
                 Ok(())
             }
             _ => Err("no such handler".into()),

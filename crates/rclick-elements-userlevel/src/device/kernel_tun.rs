@@ -33,11 +33,13 @@
 //! is created non-persistent: when the router stops, closing it removes
 //! the interface, its addresses and its routes.
 //!
-//! A task polls the non-blocking device, reading up to BURST packets per
-//! run (one read each: the TUN driver has no batch read); while the device
-//! is idle it sleeps on a short timer (50 µs, growing to 500 µs) instead of
-//! spinning. With a pull input, the same task pulls up to BURST packets per
-//! run and sleeps while its upstream is empty (a Queue's notifier).
+//! A task reads the non-blocking device, up to BURST packets per run (one
+//! read each: the TUN driver has no batch read). The router watches the
+//! device (Click's `add_select`) and runs the task as soon as a packet
+//! waits; the task runs again at once only after a full burst, else it
+//! sleeps until the device is readable again. With a pull input, the same
+//! task pulls up to BURST packets per run and sleeps while its upstream is
+//! empty (a Queue's notifier).
 //!
 //! Creating a TUN device needs CAP_NET_ADMIN (root). A missing
 //! `/dev/net/tun`, a missing privilege, a device name in use, or an address
@@ -107,9 +109,8 @@ use std::io;
 use std::net::Ipv4Addr;
 
 use rclick_core::args::{ArgContext, Args, EtherAddr, IpPrefix};
-use rclick_core::{
-    phase, ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, TaskId, TimerId,
-};
+use rclick_core::router::Select;
+use rclick_core::{phase, ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, TaskId};
 use rclick_packet::{Packet, PacketBatch, Timestamp};
 
 use super::sys::{self, IfConfig, TunDevice};
@@ -259,7 +260,6 @@ pub struct KernelTun {
     cfg: Settings,
     dev: Option<TunDevice>,
     buf: Vec<u8>,
-    poller: super::Poller,
     signal: NotifierSignal,
     pull_input: bool,
     packets: u64,
@@ -276,7 +276,6 @@ impl KernelTun {
             cfg: Settings::new(tap),
             dev: None,
             buf: Vec::new(),
-            poller: super::Poller::default(),
             signal: NotifierSignal::Busy,
             pull_input: false,
             packets: 0,
@@ -575,7 +574,10 @@ impl Element for KernelTun {
         self.cfg.devname = dev.name().to_string();
         self.dev = Some(dev);
         self.buf = vec![0u8; READ_BUF];
-        let t = self.poller.init(cx);
+        let t = cx.new_task(true);
+        if let Some(dev) = &self.dev {
+            cx.add_select(dev.raw_fd(), Select::Read, t);
+        }
         if cx.ninputs() > 0 && !cx.input_is_push(0) {
             self.pull_input = true;
             self.signal = cx.upstream_empty_signal(0, Some(t));
@@ -602,14 +604,12 @@ impl Element for KernelTun {
                 self.write_batch(batch, cx);
             }
         }
-        let worked = read > 0 || pulled > 0;
-        let more = self.pull_input && self.signal.active();
-        self.poller.after_run(worked, more, cx);
-        worked
-    }
-
-    fn run_timer(&mut self, _timer: TimerId, cx: &mut Ctx) {
-        self.poller.on_timer(cx);
+        // A short read drained the device: its descriptor wakes the task
+        // again. A pull input keeps it going while its queue has packets.
+        if read >= self.cfg.burst || (self.pull_input && self.signal.active()) {
+            cx.reschedule();
+        }
+        read > 0 || pulled > 0
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {

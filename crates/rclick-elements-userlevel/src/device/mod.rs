@@ -5,8 +5,13 @@
 //! to the host's own network stack.
 //!
 //! All system calls are in [`sys`], [`ring`] and [`xdp`], the modules of
-//! this crate with `unsafe`. The elements poll their non-blocking sockets from tasks, and
-//! fall back to a short timer while a device is idle.
+//! this crate with `unsafe`. The elements read and write non-blocking
+//! descriptors from tasks and never poll on timers: the router watches
+//! each descriptor (Click's `add_select`) and schedules the element's task
+//! when it becomes readable (or, while a device has no room, writable).
+//! A task reads at most a burst per run and runs again at once only after
+//! a full burst; otherwise it sleeps until the descriptor is ready again,
+//! so a lone frame is handled as soon as the kernel queues it.
 
 pub mod from_device;
 pub mod kernel_tap;
@@ -16,8 +21,7 @@ pub mod sys;
 pub mod to_device;
 pub mod xdp;
 
-use rclick_core::{Ctx, InitCx, Registry, TaskId, TimerId};
-use rclick_packet::Timestamp;
+use rclick_core::Registry;
 
 pub use from_device::FromDevice;
 pub use kernel_tun::KernelTun;
@@ -45,72 +49,6 @@ pub fn register(r: &mut Registry) {
         || Box::new(kernel_tap::kernel_tap()),
         include_str!("kernel_tap.rs"),
     );
-}
-
-/// Shortest idle poll interval, in nanoseconds (right after traffic).
-pub(crate) const IDLE_POLL_MIN_NS: i64 = 50_000;
-/// Longest idle poll interval, in nanoseconds.
-pub(crate) const IDLE_POLL_MAX_NS: i64 = 500_000;
-
-/// The task of an element that polls a non-blocking descriptor: run
-/// again at once while there is work, else woken by a timer that backs off
-/// from [`IDLE_POLL_MIN_NS`] to [`IDLE_POLL_MAX_NS`] while idle.
-#[derive(Debug)]
-pub(crate) struct Poller {
-    task: Option<TaskId>,
-    timer: Option<TimerId>,
-    idle_ns: i64,
-}
-
-impl Default for Poller {
-    fn default() -> Self {
-        Poller {
-            task: None,
-            timer: None,
-            idle_ns: IDLE_POLL_MIN_NS,
-        }
-    }
-}
-
-impl Poller {
-    /// Creates the (scheduled) task and the timer; returns the task.
-    pub(crate) fn init(&mut self, cx: &mut InitCx) -> TaskId {
-        let t = cx.new_task(true);
-        self.task = Some(t);
-        self.timer = Some(cx.new_timer());
-        t
-    }
-
-    /// Ends a task run: `worked` (packets moved) resets the backoff;
-    /// `worked` or `more` (something is known to be waiting) runs the task
-    /// again at once; otherwise the timer wakes it later.
-    pub(crate) fn after_run(&mut self, worked: bool, more: bool, cx: &mut Ctx) {
-        if worked {
-            self.idle_ns = IDLE_POLL_MIN_NS;
-        }
-        if worked || more {
-            cx.reschedule();
-        } else {
-            if let Some(t) = self.timer {
-                cx.schedule_timer_after(t, Timestamp::from_nsec(self.idle_ns));
-            }
-            self.idle_ns = (self.idle_ns * 2).min(IDLE_POLL_MAX_NS);
-        }
-    }
-
-    /// Wakes the task soon (after the shortest idle interval).
-    pub(crate) fn retry_soon(&self, cx: &mut Ctx) {
-        if let Some(t) = self.timer {
-            cx.schedule_timer_after(t, Timestamp::from_nsec(IDLE_POLL_MIN_NS));
-        }
-    }
-
-    /// The timer fired: schedule the task.
-    pub(crate) fn on_timer(&self, cx: &mut Ctx) {
-        if let Some(t) = self.task {
-            cx.schedule_task(t);
-        }
-    }
 }
 
 /// How a device element moves frames (the METHOD keyword).

@@ -537,6 +537,11 @@ impl TxRing {
         })
     }
 
+    /// The socket (to wait until it is writable).
+    pub fn socket(&self) -> &PacketSocket {
+        &self.sock
+    }
+
     /// The ring's shape.
     pub fn geometry(&self) -> Geometry {
         self.geo

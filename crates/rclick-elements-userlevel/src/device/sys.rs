@@ -190,6 +190,17 @@ impl PacketSocket {
         )
     }
 
+    /// Joins fanout group `group` (an id within the network namespace)
+    /// with `PACKET_FANOUT_HASH`: the kernel then hands each frame of the
+    /// interface to one socket of the group, chosen by a hash of its flow
+    /// (addresses and ports), so each flow's frames reach one socket, in
+    /// order. The socket must be bound; a group that exists with other
+    /// settings (another type, device or protocol) refuses it (`EINVAL`).
+    pub fn join_fanout(&self, group: u16) -> io::Result<()> {
+        let arg: u32 = u32::from(group) | (libc::PACKET_FANOUT_HASH << 16);
+        setsockopt(&self.fd, libc::SOL_PACKET, libc::PACKET_FANOUT, &arg)
+    }
+
     /// Puts the interface in promiscuous mode for as long as the socket is
     /// open (the kernel counts and undoes it on close).
     pub fn set_promiscuous(&self) -> io::Result<()> {
@@ -466,6 +477,11 @@ impl TunDevice {
     /// The interface name the kernel gave the device.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The device's descriptor (to wait until it is readable).
+    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+        self.file.as_raw_fd()
     }
 
     /// Reads one packet without blocking (`WouldBlock` when none waits).

@@ -17,13 +17,13 @@
 //! * `LINUX` (the default): a task pulls up to BURST packets per run and
 //!   hands them to the kernel with one `sendmmsg` call. When the socket is
 //!   full (`EAGAIN`, `ENOBUFS`) ToDevice keeps the packets it could not send
-//!   and retries them on a short timer before pulling more.
+//!   and retries them before pulling more (see below).
 //! * `MMAP`: a transmit ring shared with the kernel (`PACKET_TX_RING`,
 //!   TPACKET_V2 slots sized for the device's MTU). A task pulls only as
 //!   many packets as the ring has free slots (at most BURST), copies them
 //!   in, and one `send(MSG_DONTWAIT)` makes the kernel transmit them all.
-//!   When no slot is free it counts `ring_full` and retries on a short
-//!   timer without pulling.
+//!   When no slot is free it counts `ring_full` and retries (see below)
+//!   without pulling.
 //! * `XDP`: the TX ring of an AF_XDP socket in copy mode, bound to queue 0
 //!   (shared with a FromDevice on the same device, which also attaches the
 //!   XDP program; a ToDevice alone attaches none). Like MMAP, it pulls
@@ -31,8 +31,12 @@
 //!
 //! Either way a full device pushes back on its queue: packets wait
 //! upstream (a Queue fills, and counts its own drops), and none is silently
-//! lost. The task sleeps while its upstream is empty (a Queue's empty
-//! notifier).
+//! lost. As Click's ToDevice does, the first time the device has no room
+//! the task sleeps until the socket is writable (the router watches it,
+//! `add_select`); if there is still no room when it wakes, it retries on a
+//! timer after 1 µs, then 2, 4... up to 256 µs, until a packet goes. The
+//! task sleeps while its upstream is empty (a Queue's empty notifier):
+//! an idle ToDevice costs nothing.
 //!
 //! Packets sent successfully go to output 0 if it exists (else they are
 //! freed); packets the kernel refuses (too long for the device, device
@@ -86,7 +90,10 @@
 //!
 //! FromDevice, Queue, ARPQuerier, `rclick testbed`
 
+use std::os::fd::{AsRawFd, RawFd};
+
 use rclick_core::args::{Args, Word};
+use rclick_core::router::Select;
 use rclick_core::{
     phase, ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, TaskId, TimerId,
 };
@@ -151,6 +158,16 @@ impl Sink {
         }
     }
 
+    /// The descriptor that becomes writable when there is room.
+    fn raw_fd(&self) -> Option<RawFd> {
+        match self {
+            Sink::Socket(s) => Some(s.fd().as_raw_fd()),
+            Sink::Ring(r) => Some(r.socket().fd().as_raw_fd()),
+            Sink::Xdp(x) => Some(lock(x).raw_fd()),
+            Sink::Closed => None,
+        }
+    }
+
     /// Whether frames wait for a kick that the kernel refused for now.
     fn needs_kick(&self) -> bool {
         match self {
@@ -177,7 +194,11 @@ pub struct ToDevice {
     task: Option<TaskId>,
     timer: Option<TimerId>,
     signal: NotifierSignal,
-    backoff_ns: i64,
+    /// Microseconds to wait before the next retry for room; 0 after a
+    /// packet went.
+    backoff_us: u32,
+    /// Whether the router watches the socket for room.
+    write_selected: bool,
     count: u64,
     drops: u64,
     pulls: u64,
@@ -200,7 +221,8 @@ impl Default for ToDevice {
             task: None,
             timer: None,
             signal: NotifierSignal::Busy,
-            backoff_ns: super::IDLE_POLL_MIN_NS,
+            backoff_us: 0,
+            write_selected: false,
             count: 0,
             drops: 0,
             pulls: 0,
@@ -274,6 +296,7 @@ impl ToDevice {
             match self.try_send() {
                 Sent::Some(0) => return false,
                 Sent::Some(k) => {
+                    self.backoff_us = 0;
                     self.count += k as u64;
                     let sent = self.take_front(k);
                     cx.checked_push(0, sent);
@@ -379,6 +402,7 @@ impl Element for ToDevice {
         };
         let t = cx.new_task(true);
         self.task = Some(t);
+        // Only for backing off while the device has no room.
         self.timer = Some(cx.new_timer());
         self.signal = cx.upstream_empty_signal(0, Some(t));
         Ok(())
@@ -392,13 +416,21 @@ impl Element for ToDevice {
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
+        if self.write_selected {
+            // Woken because the socket became writable (or for another
+            // reason): stop watching; wait_for_room watches again if needed.
+            self.write_selected = false;
+            if let Some(fd) = self.sink.raw_fd() {
+                cx.remove_select(fd, Select::Write);
+            }
+        }
         if matches!(self.sink, Sink::Ring(_) | Sink::Xdp(_)) {
             return self.run_ring(cx);
         }
         let mut worked = false;
         if !self.pending.is_empty() && !self.flush(cx) {
-            // Still full: back off; the timer reschedules the task.
-            self.retry_later(cx);
+            // Still full.
+            self.wait_for_room(cx);
             return false;
         }
         let batch = cx.pull(0, self.burst);
@@ -407,10 +439,9 @@ impl Element for ToDevice {
             self.pulls += 1;
             self.pending = batch;
             if !self.flush(cx) {
-                self.retry_later(cx);
+                self.wait_for_room(cx);
                 return true;
             }
-            self.backoff_ns = super::IDLE_POLL_MIN_NS;
         }
         if worked || self.signal.active() {
             cx.reschedule();
@@ -510,7 +541,7 @@ impl ToDevice {
         let free = self.sink.room(self.burst);
         if free == 0 {
             self.ring_full += 1;
-            self.retry_later(cx);
+            self.wait_for_room(cx);
             return false;
         }
         let batch = cx.pull(0, free);
@@ -519,13 +550,12 @@ impl ToDevice {
                 cx.reschedule();
             } else if self.sink.needs_kick() {
                 // The kernel's socket buffer was full, or frames are still
-                // in flight: look again soon.
-                self.retry_later(cx);
+                // in flight: look again when there is room.
+                self.wait_for_room(cx);
             }
             return false;
         }
         self.pulls += 1;
-        self.backoff_ns = super::IDLE_POLL_MIN_NS;
         let mut sent = PacketBatch::with_capacity(batch.len());
         let mut refused = PacketBatch::new();
         let mut errors = Vec::new();
@@ -564,6 +594,7 @@ impl ToDevice {
         }
         self.count += sent.len() as u64;
         if !sent.is_empty() {
+            self.backoff_us = 0;
             cx.checked_push(0, sent);
         }
         if !refused.is_empty() {
@@ -573,11 +604,25 @@ impl ToDevice {
         true
     }
 
-    fn retry_later(&mut self, cx: &mut Ctx) {
-        if let Some(t) = self.timer {
-            cx.schedule_timer_after(t, Timestamp::from_nsec(self.backoff_ns));
+    /// The device has no room (Click's ToDevice backoff): the first time,
+    /// sleep until the socket is writable; if there is still no room when
+    /// that wakes the task, retry on the timer after 1, 2, 4... 256 µs
+    /// (some waits, such as a full device queue behind `ENOBUFS` or AF_XDP
+    /// frames not yet completed, are not what makes a socket writable).
+    fn wait_for_room(&mut self, cx: &mut Ctx) {
+        if self.backoff_us == 0 {
+            self.backoff_us = 1;
+            if let (Some(fd), Some(t)) = (self.sink.raw_fd(), self.task) {
+                if cx.add_select(fd, Select::Write, t).is_ok() {
+                    self.write_selected = true;
+                    return;
+                }
+            }
         }
-        self.backoff_ns = (self.backoff_ns * 2).min(super::IDLE_POLL_MAX_NS);
+        if let Some(t) = self.timer {
+            cx.schedule_timer_after(t, Timestamp::from_nsec(i64::from(self.backoff_us) * 1000));
+        }
+        self.backoff_us = (self.backoff_us * 2).min(256);
     }
 }
 

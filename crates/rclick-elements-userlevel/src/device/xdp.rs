@@ -542,6 +542,11 @@ impl Xsk {
         Ok(())
     }
 
+    /// The socket's descriptor (to wait until it is readable or writable).
+    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+        self.sock.as_raw_fd()
+    }
+
     /// Frames given to the kernel for sending and not yet completed.
     pub fn tx_in_flight(&self) -> usize {
         FRAMES / 2 - self.tx_free.len()

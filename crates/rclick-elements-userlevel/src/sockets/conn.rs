@@ -3,6 +3,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener, TcpStream, UdpSocket};
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::{UnixDatagram, UnixListener, UnixStream};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -79,6 +80,13 @@ pub(crate) enum Stream {
 }
 
 impl Stream {
+    pub(crate) fn raw_fd(&self) -> RawFd {
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+        }
+    }
+
     pub(crate) fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => (&*s).read(buf),
@@ -102,6 +110,13 @@ pub(crate) enum Listener {
 }
 
 impl Listener {
+    pub(crate) fn raw_fd(&self) -> RawFd {
+        match self {
+            Listener::Tcp(l) => l.as_raw_fd(),
+            Listener::Unix(l) => l.as_raw_fd(),
+        }
+    }
+
     /// Accepts one waiting connection (non-blocking); returns the stream
     /// and a description of the peer.
     pub(crate) fn accept(&self, opts: &Options) -> io::Result<(Stream, String)> {
@@ -156,6 +171,13 @@ pub(crate) enum Dgram {
 }
 
 impl Dgram {
+    pub(crate) fn raw_fd(&self) -> RawFd {
+        match self {
+            Dgram::Udp(s) => s.as_raw_fd(),
+            Dgram::Unix(s) => s.as_raw_fd(),
+        }
+    }
+
     /// Receives one datagram (non-blocking). The sender is `None` for an
     /// unnamed Unix socket, which cannot be answered.
     pub(crate) fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, Option<Peer>)> {

@@ -38,8 +38,10 @@
 //! client, and so is one given LOCAL_ADDR/LOCAL_PORT or LOCAL_FILENAME.
 //!
 //! Everything is non-blocking and driven by one task, which reads up to 32
-//! times per run and sleeps on a short timer (50 µs, growing to 500 µs)
-//! while the socket is idle. A pull input is pulled only while there is a
+//! times per run. The router watches the sockets (Click's `add_select`):
+//! the task runs when the socket is readable (a server's listening socket
+//! while it has no client), and, while packets wait for room, writable;
+//! otherwise it sleeps. A pull input is pulled only while there is a
 //! connection and the socket takes data, so a full socket leaves packets
 //! waiting in the upstream queue; the task sleeps while that queue is
 //! empty. Pushed packets wait in an internal queue of 1024 packets while
@@ -122,11 +124,13 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 use std::path::PathBuf;
 
 use rclick_core::args::{ArgContext, Args, Word};
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, TaskId, TimerId};
+use std::os::fd::RawFd;
+
+use rclick_core::router::Select;
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, TaskId};
 use rclick_packet::{Packet, PacketBatch};
 
 use super::conn::{self, Addr, Dgram, Kind, Listener, Opened, Options, Peer, Stream};
-use crate::device::Poller;
 use crate::drops::DropCounter;
 
 /// Why Socket dropped a packet (indexes [`REASONS`]).
@@ -337,7 +341,9 @@ pub struct Socket {
     local_address: String,
     /// The Unix socket file this element bound, removed when it goes.
     bound_path: Option<PathBuf>,
-    poller: Poller,
+    task: Option<TaskId>,
+    /// The descriptor the router watches for room while packets wait.
+    write_selected: Option<RawFd>,
     signal: NotifierSignal,
     pull_input: bool,
     received: u64,
@@ -366,7 +372,8 @@ impl Default for Socket {
             buf: Vec::new(),
             local_address: String::new(),
             bound_path: None,
-            poller: Poller::default(),
+            task: None,
+            write_selected: None,
             signal: NotifierSignal::Busy,
             pull_input: false,
             received: 0,
@@ -413,13 +420,68 @@ impl Socket {
         }
     }
 
-    /// Forgets the current connection, dropping what waited for it.
-    fn close_active(&mut self, why: &str, cx: &Ctx) {
-        let was = match &mut self.state {
-            Some(State::Server { active, .. }) => active.take().is_some(),
-            Some(State::Client(s)) => s.take().is_some(),
-            _ => false,
+    /// The descriptor packets are read from and written to now.
+    fn data_fd(&self) -> Option<RawFd> {
+        match &self.state {
+            Some(State::Server {
+                active: Some(s), ..
+            })
+            | Some(State::Client(Some(s))) => Some(s.raw_fd()),
+            Some(State::Dgram { sock, .. }) => Some(sock.raw_fd()),
+            _ => None,
+        }
+    }
+
+    /// Watches `fd` for `what` on behalf of the task.
+    fn select(&self, fd: RawFd, what: Select, cx: &mut Ctx) {
+        if let Some(t) = self.task {
+            if let Err(e) = cx.add_select(fd, what, t) {
+                cx.log(format!("{}: {e}", cx.declaration()));
+            }
+        }
+    }
+
+    /// Watches the data socket for room while packets wait, and stops
+    /// once they have gone.
+    fn update_write_select(&mut self, cx: &mut Ctx) {
+        let want = if self.queue.is_empty() {
+            None
+        } else {
+            self.data_fd()
         };
+        if want == self.write_selected {
+            return;
+        }
+        if let Some(fd) = self.write_selected.take() {
+            cx.remove_select(fd, Select::Write);
+        }
+        if let Some(fd) = want {
+            self.select(fd, Select::Write, cx);
+            self.write_selected = Some(fd);
+        }
+    }
+
+    /// Forgets the current connection, dropping what waited for it. A
+    /// server watches its listening socket again.
+    fn close_active(&mut self, why: &str, cx: &mut Ctx) {
+        let old = match &mut self.state {
+            Some(State::Server { active, .. }) => active.take(),
+            Some(State::Client(s)) => s.take(),
+            _ => None,
+        };
+        let was = old.is_some();
+        if let Some(s) = old {
+            let fd = s.raw_fd();
+            cx.remove_select(fd, Select::Read);
+            if self.write_selected == Some(fd) {
+                cx.remove_select(fd, Select::Write);
+                self.write_selected = None;
+            }
+        }
+        if let (true, Some(State::Server { listener, .. })) = (was, &self.state) {
+            let fd = listener.raw_fd();
+            self.select(fd, Select::Read, cx);
+        }
         if was && self.cfg.verbose {
             cx.log(format!("{}: closed connection ({why})", cx.declaration()));
         }
@@ -429,8 +491,9 @@ impl Socket {
         self.count_drop(Why::ConnectionLost, n, Some(why), cx);
     }
 
-    /// Accepts a waiting client when a server has none.
-    fn accept(&mut self, cx: &Ctx) {
+    /// Accepts a waiting client when a server has none, then watches the
+    /// connection instead of the listening socket (one client at a time).
+    fn accept(&mut self, cx: &mut Ctx) {
         let opts = self.cfg.opts;
         let Some(State::Server { listener, active }) = &mut self.state else {
             return;
@@ -440,8 +503,11 @@ impl Socket {
         }
         match listener.accept(&opts) {
             Ok((s, from)) => {
+                let (lfd, sfd) = (listener.raw_fd(), s.raw_fd());
                 *active = Some(s);
                 self.connections += 1;
+                cx.remove_select(lfd, Select::Read);
+                self.select(sfd, Select::Read, cx);
                 if self.cfg.verbose {
                     cx.log(format!(
                         "{}: opened connection from {from}",
@@ -702,7 +768,15 @@ impl Element for Socket {
             _ => None,
         };
         self.buf = vec![0u8; RECV_BUF];
-        let t = self.poller.init(cx);
+        let t = cx.new_task(true);
+        self.task = Some(t);
+        let fd = match &self.state {
+            Some(State::Server { listener, .. }) => Some(listener.raw_fd()),
+            _ => self.data_fd(),
+        };
+        if let Some(fd) = fd {
+            cx.add_select(fd, Select::Read, t);
+        }
         if cx.ninputs() > 0 && !cx.input_is_push(0) {
             self.pull_input = true;
             self.signal = cx.upstream_empty_signal(0, Some(t));
@@ -719,10 +793,8 @@ impl Element for Socket {
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         self.enqueue(batch, cx);
         self.flush(cx);
-        if !self.queue.is_empty() {
-            // The socket is full: let the task retry.
-            self.poller.retry_soon(cx);
-        }
+        // The socket is full: its becoming writable wakes the task.
+        self.update_write_select(cx);
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
@@ -738,15 +810,14 @@ impl Element for Socket {
                 sent += self.flush(cx);
             }
         }
-        let worked = got > 0 || sent > 0 || pulled > 0;
+        self.update_write_select(cx);
+        // A short read drained the socket; readiness wakes the task again.
         let more_to_pull =
             self.pull_input && self.queue.is_empty() && self.connected() && self.signal.active();
-        self.poller.after_run(worked, more_to_pull, cx);
-        worked
-    }
-
-    fn run_timer(&mut self, _timer: TimerId, cx: &mut Ctx) {
-        self.poller.on_timer(cx);
+        if got >= BURST || more_to_pull {
+            cx.reschedule();
+        }
+        got > 0 || sent > 0 || pulled > 0
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
@@ -1064,6 +1135,46 @@ mod tests {
         drop(r);
         assert!(!path.exists(), "the server removes its socket file");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Times the calling thread has gone to sleep (the router runs its
+    /// thread 0 on the caller's thread).
+    fn voluntary_switches() -> u64 {
+        let status = std::fs::read_to_string("/proc/thread-self/status").unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// An idle Socket sleeps until its socket is readable: no timer wakes
+    /// the router meanwhile (polling every 50-500 µs would wake it
+    /// hundreds of times in 300 ms), and a datagram that arrives after a
+    /// long quiet spell is answered at once.
+    #[test]
+    fn idle_socket_sleeps_until_readable() {
+        let conf = "s :: Socket(UDP, 127.0.0.1, 0) -> s; Script(wait 300ms, stop);";
+        let r = testing::build(conf, &registry(), false).unwrap();
+        let addr = testing::read(&r, "s.local_address");
+        let peer = std::thread::spawn(move || {
+            let u = UdpSocket::bind("127.0.0.1:0").unwrap();
+            u.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            std::thread::sleep(Duration::from_millis(150));
+            let t0 = std::time::Instant::now();
+            u.send_to(b"late", &addr).unwrap();
+            let mut buf = [0u8; 16];
+            let n = u.recv(&mut buf).unwrap();
+            (buf[..n].to_vec(), t0.elapsed())
+        });
+        let before = voluntary_switches();
+        r.run();
+        let sleeps = voluntary_switches() - before;
+        let (got, rtt) = peer.join().unwrap();
+        assert_eq!(got, b"late");
+        assert!(sleeps < 50, "the router slept {sleeps} times in 300 ms");
+        // Generous: a loaded machine may delay any wake-up.
+        assert!(rtt < Duration::from_millis(100), "{rtt:?}");
     }
 
     #[test]
