@@ -96,6 +96,8 @@ pub(crate) struct Builder {
     pub hotswap_from: Option<Router>,
     /// Descriptors to watch once the router runs: (fd, what, task).
     pub selects: Vec<(std::os::fd::RawFd, super::Select, u32)>,
+    /// Number of router threads.
+    pub nthreads: usize,
 }
 
 impl Builder {
@@ -177,6 +179,7 @@ impl Router {
             external_tasks: Vec::new(),
             hotswap_from: opts.hotswap_from.clone(),
             selects: Vec::new(),
+            nthreads: opts.threads.max(1),
         };
 
         // 1. Instantiate.
@@ -430,7 +433,7 @@ impl Router {
             let args = confparse::split_args(&configs[i]);
             let mut el = b.elements[i].take().expect("present");
             let result = {
-                let mut cx = ConfigureCx::new(i, &b.info, &mut b.names);
+                let mut cx = ConfigureCx::new(i, &b.info, &mut b.names, b.nthreads);
                 let r = el.configure(&args, &mut cx);
                 (r, std::mem::take(&mut cx.messages))
             };
