@@ -120,6 +120,8 @@ pub struct DriverRequest {
     pub simtime: bool,
     /// `-j N`.
     pub threads: usize,
+    /// `-a`/`--affinity[=N]`: pin thread `i` to processor `N + i`.
+    pub affinity: Option<usize>,
     /// `-t`: report time.
     pub report_time: bool,
     /// `-p`: TCP ports for ControlSockets (`41900`, `41900+`).
@@ -187,19 +189,21 @@ fn add_control_sockets(
     }
 }
 
-/// Builds a router, printing errors Click's way. `no_coalesce`: see
-/// `BuildOptions::no_coalesce`.
+/// Builds a router, printing errors Click's way. `no_coalesce`, `affinity`:
+/// see `BuildOptions`.
 pub fn build(
     flat: FlatConfig,
     text: &str,
     simtime: bool,
     threads: usize,
     no_coalesce: bool,
+    affinity: Option<usize>,
 ) -> Result<Router, Reported> {
     let opts = BuildOptions {
         simtime,
         threads: threads.max(1),
         no_coalesce,
+        affinity,
         source_text: text.to_string(),
         capture_log: false,
         ..Default::default()
@@ -241,6 +245,7 @@ pub fn drive(req: DriverRequest) -> i32 {
                 simtime: req.simtime,
                 threads: req.threads.max(1),
                 no_coalesce: req.no_coalesce,
+                affinity: req.affinity,
                 ..Default::default()
             },
             Some(prepare),
@@ -255,7 +260,14 @@ pub fn drive(req: DriverRequest) -> i32 {
             }),
         None => {
             add_control_sockets(&mut flat, &req.ports, &req.unix_sockets, false);
-            build(flat, &text, req.simtime, req.threads, req.no_coalesce)
+            build(
+                flat,
+                &text,
+                req.simtime,
+                req.threads,
+                req.no_coalesce,
+                req.affinity,
+            )
         }
     };
     let Ok(mut router) = built else {
