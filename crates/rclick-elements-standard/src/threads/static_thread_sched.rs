@@ -67,14 +67,22 @@ impl Element for StaticThreadSched {
             if parts.is_empty() {
                 continue;
             }
+            // Click's messages for its `ELEMENT THREAD` arguments.
             let mut thread: i32 = 0;
-            let ok = parts.len() == 2
-                && Args::new(&[parts[1]])
-                    .read_mp("THREAD", &mut thread)
-                    .complete()
-                    .is_ok();
-            if !ok {
-                errs.push("expected 'ELEMENTNAME THREADID'".to_string());
+            if parts.len() < 2 {
+                errs.push("THREAD: required argument missing".to_string());
+                continue;
+            }
+            if parts.len() > 2 {
+                errs.push("too many arguments".to_string());
+                continue;
+            }
+            if Args::new(&[parts[1]])
+                .read_mp("THREAD", &mut thread)
+                .complete()
+                .is_err()
+            {
+                errs.push("THREAD: invalid number".to_string());
                 continue;
             }
             if thread < -1 || thread as i64 >= cx.nthreads() as i64 {
@@ -123,12 +131,19 @@ mod tests {
         .unwrap();
         assert_eq!(testing::read(&r, "src.home_thread"), "0");
         assert!(testing::build("StaticThreadSched(nope 1);", &test_registry(), true).is_err());
-        assert!(testing::build(
-            "Idle -> Discard; StaticThreadSched(x);",
-            &test_registry(),
-            true
-        )
-        .is_err());
+        for (args, msg) in [
+            ("d", "THREAD: required argument missing"),
+            ("d 1 2", "too many arguments"),
+            ("d x", "THREAD: invalid number"),
+        ] {
+            let e = testing::build(
+                &format!("Idle -> d :: Discard; StaticThreadSched({args});"),
+                &test_registry(),
+                true,
+            )
+            .unwrap_err();
+            assert!(e.contains(&format!("  {msg}")), "{e}");
+        }
     }
 
     #[test]
