@@ -289,7 +289,7 @@ fn reset_peak_rss() {
 
 /// Builds a router for one run, printing build errors.
 fn build_router(flat: &FlatConfig, text: &str, no_coalesce: bool) -> Result<Router, String> {
-    crate::build(flat.clone(), text, false, 1, no_coalesce, false)
+    crate::build(flat.clone(), text, false, 1, no_coalesce, false, None)
         .map_err(|crate::Reported| "configuration error".to_string())
 }
 
@@ -678,7 +678,7 @@ mod tests {
 
     fn built(text: &str) -> Router {
         let flat = crate::parse(text, "config", &[]).unwrap();
-        crate::build(flat, text, false, 1, false, false).unwrap()
+        crate::build(flat, text, false, 1, false, false, None).unwrap()
     }
 
     #[test]

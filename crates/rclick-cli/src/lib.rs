@@ -120,6 +120,8 @@ pub struct DriverRequest {
     pub simtime: bool,
     /// `-j N`.
     pub threads: usize,
+    /// `-a`/`--affinity[=N]`: pin thread `i` to processor `N + i`.
+    pub affinity: Option<usize>,
     /// `-t`: report time.
     pub report_time: bool,
     /// `-p`: TCP ports for ControlSockets (`41900`, `41900+`).
@@ -189,8 +191,8 @@ fn add_control_sockets(
     }
 }
 
-/// Builds a router, printing errors Click's way. `no_coalesce` and
-/// `busy_poll`: see `BuildOptions`.
+/// Builds a router, printing errors Click's way. `no_coalesce`, `busy_poll`
+/// and `affinity`: see `BuildOptions`.
 pub fn build(
     flat: FlatConfig,
     text: &str,
@@ -198,12 +200,14 @@ pub fn build(
     threads: usize,
     no_coalesce: bool,
     busy_poll: bool,
+    affinity: Option<usize>,
 ) -> Result<Router, Reported> {
     let opts = BuildOptions {
         simtime,
         threads: threads.max(1),
         no_coalesce,
         busy_poll,
+        affinity,
         source_text: text.to_string(),
         capture_log: false,
         ..Default::default()
@@ -246,6 +250,7 @@ pub fn drive(req: DriverRequest) -> i32 {
                 threads: req.threads.max(1),
                 no_coalesce: req.no_coalesce,
                 busy_poll: req.busy_poll,
+                affinity: req.affinity,
                 ..Default::default()
             },
             Some(prepare),
@@ -267,6 +272,7 @@ pub fn drive(req: DriverRequest) -> i32 {
                 req.threads,
                 req.no_coalesce,
                 req.busy_poll,
+                req.affinity,
             )
         }
     };

@@ -9,6 +9,25 @@ use crate::router::{BuildOptions, Router};
 /// Parses and builds `text` with the classes in `registry`, capturing the
 /// element log. Errors come back as one string, one message a line.
 pub fn build(text: &str, registry: &Registry, simtime: bool) -> Result<Router, String> {
+    build_with(
+        text,
+        registry,
+        BuildOptions {
+            simtime,
+            threads: 1,
+            capture_log: true,
+            ..Default::default()
+        },
+    )
+}
+
+/// Parses and builds `text` with the given options (`threads`,
+/// `simtime`, ...); the options' `source_text` is set to `text`.
+pub fn build_with(
+    text: &str,
+    registry: &Registry,
+    options: BuildOptions,
+) -> Result<Router, String> {
     let opts = rclick_lang::Options {
         file_name: "config".into(),
         defines: Vec::new(),
@@ -20,11 +39,8 @@ pub fn build(text: &str, registry: &Registry, simtime: bool) -> Result<Router, S
             .join("\n")
     })?;
     let bopts = BuildOptions {
-        simtime,
-        threads: 1,
         source_text: text.to_string(),
-        capture_log: true,
-        ..Default::default()
+        ..options
     };
     Router::build(flat, Arc::new(registry.clone()), bopts).map_err(|e| e.messages.join("\n"))
 }

@@ -50,6 +50,16 @@ struct Cli {
     /// Start N threads.
     #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 1)]
     threads: usize,
+    /// Pin threads to processors starting at #N (default 0).
+    #[arg(
+        short = 'a',
+        long = "affinity",
+        value_name = "N",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "0"
+    )]
+    affinity: Option<usize>,
     /// Listen for ControlSocket connections on TCP port PORT.
     #[arg(short = 'p', long = "port", value_name = "PORT")]
     ports: Vec<String>,
@@ -79,8 +89,32 @@ struct Cli {
     rest: Vec<String>,
 }
 
+/// Click's option parser takes an optional value attached to a short
+/// option (`-a1`); clap wants `-a=1`. Rewrites the first form to
+/// `--affinity=1` (and leaves `-a 1`, where Click reads `1` as the
+/// configuration file, alone).
+fn attached_affinity(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::new();
+    let mut options = true;
+    for a in args {
+        let rewritten = match a.to_str() {
+            Some("--") => {
+                options = false;
+                None
+            }
+            Some(s) if options => s
+                .strip_prefix("-a")
+                .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                .map(|n| format!("--affinity={n}").into()),
+            _ => None,
+        };
+        out.push(rewritten.unwrap_or(a));
+    }
+    out
+}
+
 fn main() {
-    let cli = Cli::parse_from(std::env::args_os());
+    let cli = Cli::parse_from(attached_affinity(std::env::args_os()));
     let mut req = DriverRequest {
         defines: Vec::new(),
         handlers: cli.handlers,
@@ -89,6 +123,7 @@ fn main() {
         quit: cli.quit,
         simtime: cli.simtime,
         threads: cli.threads,
+        affinity: cli.affinity,
         report_time: cli.time,
         source: None,
         ports: Vec::new(),

@@ -57,6 +57,17 @@ enum Command {
         /// Number of threads.
         #[arg(short = 'j', long, default_value_t = 1)]
         threads: usize,
+        /// Pin thread i to processor N + i (N defaults to 0), as Click's
+        /// `--affinity`.
+        #[arg(
+            short = 'a',
+            long,
+            value_name = "N",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "0"
+        )]
+        affinity: Option<usize>,
         /// Measure each element's cost per packet and print the table
         /// (the `element_costs` handler) after the router stops.
         #[arg(long)]
@@ -116,6 +127,7 @@ fn main() {
             handlers,
             simtime,
             threads,
+            affinity,
             profile,
             no_coalesce,
             busy_poll,
@@ -126,6 +138,7 @@ fn main() {
                 handlers,
                 simtime,
                 threads,
+                affinity,
                 profile,
                 no_coalesce,
                 busy_poll,
@@ -190,7 +203,7 @@ fn check(source: Source, defines: &[(String, String)]) -> i32 {
     let Ok(flat) = parse(&text, &name, defines) else {
         return 1;
     };
-    match rclick_cli::build(flat, &text, false, 1, false, false) {
+    match rclick_cli::build(flat, &text, false, 1, false, false, None) {
         Ok(r) => {
             println!(
                 "{name}: ok ({} elements, {} connections)",

@@ -440,7 +440,7 @@ impl Router {
             let args = confparse::split_args(&configs[i]);
             let mut el = b.elements[i].take().expect("present");
             let result = {
-                let mut cx = ConfigureCx::new(i, &b.info, &mut b.names);
+                let mut cx = ConfigureCx::new(i, &b.info, &mut b.names, b.nthreads);
                 let r = el.configure(&args, &mut cx);
                 (r, std::mem::take(&mut cx.messages))
             };

@@ -92,6 +92,7 @@ pub struct ConfigureCx<'a> {
     id: ElementId,
     info: &'a [ElementInfo],
     names: NamesRef<'a>,
+    nthreads: usize,
     /// Lines to print once configure returns (warnings, messages).
     pub(crate) messages: Vec<String>,
 }
@@ -106,11 +107,13 @@ impl<'a> ConfigureCx<'a> {
         id: ElementId,
         info: &'a [ElementInfo],
         names: &'a mut NameTable,
+        nthreads: usize,
     ) -> ConfigureCx<'a> {
         ConfigureCx {
             id,
             info,
             names: NamesRef::Mut(names),
+            nthreads,
             messages: Vec::new(),
         }
     }
@@ -119,11 +122,13 @@ impl<'a> ConfigureCx<'a> {
         id: ElementId,
         info: &'a [ElementInfo],
         names: &'a NameTable,
+        nthreads: usize,
     ) -> ConfigureCx<'a> {
         ConfigureCx {
             id,
             info,
             names: NamesRef::Shared(names),
+            nthreads,
             messages: Vec::new(),
         }
     }
@@ -164,6 +169,10 @@ impl<'a> ConfigureCx<'a> {
     /// Number of elements in the router.
     pub fn nelements(&self) -> usize {
         self.info.len()
+    }
+    /// Number of router threads (`-j`).
+    pub fn nthreads(&self) -> usize {
+        self.nthreads
     }
     /// Elements inside compound `name` (resolved like [`ConfigureCx::find`]):
     /// those named `prefix/...`, with the prefix found.
@@ -292,6 +301,10 @@ impl<'a> InitCx<'a> {
     pub fn nelements(&self) -> usize {
         self.b.info.len()
     }
+    /// Number of router threads (`-j`).
+    pub fn nthreads(&self) -> usize {
+        self.b.nthreads
+    }
     /// Runs `f` on another element (not this one: `None` for it).
     pub fn with_element<R>(
         &mut self,
@@ -387,11 +400,6 @@ impl<'a> InitCx<'a> {
     /// waits on its descriptors instead of polling.
     pub fn add_select(&mut self, fd: impl std::os::fd::AsRawFd, what: super::Select, t: TaskId) {
         self.b.selects.push((fd.as_raw_fd(), what, t.0));
-    }
-
-    /// Number of router threads (Click's `-j`).
-    pub fn nthreads(&self) -> usize {
-        self.b.nthreads
     }
 
     /// Runs task `t` on thread `thread` (below [`InitCx::nthreads`]),

@@ -355,7 +355,7 @@ impl RouterInner {
                     let mut conf = rt.configs[e].lock().unwrap_or_else(|p| p.into_inner());
                     let new_conf = set_keyword(&conf, keyword, position, value);
                     let args = rclick_lang::confparse::split_args(&new_conf);
-                    let mut ccx = ConfigureCx::new_shared(e, &rt.info, &rt.names);
+                    let mut ccx = ConfigureCx::new_shared(e, &rt.info, &rt.names, rt.nthreads);
                     let r = g.live_reconfigure(&args, &mut ccx);
                     rt.log_messages(std::mem::take(&mut ccx.messages));
                     r.map_err(|m| format!("{full}: {m}"))?;
@@ -385,7 +385,7 @@ impl RouterInner {
                     }
                     let rt = cx.rt;
                     let args = rclick_lang::confparse::split_args(value);
-                    let mut ccx = ConfigureCx::new_shared(e, &rt.info, &rt.names);
+                    let mut ccx = ConfigureCx::new_shared(e, &rt.info, &rt.names, rt.nthreads);
                     let r = g.live_reconfigure(&args, &mut ccx);
                     rt.log_messages(std::mem::take(&mut ccx.messages));
                     r?;

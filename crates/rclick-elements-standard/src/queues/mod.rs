@@ -1,6 +1,6 @@
-//! Queues, unqueuers, packet schedulers, shapers, meters, RED and the
-//! task-scheduling information elements (Click's storage, shaping and
-//! scheduling elements).
+//! Queues, unqueuers, packet schedulers, shapers, meters, RED and
+//! ScheduleInfo (Click's storage, shaping and scheduling elements). The
+//! queues for several threads are in [`crate::threads`].
 //!
 //! One element class per file; each file opens with the class's manual.
 //! The queue classes share one implementation ([`storage`]) as Click's
@@ -27,7 +27,6 @@ pub mod round_robin_sched;
 pub mod schedule_info;
 pub mod shaper;
 pub mod simple_queue;
-pub mod static_thread_sched;
 pub mod storage;
 pub mod stride_sched;
 pub mod timed_unqueue;
@@ -125,11 +124,6 @@ pub fn register(r: &mut Registry) {
         "ScheduleInfo",
         || Box::<schedule_info::ScheduleInfo>::default(),
         include_str!("schedule_info.rs"),
-    );
-    r.add(
-        "StaticThreadSched",
-        || Box::<static_thread_sched::StaticThreadSched>::default(),
-        include_str!("static_thread_sched.rs"),
     );
 }
 
