@@ -66,6 +66,9 @@ pub enum SlotBusy {
 }
 
 /// One element behind its access rules (see the module documentation).
+/// A call writes `state`, so each slot fills one cache line of its own:
+/// elements owned by different threads never share a line.
+#[repr(align(64))]
 pub(crate) struct Slot {
     /// 1 + the caller's id while a call is inside the element, 0 when free.
     state: AtomicUsize,
