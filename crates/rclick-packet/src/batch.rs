@@ -24,6 +24,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::mem::ManuallyDrop;
 use std::ops::{Index, IndexMut};
 
 use crate::packet::Packet;
@@ -32,7 +33,10 @@ use crate::pool;
 /// An ordered batch of packets with pooled backing storage. See the
 /// [module docs](self).
 pub struct PacketBatch {
-    v: Vec<Packet>,
+    /// Dropped by hand (`Drop` below): the compiler's field drop would be
+    /// an out-of-line call per batch even for the inline case, 44
+    /// instructions per packet at BURST 1 (callgrind).
+    v: ManuallyDrop<Vec<Packet>>,
     /// The only packet while `v` has no storage; hollow otherwise.
     one: Packet,
 }
@@ -43,7 +47,7 @@ impl PacketBatch {
     #[inline]
     pub const fn new() -> Self {
         PacketBatch {
-            v: Vec::new(),
+            v: ManuallyDrop::new(Vec::new()),
             one: Packet::HOLLOW,
         }
     }
@@ -65,7 +69,7 @@ impl PacketBatch {
         };
         v.reserve(n);
         PacketBatch {
-            v,
+            v: ManuallyDrop::new(v),
             one: Packet::HOLLOW,
         }
     }
@@ -86,7 +90,9 @@ impl PacketBatch {
         if !self.one.is_hollow() {
             v.push(self.one.take_out());
         }
-        self.v = v;
+        // The old vector has no storage (the batch was inline): nothing
+        // leaks.
+        self.v = ManuallyDrop::new(v);
     }
 
     /// Appends a packet.
@@ -126,7 +132,8 @@ impl PacketBatch {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        self.v.reserve(self.v.len());
+        let n = self.v.len();
+        self.v.reserve(n);
     }
 
     /// Number of packets.
@@ -501,7 +508,7 @@ impl Drop for PacketBatch {
     #[inline]
     fn drop(&mut self) {
         if self.v.capacity() != 0 {
-            pool::recycle_batch_vec(std::mem::take(&mut self.v));
+            pool::recycle_batch_vec(ManuallyDrop::into_inner(std::mem::take(&mut self.v)));
         }
     }
 }
@@ -517,7 +524,7 @@ impl From<Packet> for PacketBatch {
     #[inline]
     fn from(p: Packet) -> Self {
         PacketBatch {
-            v: Vec::new(),
+            v: ManuallyDrop::new(Vec::new()),
             one: p,
         }
     }
@@ -529,7 +536,7 @@ impl From<Vec<Packet>> for PacketBatch {
     #[inline]
     fn from(v: Vec<Packet>) -> Self {
         PacketBatch {
-            v,
+            v: ManuallyDrop::new(v),
             one: Packet::HOLLOW,
         }
     }
@@ -593,7 +600,7 @@ impl IntoIterator for PacketBatch {
     /// the pool when the iterator is dropped.
     #[inline]
     fn into_iter(mut self) -> IntoIter {
-        let mut v = std::mem::take(&mut self.v);
+        let mut v = ManuallyDrop::into_inner(std::mem::take(&mut self.v));
         // Stored reversed so that `next` is an O(1) `pop`; reversing a
         // vector of pointers is a few nanoseconds for a typical batch.
         v.reverse();

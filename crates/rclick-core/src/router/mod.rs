@@ -31,6 +31,7 @@ pub mod llrpc;
 mod migrate;
 pub(crate) mod poll;
 pub mod profile;
+mod runq;
 pub mod sched;
 mod slot;
 mod threads;

@@ -10,11 +10,12 @@
 //! simulated time, an idle router jumps straight to its next timer.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::ctx::Ctx;
+use super::runq::{Entry, RunQueue};
 use super::slot::{Held, NO_LOCK};
 use super::{Remote, Router, RouterInner};
 use crate::element::{TaskId, TimerId};
@@ -61,7 +62,7 @@ pub struct ThreadSched {
     /// just ran has the largest pass or nearly, so it goes back in at or
     /// near the end, and the common operations (pop the front, insert near
     /// the back) cost a few instructions where a binary heap sifts.
-    runq: VecDeque<(u64, u64, u32)>,
+    runq: RunQueue,
     /// Enqueue order, so that tasks with equal passes run first-in first-out.
     seq: u64,
     timers: BinaryHeap<Reverse<(i64, u64, u32)>>,
@@ -97,7 +98,7 @@ impl ThreadSched {
             tag: id.wrapping_add(1).max(1),
             held: None,
             held_id: NO_LOCK,
-            runq: VecDeque::new(),
+            runq: RunQueue::default(),
             // Generations are unique across threads, so a run queue entry
             // made stale by a move to another thread never matches again.
             seq: (id as u64 & 0xFFFF) << 48,
@@ -184,14 +185,11 @@ impl ThreadSched {
         let pass = ti.pass.load(Ordering::Relaxed);
         // Sequence numbers only grow, so (pass, seq) order is pass order
         // with ties first in, first out: compare passes only.
-        let key = (pass, self.seq, t);
-        match self.runq.back() {
-            Some(last) if last.0 > pass => {
-                let at = self.runq.partition_point(|e| e.0 <= pass);
-                self.runq.insert(at, key);
-            }
-            _ => self.runq.push_back(key),
-        }
+        self.runq.insert(Entry {
+            pass,
+            gen: self.seq,
+            task: t,
+        });
     }
 
     /// Puts a task that was asleep on the run queue: as Click's
@@ -333,7 +331,7 @@ impl ThreadSched {
     /// Pops the next runnable task.
     #[inline]
     fn next_task(&mut self, rt: &RouterInner) -> Option<(u64, u32)> {
-        while let Some((pass, gen, t)) = self.runq.pop_front() {
+        while let Some(Entry { pass, gen, task: t }) = self.runq.pop_front() {
             let ti = &rt.tasks[t as usize];
             if ti.generation.load(Ordering::Relaxed) == gen && ti.scheduled.load(Ordering::Relaxed)
             {
@@ -412,7 +410,7 @@ impl ThreadSched {
                 None => true,
                 // A tie goes to the task already waiting (first in, first
                 // out, as Click inserts after equal passes).
-                Some((p, _, _)) => next_pass < *p,
+                Some(front) => next_pass < front.pass,
             };
             if first {
                 return (Some((next_pass, t)), used as usize);
@@ -483,7 +481,7 @@ impl ThreadSched {
     ) -> u32 {
         let front = match self.runq.front() {
             None => None,
-            Some(&(front, _, _)) if front > pass + stride => Some(front),
+            Some(Entry { pass: front, .. }) if front > pass + stride => Some(front),
             Some(_) => return 1,
         };
         if !self.may_coalesce(rt, t) {
