@@ -12,7 +12,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use rclick_core::Router;
+use rclick_core::{BuildOptions, Router};
 use rclick_lang::FlatConfig;
 
 /// What `rclick bench` was asked to do (its command-line options).
@@ -50,6 +50,10 @@ pub struct BenchOptions {
     /// where several runs could be done in one call with the same results.
     #[arg(long)]
     pub no_coalesce: bool,
+    /// Call every element of a run of simple elements through its own
+    /// push, instead of fusing the run into one dispatch.
+    #[arg(long)]
+    pub no_fuse: bool,
     /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
@@ -288,9 +292,17 @@ fn reset_peak_rss() {
 }
 
 /// Builds a router for one run, printing build errors.
-fn build_router(flat: &FlatConfig, text: &str, no_coalesce: bool) -> Result<Router, String> {
-    crate::build(flat.clone(), text, false, 1, no_coalesce, false, None)
-        .map_err(|crate::Reported| "configuration error".to_string())
+fn build_router(flat: &FlatConfig, text: &str, opts: &BenchOptions) -> Result<Router, String> {
+    crate::build(
+        flat.clone(),
+        text,
+        BuildOptions {
+            no_coalesce: opts.no_coalesce,
+            no_fuse: opts.no_fuse,
+            ..Default::default()
+        },
+    )
+    .map_err(|crate::Reported| "configuration error".to_string())
 }
 
 /// Builds, runs and checks once; returns the seconds the run took, on the
@@ -300,9 +312,9 @@ fn one_run(
     text: &str,
     checks: &[Check],
     profile: bool,
-    no_coalesce: bool,
+    opts: &BenchOptions,
 ) -> Result<(f64, f64, Router), String> {
-    let router = build_router(flat, text, no_coalesce)?;
+    let router = build_router(flat, text, opts)?;
     if profile {
         router.write_handler("profile", "true")?;
     }
@@ -339,7 +351,7 @@ fn bench_file(
         checks.push(parse_check(c, n)?);
     }
     if checks.is_empty() && !opts.no_check {
-        let router = build_router(&flat, &text, opts.no_coalesce)?;
+        let router = build_router(&flat, &text, opts)?;
         checks = default_checks(&router, n);
         if checks.is_empty() {
             return Err(
@@ -358,7 +370,7 @@ fn bench_file(
     };
     let (mut ns, mut cpu_ns) = (Vec::new(), Vec::new());
     for i in 0..=opts.runs {
-        let (secs, cpu, _) = one_run(&flat, &text, &checks, false, opts.no_coalesce)
+        let (secs, cpu, _) = one_run(&flat, &text, &checks, false, opts)
             .map_err(|e| format!("{}: {e}", label(i)))?;
         if i > 0 {
             ns.push(secs * 1e9 / n as f64);
@@ -369,8 +381,8 @@ fn bench_file(
     cpu_ns.sort_by(f64::total_cmp);
     let max_rss = peak_rss();
     let (profile, profiled_ns) = if opts.profile {
-        let (secs, _, router) = one_run(&flat, &text, &checks, true, opts.no_coalesce)
-            .map_err(|e| format!("profiled run: {e}"))?;
+        let (secs, _, router) =
+            one_run(&flat, &text, &checks, true, opts).map_err(|e| format!("profiled run: {e}"))?;
         let report = router
             .element_costs()
             .ok_or("profiled run: no element costs")?;
@@ -678,7 +690,7 @@ mod tests {
 
     fn built(text: &str) -> Router {
         let flat = crate::parse(text, "config", &[]).unwrap();
-        crate::build(flat, text, false, 1, false, false, None).unwrap()
+        crate::build(flat, text, BuildOptions::default()).unwrap()
     }
 
     #[test]

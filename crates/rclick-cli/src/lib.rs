@@ -137,6 +137,24 @@ pub struct DriverRequest {
     pub no_coalesce: bool,
     /// `--busy-poll`: idle threads never sleep (`BuildOptions::busy_poll`).
     pub busy_poll: bool,
+    /// `--no-fuse`: no fused chains of simple elements
+    /// (`BuildOptions::no_fuse`).
+    pub no_fuse: bool,
+}
+
+impl DriverRequest {
+    /// The build options this request asks for.
+    pub fn build_options(&self) -> BuildOptions {
+        BuildOptions {
+            simtime: self.simtime,
+            threads: self.threads.max(1),
+            no_coalesce: self.no_coalesce,
+            no_fuse: self.no_fuse,
+            busy_poll: self.busy_poll,
+            affinity: self.affinity,
+            ..Default::default()
+        }
+    }
 }
 
 /// Click's `-p` argument: a port number, or a number and `+` (try
@@ -191,26 +209,14 @@ fn add_control_sockets(
     }
 }
 
-/// Builds a router, printing errors Click's way. `no_coalesce`, `busy_poll`
-/// and `affinity`: see `BuildOptions`.
-pub fn build(
-    flat: FlatConfig,
-    text: &str,
-    simtime: bool,
-    threads: usize,
-    no_coalesce: bool,
-    busy_poll: bool,
-    affinity: Option<usize>,
-) -> Result<Router, Reported> {
+/// Builds a router with `opts` (its `source_text` set to `text`), printing
+/// errors Click's way.
+pub fn build(flat: FlatConfig, text: &str, opts: BuildOptions) -> Result<Router, Reported> {
     let opts = BuildOptions {
-        simtime,
-        threads: threads.max(1),
-        no_coalesce,
-        busy_poll,
-        affinity,
+        threads: opts.threads.max(1),
         source_text: text.to_string(),
         capture_log: false,
-        ..Default::default()
+        ..opts
     };
     Router::build(flat, Arc::new(registry()), opts).map_err(|e| {
         let stderr = std::io::stderr();
@@ -245,14 +251,7 @@ pub fn drive(req: DriverRequest) -> i32 {
                 file_name: "config".into(),
                 defines: req.defines.clone(),
             },
-            BuildOptions {
-                simtime: req.simtime,
-                threads: req.threads.max(1),
-                no_coalesce: req.no_coalesce,
-                busy_poll: req.busy_poll,
-                affinity: req.affinity,
-                ..Default::default()
-            },
+            req.build_options(),
             Some(prepare),
         )
     });
@@ -265,15 +264,7 @@ pub fn drive(req: DriverRequest) -> i32 {
             }),
         None => {
             add_control_sockets(&mut flat, &req.ports, &req.unix_sockets, false);
-            build(
-                flat,
-                &text,
-                req.simtime,
-                req.threads,
-                req.no_coalesce,
-                req.busy_poll,
-                req.affinity,
-            )
+            build(flat, &text, req.build_options())
         }
     };
     let Ok(mut router) = built else {

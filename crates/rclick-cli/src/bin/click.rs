@@ -47,6 +47,11 @@ struct Cli {
     /// in a loop (lowest latency, a busy processor per thread).
     #[arg(long = "busy-poll")]
     busy_poll: bool,
+    /// Call every element of a run of simple elements through its own
+    /// push, instead of fusing the run into one dispatch (to measure what
+    /// fusion saves; results are the same either way).
+    #[arg(long = "no-fuse")]
+    no_fuse: bool,
     /// Start N threads.
     #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 1)]
     threads: usize,
@@ -132,6 +137,7 @@ fn main() {
         profile: false,
         no_coalesce: cli.no_coalesce,
         busy_poll: cli.busy_poll,
+        no_fuse: cli.no_fuse,
     };
     for p in &cli.ports {
         match rclick_cli::parse_port_arg(p) {

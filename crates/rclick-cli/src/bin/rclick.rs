@@ -80,6 +80,11 @@ enum Command {
         /// timers in a loop (lowest latency, a busy processor per thread).
         #[arg(long)]
         busy_poll: bool,
+        /// Call every element of a run of simple elements through its own
+        /// push, instead of fusing the run into one dispatch (to measure
+        /// what fusion saves; results are the same either way).
+        #[arg(long)]
+        no_fuse: bool,
     },
     /// Time benchmark configurations (Click's `bench/*.click`): a warm-up
     /// run, then timed runs of N packets each, every run checked through
@@ -131,6 +136,7 @@ fn main() {
             profile,
             no_coalesce,
             busy_poll,
+            no_fuse,
         } => match config.split() {
             Ok((source, defines)) => drive(DriverRequest {
                 source: Some(source),
@@ -142,6 +148,7 @@ fn main() {
                 profile,
                 no_coalesce,
                 busy_poll,
+                no_fuse,
                 ..Default::default()
             }),
             Err(e) => {
@@ -203,7 +210,7 @@ fn check(source: Source, defines: &[(String, String)]) -> i32 {
     let Ok(flat) = parse(&text, &name, defines) else {
         return 1;
     };
-    match rclick_cli::build(flat, &text, false, 1, false, false, None) {
+    match rclick_cli::build(flat, &text, Default::default()) {
         Ok(r) => {
             println!(
                 "{name}: ok ({} elements, {} connections)",
