@@ -1,21 +1,24 @@
 //! [`PacketBatch`]: an ordered batch of packets, the unit of batched
 //! push/pull between elements.
 //!
-//! A batch is a `Vec<Packet>` plus one inline packet slot (four words;
-//! moving a batch by value copies 32 bytes, never the packets). A batch of
-//! one packet, the common case when sources emit one packet per task run
-//! as Click's do by default, lives in the inline slot and touches no vector
-//! at all. From the second packet on, the packets live in a vector whose
-//! storage is recycled through the thread-local [`pool`] module: the first
-//! spill takes a vector from the pool (capacity
+//! A batch is an optional boxed `Vec<Packet>` plus one inline packet slot:
+//! two pointers, so a batch passed to or returned from a push or pull
+//! travels in two registers. (A `Vec` in place made it four words, passed
+//! through memory at every hop; copying a batch just written field by field
+//! stalled store forwarding, a fifth of a Queue handoff's time, perf.) A
+//! batch of one packet, the common case when sources emit one packet per
+//! task run as Click's do by default, lives in the inline slot and touches
+//! no vector at all. From the second packet on, the packets live in a boxed
+//! vector recycled through the thread-local [`pool`] module: the first
+//! spill takes one from the pool (capacity
 //! [`BATCH_CAPACITY`](crate::pool::BATCH_CAPACITY) when fresh), and
 //! dropping the batch returns it. A `SmallVec` with inline storage for many
 //! packets was not used because moving it would copy the inline array
 //! (256 bytes for 32 packets) at every element boundary.
 //!
-//! Invariant: while the vector has no storage (capacity 0) the batch holds
-//! the inline packet or nothing; once it has storage, every packet is in
-//! the vector and the inline slot is empty (a hollow packet).
+//! Invariant: while there is no vector the batch holds the inline packet
+//! or nothing; once it has one, every packet is in the vector and the
+//! inline slot is empty (a hollow packet).
 //!
 //! Order is preserved by every operation. Removing from the back
 //! ([`pop`](PacketBatch::pop)) is O(1); there is deliberately no
@@ -36,8 +39,8 @@ pub struct PacketBatch {
     /// Dropped by hand (`Drop` below): the compiler's field drop would be
     /// an out-of-line call per batch even for the inline case, 44
     /// instructions per packet at BURST 1 (callgrind).
-    v: ManuallyDrop<Vec<Packet>>,
-    /// The only packet while `v` has no storage; hollow otherwise.
+    v: ManuallyDrop<Option<Box<Vec<Packet>>>>,
+    /// The only packet while there is no vector; hollow otherwise.
     one: Packet,
 }
 
@@ -47,7 +50,7 @@ impl PacketBatch {
     #[inline]
     pub const fn new() -> Self {
         PacketBatch {
-            v: ManuallyDrop::new(Vec::new()),
+            v: ManuallyDrop::new(None),
             one: Packet::HOLLOW,
         }
     }
@@ -65,11 +68,11 @@ impl PacketBatch {
         let mut v = if n <= pool::MAX_POOLED_BATCH_CAPACITY {
             pool::take_batch_vec()
         } else {
-            Vec::new()
+            Box::default()
         };
         v.reserve(n);
         PacketBatch {
-            v: ManuallyDrop::new(v),
+            v: ManuallyDrop::new(Some(v)),
             one: Packet::HOLLOW,
         }
     }
@@ -78,7 +81,7 @@ impl PacketBatch {
     /// storage).
     #[inline(always)]
     fn inline(&self) -> bool {
-        self.v.capacity() == 0
+        self.v.is_none()
     }
 
     /// Moves to vector storage (taking a pooled vector), carrying the inline
@@ -90,9 +93,18 @@ impl PacketBatch {
         if !self.one.is_hollow() {
             v.push(self.one.take_out());
         }
-        // The old vector has no storage (the batch was inline): nothing
-        // leaks.
-        self.v = ManuallyDrop::new(v);
+        // There was no vector (the batch was inline): nothing leaks.
+        *self.v = Some(v);
+    }
+
+    /// The vector, taken first (with the inline packet) if the batch is
+    /// inline.
+    #[inline(always)]
+    fn many(&mut self) -> &mut Vec<Packet> {
+        if self.v.is_none() {
+            self.spill();
+        }
+        self.v.get_or_insert_with(pool::take_batch_vec)
     }
 
     /// Appends a packet.
@@ -105,10 +117,7 @@ impl PacketBatch {
             }
             self.spill();
         }
-        if self.v.len() == self.v.capacity() {
-            self.grow();
-        }
-        self.v.push(p);
+        self.many().push(p);
     }
 
     /// Appends `n` clones of `p` (Click's `clone()`: the buffer is shared,
@@ -126,21 +135,16 @@ impl PacketBatch {
             }
             self.spill();
         }
-        p.clone_n_into(n, &mut self.v);
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self) {
-        let n = self.v.len();
-        self.v.reserve(n);
+        p.clone_n_into(n, self.many());
     }
 
     /// Number of packets.
     #[inline]
     pub fn len(&self) -> usize {
-        // The inline slot is hollow whenever the vector has storage.
-        self.v.len() + usize::from(!self.one.is_hollow())
+        match &*self.v {
+            Some(v) => v.len(),
+            None => usize::from(!self.one.is_hollow()),
+        }
     }
 
     /// True if the batch holds no packets.
@@ -153,7 +157,7 @@ impl PacketBatch {
     /// one.
     #[inline]
     pub fn capacity(&self) -> usize {
-        self.v.capacity().max(1)
+        self.v.as_ref().map_or(1, |v| v.capacity().max(1))
     }
 
     /// Iterates over the packets in order.
@@ -171,8 +175,8 @@ impl PacketBatch {
     /// The packets as a slice.
     #[inline]
     pub fn as_slice(&self) -> &[Packet] {
-        if !self.inline() {
-            &self.v
+        if let Some(v) = &*self.v {
+            v
         } else if self.one.is_hollow() {
             &[]
         } else {
@@ -183,8 +187,8 @@ impl PacketBatch {
     /// The packets as a mutable slice.
     #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [Packet] {
-        if !self.inline() {
-            &mut self.v
+        if let Some(v) = &mut *self.v {
+            v
         } else if self.one.is_hollow() {
             &mut []
         } else {
@@ -219,8 +223,8 @@ impl PacketBatch {
     /// Removes and returns the last packet (O(1)).
     #[inline]
     pub fn pop(&mut self) -> Option<Packet> {
-        if !self.inline() {
-            self.v.pop()
+        if let Some(v) = &mut *self.v {
+            v.pop()
         } else if self.one.is_hollow() {
             None
         } else {
@@ -231,10 +235,7 @@ impl PacketBatch {
     /// Removes every packet, in order, keeping the storage for reuse.
     #[inline]
     pub fn drain(&mut self) -> std::vec::Drain<'_, Packet> {
-        if !self.one.is_hollow() {
-            self.spill();
-        }
-        self.v.drain(..)
+        self.many().drain(..)
     }
 
     /// Calls `f` on every packet, in order, emptying the batch (keeping
@@ -242,13 +243,16 @@ impl PacketBatch {
     /// stays without storage.
     #[inline]
     pub fn drain_each(&mut self, mut f: impl FnMut(Packet)) {
-        if self.inline() {
-            if !self.one.is_hollow() {
-                f(self.one.take_out());
+        match &mut *self.v {
+            Some(v) => {
+                for p in v.drain(..) {
+                    f(p);
+                }
             }
-        } else {
-            for p in self.v.drain(..) {
-                f(p);
+            None => {
+                if !self.one.is_hollow() {
+                    f(self.one.take_out());
+                }
             }
         }
     }
@@ -257,7 +261,9 @@ impl PacketBatch {
     #[inline]
     pub fn clear(&mut self) {
         self.one = Packet::HOLLOW;
-        self.v.clear();
+        if let Some(v) = &mut *self.v {
+            v.clear();
+        }
     }
 
     /// Keeps the first `n` packets, dropping the rest.
@@ -266,14 +272,16 @@ impl PacketBatch {
         if n == 0 {
             self.one = Packet::HOLLOW;
         }
-        self.v.truncate(n);
+        if let Some(v) = &mut *self.v {
+            v.truncate(n);
+        }
     }
 
     /// Moves the contents out, leaving this batch empty (without storage).
     #[inline]
     pub fn take(&mut self) -> PacketBatch {
         PacketBatch {
-            v: std::mem::take(&mut self.v),
+            v: ManuallyDrop::new(self.v.take()),
             one: self.one.take_out(),
         }
     }
@@ -292,18 +300,19 @@ impl PacketBatch {
             }
             return;
         }
-        let n = self.v.len();
+        let Some(v) = &mut *self.v else { return };
+        let n = v.len();
         let mut kept = 0;
         for i in 0..n {
             // Leaves a hollow packet behind (dropping it is a no-op), so a
             // panic in `f` leaves a batch that is still safe to drop.
-            let p = self.v[i].take_out();
+            let p = v[i].take_out();
             if let Some(q) = f(p) {
-                put_into_hollow(&mut self.v[kept], q);
+                put_into_hollow(&mut v[kept], q);
                 kept += 1;
             }
         }
-        self.v.truncate(kept);
+        v.truncate(kept);
     }
 
     /// Keeps, in place and in order, the packets for which `keep` returns
@@ -320,26 +329,27 @@ impl PacketBatch {
             }
             return out;
         }
-        let n = self.v.len();
+        let Some(v) = &mut *self.v else { return out };
+        let n = v.len();
         let mut i = 0;
-        while i < n && keep(&mut self.v[i]) {
+        while i < n && keep(&mut v[i]) {
             i += 1;
         }
         if i == n {
             return out;
         }
-        out.push(self.v[i].take_out());
+        out.push(v[i].take_out());
         let mut kept = i;
         for j in i + 1..n {
-            if keep(&mut self.v[j]) {
-                let p = self.v[j].take_out();
-                put_into_hollow(&mut self.v[kept], p);
+            if keep(&mut v[j]) {
+                let p = v[j].take_out();
+                put_into_hollow(&mut v[kept], p);
                 kept += 1;
             } else {
-                out.push(self.v[j].take_out());
+                out.push(v[j].take_out());
             }
         }
-        self.v.truncate(kept);
+        v.truncate(kept);
         out
     }
 
@@ -351,8 +361,11 @@ impl PacketBatch {
             return self.take();
         }
         let mut front = PacketBatch::with_capacity(k);
-        for p in self.v.drain(..k) {
-            front.push(p);
+        // More than k packets, so more than one: they are in the vector.
+        if let Some(v) = &mut *self.v {
+            for p in v.drain(..k) {
+                front.push(p);
+            }
         }
         front
     }
@@ -365,8 +378,8 @@ impl PacketBatch {
             if !self.one.is_hollow() && !f(&self.one) {
                 self.one = Packet::HOLLOW;
             }
-        } else {
-            self.v.retain(f);
+        } else if let Some(v) = &mut *self.v {
+            v.retain(f);
         }
     }
 
@@ -377,8 +390,8 @@ impl PacketBatch {
             if !self.one.is_hollow() && !f(&mut self.one) {
                 self.one = Packet::HOLLOW;
             }
-        } else {
-            self.v.retain_mut(f);
+        } else if let Some(v) = &mut *self.v {
+            v.retain_mut(f);
         }
     }
 
@@ -390,13 +403,10 @@ impl PacketBatch {
         if self.is_empty() {
             std::mem::swap(self, other);
         } else if !other.is_empty() {
-            if self.inline() {
-                self.spill();
-            }
-            if other.inline() {
-                self.v.push(other.one.take_out());
-            } else {
-                self.v.append(&mut other.v);
+            let v = self.many();
+            match &mut *other.v {
+                Some(ov) => v.append(ov),
+                None => v.push(other.one.take_out()),
             }
         }
     }
@@ -429,12 +439,13 @@ impl PacketBatch {
     /// instructions per packet for the whole push, callgrind).
     #[inline]
     pub fn move_to_deque(&mut self, q: &mut VecDeque<Packet>) {
-        if self.inline() {
-            if !self.one.is_hollow() {
-                q.push_back(self.one.take_out());
+        match &mut *self.v {
+            Some(v) => q.extend(v.drain(..)),
+            None => {
+                if !self.one.is_hollow() {
+                    q.push_back(self.one.take_out());
+                }
             }
-        } else {
-            q.extend(self.v.drain(..));
         }
     }
 
@@ -461,12 +472,11 @@ impl PacketBatch {
         // slice iterators have a trusted length, so the vector reserves
         // once and copies pointers. `extend(q.drain(..n))` took 36
         // instructions per packet and a `pop_front` loop 25 (callgrind).
+        let v = self.many();
         let (front, back) = q.as_mut_slices();
         let from_front = n.min(front.len());
-        self.v
-            .extend(front[..from_front].iter_mut().map(Packet::take_out));
-        self.v
-            .extend(back[..n - from_front].iter_mut().map(Packet::take_out));
+        v.extend(front[..from_front].iter_mut().map(Packet::take_out));
+        v.extend(back[..n - from_front].iter_mut().map(Packet::take_out));
         q.drain(..n);
     }
 
@@ -507,8 +517,8 @@ impl Drop for PacketBatch {
     /// packet, if any, drops with the field).
     #[inline]
     fn drop(&mut self) {
-        if self.v.capacity() != 0 {
-            pool::recycle_batch_vec(ManuallyDrop::into_inner(std::mem::take(&mut self.v)));
+        if let Some(v) = self.v.take() {
+            pool::recycle_batch_vec(v);
         }
     }
 }
@@ -524,7 +534,7 @@ impl From<Packet> for PacketBatch {
     #[inline]
     fn from(p: Packet) -> Self {
         PacketBatch {
-            v: ManuallyDrop::new(Vec::new()),
+            v: ManuallyDrop::new(None),
             one: p,
         }
     }
@@ -535,8 +545,11 @@ impl From<Vec<Packet>> for PacketBatch {
     /// is dropped).
     #[inline]
     fn from(v: Vec<Packet>) -> Self {
+        if v.capacity() == 0 {
+            return PacketBatch::new();
+        }
         PacketBatch {
-            v: ManuallyDrop::new(v),
+            v: ManuallyDrop::new(Some(Box::new(v))),
             one: Packet::HOLLOW,
         }
     }
@@ -600,10 +613,12 @@ impl IntoIterator for PacketBatch {
     /// the pool when the iterator is dropped.
     #[inline]
     fn into_iter(mut self) -> IntoIter {
-        let mut v = ManuallyDrop::into_inner(std::mem::take(&mut self.v));
+        let mut v = self.v.take();
         // Stored reversed so that `next` is an O(1) `pop`; reversing a
         // vector of pointers is a few nanoseconds for a typical batch.
-        v.reverse();
+        if let Some(v) = &mut v {
+            v.reverse();
+        }
         IntoIter {
             rev: v,
             one: self.one.take_out(),
@@ -614,7 +629,7 @@ impl IntoIterator for PacketBatch {
 /// Owning iterator over a [`PacketBatch`], in order. Returned by
 /// [`PacketBatch::into_iter`].
 pub struct IntoIter {
-    rev: Vec<Packet>,
+    rev: Option<Box<Vec<Packet>>>,
     /// The batch's inline packet (hollow when `rev` holds the packets).
     one: Packet,
 }
@@ -624,7 +639,7 @@ impl Iterator for IntoIter {
 
     #[inline]
     fn next(&mut self) -> Option<Packet> {
-        match self.rev.pop() {
+        match self.rev.as_mut().and_then(|v| v.pop()) {
             Some(p) => Some(p),
             None if !self.one.is_hollow() => Some(self.one.take_out()),
             None => None,
@@ -633,7 +648,7 @@ impl Iterator for IntoIter {
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.rev.len() + usize::from(!self.one.is_hollow());
+        let n = self.rev.as_ref().map_or(0, |v| v.len()) + usize::from(!self.one.is_hollow());
         (n, Some(n))
     }
 }
@@ -644,7 +659,9 @@ impl std::iter::FusedIterator for IntoIter {}
 
 impl Drop for IntoIter {
     fn drop(&mut self) {
-        pool::recycle_batch_vec(std::mem::take(&mut self.rev));
+        if let Some(v) = self.rev.take() {
+            pool::recycle_batch_vec(v);
+        }
     }
 }
 
@@ -718,10 +735,11 @@ mod tests {
     }
 
     #[test]
-    fn batch_is_four_words() {
+    fn batch_is_two_words() {
+        // Two pointers: passed and returned in registers.
         assert_eq!(
             std::mem::size_of::<PacketBatch>(),
-            4 * std::mem::size_of::<usize>()
+            2 * std::mem::size_of::<usize>()
         );
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<PacketBatch>();

@@ -291,7 +291,7 @@ struct Depot {
     /// Spare buffers (unique, [`STD_BUFFER_LEN`]).
     buffers: Shelf<BufArc>,
     /// Empty batch vectors.
-    batches: Shelf<Vec<Packet>>,
+    batches: Shelf<Box<Vec<Packet>>>,
 }
 
 impl Depot {
@@ -334,13 +334,13 @@ struct Pool {
     attached: usize,
     /// Idle buffers not attached to a header (unique, [`STD_BUFFER_LEN`]).
     spare: Vec<BufArc>,
-    batches: Vec<Vec<Packet>>,
+    batches: Vec<Box<Vec<Packet>>>,
     /// Emptied chunk vectors kept from the last chunk taken from the depot,
     /// to carry the next chunk given (or to hand back at the next take).
     #[allow(clippy::vec_box)]
     header_shell: Option<Vec<Box<Header>>>,
     spare_shell: Option<Vec<BufArc>>,
-    batch_shell: Option<Vec<Vec<Packet>>>,
+    batch_shell: Option<Vec<Box<Vec<Packet>>>>,
     stats: PoolStats,
     /// This thread's depot in unit tests: none (surplus is freed one
     /// object at a time, an empty list allocates) unless a test sets one.
@@ -896,7 +896,7 @@ pub(crate) fn recycle_header(h: Box<Header>) {
 /// An empty vector for a batch: pooled (from this thread's list, refilled
 /// from the depot when empty), or freshly allocated with [`BATCH_CAPACITY`].
 #[inline]
-pub(crate) fn take_batch_vec() -> Vec<Packet> {
+pub(crate) fn take_batch_vec() -> Box<Vec<Packet>> {
     with_pool(|p| {
         if p.batches.is_empty() {
             p.refill_batches();
@@ -908,18 +908,18 @@ pub(crate) fn take_batch_vec() -> Vec<Packet> {
             }
             None => {
                 p.stats.batch_allocs += 1;
-                Vec::with_capacity(BATCH_CAPACITY)
+                Box::new(Vec::with_capacity(BATCH_CAPACITY))
             }
         }
     })
-    .unwrap_or_else(|| Vec::with_capacity(BATCH_CAPACITY))
+    .unwrap_or_else(|| Box::new(Vec::with_capacity(BATCH_CAPACITY)))
 }
 
 /// Returns an allocated batch vector to the pool, its packets' headers (and
 /// buffers no other packet uses) with it. Out of line, so that dropping a
 /// batch of one packet (no vector) stays small.
 #[inline(never)]
-pub(crate) fn recycle_batch_vec(mut v: Vec<Packet>) {
+pub(crate) fn recycle_batch_vec(mut v: Box<Vec<Packet>>) {
     if v.capacity() == 0 {
         return;
     }
@@ -975,7 +975,7 @@ pub fn preallocate(packets: usize, batches: usize) {
         }
         while p.batches.len() < batches.min(MAX_POOLED_BATCHES) {
             p.stats.batch_allocs += 1;
-            p.batches.push(Vec::with_capacity(BATCH_CAPACITY));
+            p.batches.push(Box::new(Vec::with_capacity(BATCH_CAPACITY)));
         }
     });
 }
@@ -1333,7 +1333,7 @@ mod tests {
         });
         on_thread(&depot, move |d| {
             // Batch vectors.
-            let vecs: Vec<Vec<Packet>> = (0..MAX_POOLED_BATCHES + extra)
+            let vecs: Vec<Box<Vec<Packet>>> = (0..MAX_POOLED_BATCHES + extra)
                 .map(|_| take_batch_vec())
                 .collect();
             let before = stats();
@@ -1449,11 +1449,12 @@ mod tests {
         // the first round trip, moving chunks allocates no vector.
         let depot = Arc::new(Depot::new());
         let shelf = &depot.batches;
-        let (mut giver, mut taker): (Vec<Vec<Packet>>, Vec<Vec<Packet>>) = (vec![], vec![]);
+        let (mut giver, mut taker): (Vec<Box<Vec<Packet>>>, Vec<Box<Vec<Packet>>>) =
+            (vec![], vec![]);
         let (mut gshell, mut tshell) = (None, None);
         let mut ptrs = std::collections::HashSet::new();
         for round in 0..10 {
-            giver.extend((0..DEPOT_CHUNK).map(|_| Vec::new()));
+            giver.extend((0..DEPOT_CHUNK).map(|_| Box::default()));
             assert!(shelf.give(&mut giver, &mut gshell));
             assert!(giver.is_empty() && gshell.is_none());
             assert!(shelf.take(&mut taker, &mut tshell));
