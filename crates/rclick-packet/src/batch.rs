@@ -25,6 +25,9 @@
 //! `pop_front` (iterate with [`drain`](PacketBatch::drain) or
 //! [`into_iter`](PacketBatch::into_iter) instead).
 
+// Batch vectors are boxed on purpose: a batch is then two pointers, passed
+// in registers (see the batch module's documentation).
+#![allow(clippy::box_collection)]
 use std::collections::VecDeque;
 use std::fmt;
 use std::mem::ManuallyDrop;

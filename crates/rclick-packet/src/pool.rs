@@ -72,6 +72,9 @@
 //! (This crate's own unit tests run with the depot off unless a test turns
 //! one on, so that exact counts do not depend on other tests' threads.)
 
+// Batch vectors are boxed on purpose: a batch is then two pointers, passed
+// in registers (see the batch module's documentation).
+#![allow(clippy::box_collection, clippy::vec_box)]
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 #[cfg(test)]
@@ -1449,8 +1452,8 @@ mod tests {
         // the first round trip, moving chunks allocates no vector.
         let depot = Arc::new(Depot::new());
         let shelf = &depot.batches;
-        let (mut giver, mut taker): (Vec<Box<Vec<Packet>>>, Vec<Box<Vec<Packet>>>) =
-            (vec![], vec![]);
+        let mut giver: Vec<Box<Vec<Packet>>> = vec![];
+        let mut taker: Vec<Box<Vec<Packet>>> = vec![];
         let (mut gshell, mut tshell) = (None, None);
         let mut ptrs = std::collections::HashSet::new();
         for round in 0..10 {
