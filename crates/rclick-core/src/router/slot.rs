@@ -437,6 +437,16 @@ mod tests {
         }
     }
 
+    /// Each slot, task record and thread record has cache lines of its
+    /// own, so that threads never write one line by accident.
+    #[test]
+    fn per_thread_state_fills_whole_cache_lines() {
+        use std::mem::{align_of, size_of};
+        assert_eq!((size_of::<Slot>(), align_of::<Slot>()), (64, 64));
+        assert_eq!(align_of::<super::super::TaskInfo>(), 64);
+        assert_eq!(align_of::<super::super::ThreadShared>(), 64);
+    }
+
     #[test]
     fn cycle_counter_moves_forward() {
         let a = cycle_counter();
