@@ -21,8 +21,11 @@ pub(crate) struct Entry {
 #[derive(Debug)]
 pub(crate) struct RunQueue {
     /// A power of two long; entry `i` (from the front) is at
-    /// `(head + i) & (len - 1)`.
+    /// `(head + i) & mask`.
     buf: Box<[Entry]>,
+    /// `buf.len() - 1`.
+    mask: usize,
+    /// Where the front entry is (always `< buf.len()`).
     head: usize,
     len: usize,
 }
@@ -31,6 +34,7 @@ impl Default for RunQueue {
     fn default() -> Self {
         RunQueue {
             buf: vec![Entry::default(); 16].into_boxed_slice(),
+            mask: 15,
             head: 0,
             len: 0,
         }
@@ -40,7 +44,7 @@ impl Default for RunQueue {
 impl RunQueue {
     #[inline(always)]
     fn mask(&self) -> usize {
-        self.buf.len() - 1
+        self.mask
     }
 
     #[inline(always)]
@@ -84,8 +88,21 @@ impl RunQueue {
         if self.len == self.buf.len() {
             self.grow();
         }
-        // Find the place from the back: a task that just ran usually goes
-        // last or nearly.
+        // A task that just ran usually goes last.
+        if self.len == 0 || self.at(self.len - 1).pass <= e.pass {
+            let at = (self.head + self.len) & self.mask;
+            self.buf[at] = e;
+            self.len += 1;
+            return;
+        }
+        self.insert_inside(e);
+    }
+
+    /// [`insert`](Self::insert) before the last entry: the place is found
+    /// from the back.
+    #[cold]
+    #[inline(never)]
+    fn insert_inside(&mut self, e: Entry) {
         let mut i = self.len;
         while i > 0 && self.at(i - 1).pass > e.pass {
             i -= 1;
@@ -107,6 +124,7 @@ impl RunQueue {
         for (i, slot) in buf.iter_mut().take(self.len).enumerate() {
             *slot = self.at(i);
         }
+        self.mask = buf.len() - 1;
         self.buf = buf;
         self.head = 0;
     }
