@@ -557,7 +557,7 @@ pub mod random {
     /// each port `*` half the time, else one port or a range of up to
     /// 1024; interface `*` three in four, else 0-3.
     pub fn filter(r: &mut Rng) -> Filter {
-        let mut pfx = |r: &mut Rng| {
+        let pfx = |r: &mut Rng| {
             if r.below(4) == 0 {
                 Prefix::default()
             } else {
@@ -572,7 +572,7 @@ pub mod random {
             2 => Some(17),
             _ => Some(1),
         };
-        let mut ports = |r: &mut Rng| match r.below(4) {
+        let ports = |r: &mut Rng| match r.below(4) {
             0 | 1 => PortRange::ANY,
             2 => {
                 let p = r.next() as u16;

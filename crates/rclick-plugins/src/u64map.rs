@@ -45,13 +45,9 @@ impl<V: Copy + Default> U64Map<V> {
     }
 
     /// Entries held.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len
-    }
-
-    /// Whether it holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// Bytes of heap it uses.
