@@ -26,7 +26,7 @@
 //! confirmed by the probe), so lookups stay exact.
 
 use crate::filter::{mask, Filter, FlowKey};
-use crate::u64map::U64Map;
+use crate::u64map::{Bloom, U64Map};
 
 /// Names an installed filter (returned by [`Classifier::insert`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -49,6 +49,8 @@ struct Dim {
     top: Vec<u64>,
     /// Installed prefixes (`len << 32 | addr`) and how many filters use each.
     prefixes: U64Map<u32>,
+    /// Which prefixes may be in `prefixes`.
+    bloom: Bloom,
 }
 
 const TOP_BITS: u32 = 12;
@@ -58,6 +60,7 @@ impl Dim {
         Dim {
             top: vec![0; 1 << TOP_BITS],
             prefixes: U64Map::new(),
+            bloom: Bloom::default(),
         }
     }
 
@@ -66,6 +69,13 @@ impl Dim {
         let n = self.prefixes.get(key).unwrap_or(0);
         self.prefixes.insert(key, n + 1);
         if n == 0 {
+            self.bloom.add(key);
+            if self.bloom.wants_rebuild() {
+                self.bloom = Bloom::with_keys(self.prefixes.len());
+                for k in self.prefixes.keys() {
+                    self.bloom.add(k);
+                }
+            }
             for i in self.top_range(addr, len) {
                 self.top[i] |= 1 << len;
             }
@@ -77,6 +87,7 @@ impl Dim {
         match self.prefixes.get(key) {
             Some(1) => {
                 self.prefixes.remove(key);
+                self.bloom.removed();
                 if len as u32 <= TOP_BITS {
                     // Exact bits: only this prefix of this length covers
                     // these entries.
@@ -113,7 +124,7 @@ impl Dim {
             let l = cand.trailing_zeros() + TOP_BITS + 1;
             cand &= cand - 1;
             let key = ((l as u64) << 32) | (a & mask(l as u8)) as u64;
-            if self.prefixes.get(key).is_some() {
+            if self.bloom.may_contain(key) && self.prefixes.get(key).is_some() {
                 out |= 1 << l;
             }
         }
@@ -121,7 +132,7 @@ impl Dim {
     }
 
     fn heap_bytes(&self) -> usize {
-        self.top.capacity() * 8 + self.prefixes.heap_bytes()
+        self.top.capacity() * 8 + self.prefixes.heap_bytes() + self.bloom.heap_bytes()
     }
 }
 
@@ -302,6 +313,13 @@ struct Tuple {
     free: Vec<u32>,
 }
 
+/// A bucket's key in the classifier's Bloom filter: the masked addresses
+/// mixed with the tuple's two lengths.
+#[inline(always)]
+fn bucket_tag(sl: usize, dl: usize, key: u64) -> u64 {
+    key ^ ((sl * 33 + dl) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 /// The filter table; `V` is what a filter is bound to.
 #[derive(Clone, Debug)]
 pub struct Classifier<V: Copy> {
@@ -314,6 +332,10 @@ pub struct Classifier<V: Copy> {
     tuples: Vec<Tuple>,
     /// For each source length, bit L for each destination length with a tuple.
     dst_lens: [u64; 33],
+    /// Which (tuple, addresses) pairs may have a bucket ([`bucket_tag`]).
+    bloom: Bloom,
+    /// Buckets that exist.
+    nbuckets: usize,
     seq: u64,
     len: usize,
 }
@@ -335,6 +357,8 @@ impl<V: Copy> Classifier<V> {
             tuple_of: vec![0; 33 * 33],
             tuples: Vec::new(),
             dst_lens: [0; 33],
+            bloom: Bloom::default(),
+            nbuckets: 0,
             seq: 0,
             len: 0,
         }
@@ -394,6 +418,8 @@ impl<V: Copy> Classifier<V> {
                     }
                 };
                 t.map.insert(key, b as u32);
+                self.bloom.add(bucket_tag(sl, dl, key));
+                self.nbuckets += 1;
                 b
             }
         };
@@ -408,7 +434,24 @@ impl<V: Copy> Classifier<V> {
         let at = bucket.slots.partition_point(|&s| rank(s) <= rank(slot));
         bucket.slots.insert(at, slot);
         bucket.reindex(&self.entries);
+        if self.bloom.wants_rebuild() {
+            self.rebuild_bloom();
+        }
         FilterId(slot)
+    }
+
+    fn rebuild_bloom(&mut self) {
+        let mut bloom = Bloom::with_keys(self.nbuckets);
+        for sl in 0..33 {
+            for dl in 0..33 {
+                if let Some(t) = self.tuple_of[sl * 33 + dl].checked_sub(1) {
+                    for key in self.tuples[t as usize].map.keys() {
+                        bloom.add(bucket_tag(sl, dl, key));
+                    }
+                }
+            }
+        }
+        self.bloom = bloom;
     }
 
     /// Removes filter `id`; returns what it was bound to.
@@ -430,6 +473,8 @@ impl<V: Copy> Classifier<V> {
                 bucket.index = None;
                 t.map.remove(key);
                 t.free.push(b);
+                self.bloom.removed();
+                self.nbuckets -= 1;
             } else {
                 bucket.reindex(&self.entries);
             }
@@ -470,6 +515,9 @@ impl<V: Copy> Classifier<V> {
                 let t = &self.tuples[ti as usize - 1];
                 let key =
                     (((k.src & mask(sl as u8)) as u64) << 32) | (k.dst & mask(dl as u8)) as u64;
+                if !self.bloom.may_contain(bucket_tag(sl, dl, key)) {
+                    continue;
+                }
                 if let Some(b) = t.map.get(key) {
                     if let Some(r) = t.buckets[b as usize].first_match(k, &self.entries) {
                         return Some(r);
@@ -487,7 +535,7 @@ impl<V: Copy> Classifier<V> {
             if let Some(e) = e {
                 if e.filter.matches(k) {
                     let r = (e.filter.specificity(), std::cmp::Reverse(e.seq), i as u32);
-                    if best.map_or(true, |b| (r.0, r.1) > (b.0, b.1)) {
+                    if best.is_none_or(|b| (r.0, r.1) > (b.0, b.1)) {
                         best = Some(r);
                     }
                 }
@@ -521,6 +569,7 @@ impl<V: Copy> Classifier<V> {
             .sum();
         entries
             + tuples
+            + self.bloom.heap_bytes()
             + self.src.heap_bytes()
             + self.dst.heap_bytes()
             + self.tuple_of.capacity() * 4
@@ -538,7 +587,7 @@ pub mod random {
 
     impl Rng {
         /// The next 64 random bits.
-        pub fn next(&mut self) -> u64 {
+        pub fn next_u64(&mut self) -> u64 {
             let mut x = self.0;
             x ^= x << 13;
             x ^= x >> 7;
@@ -548,7 +597,7 @@ pub mod random {
         }
         /// A number below `n`.
         pub fn below(&mut self, n: u64) -> u64 {
-            self.next() % n.max(1)
+            self.next_u64() % n.max(1)
         }
     }
 
@@ -561,7 +610,7 @@ pub mod random {
             if r.below(4) == 0 {
                 Prefix::default()
             } else {
-                Prefix::new(r.next() as u32, 8 + r.below(25) as u8)
+                Prefix::new(r.next_u64() as u32, 8 + r.below(25) as u8)
             }
         };
         let src = pfx(r);
@@ -575,11 +624,11 @@ pub mod random {
         let ports = |r: &mut Rng| match r.below(4) {
             0 | 1 => PortRange::ANY,
             2 => {
-                let p = r.next() as u16;
+                let p = r.next_u64() as u16;
                 PortRange { lo: p, hi: p }
             }
             _ => {
-                let lo = r.next() as u16;
+                let lo = r.next_u64() as u16;
                 let hi = lo.saturating_add(r.below(1024) as u16);
                 PortRange { lo, hi }
             }
@@ -600,7 +649,7 @@ pub mod random {
     /// A key that matches `f` (random inside each field).
     pub fn key_in(f: &Filter, r: &mut Rng) -> FlowKey {
         let addr =
-            |p: Prefix, r: &mut Rng| p.addr | (r.next() as u32 & !crate::filter::mask(p.len));
+            |p: Prefix, r: &mut Rng| p.addr | (r.next_u64() as u32 & !crate::filter::mask(p.len));
         let port =
             |pr: PortRange, r: &mut Rng| pr.lo + r.below(pr.hi as u64 - pr.lo as u64 + 1) as u16;
         FlowKey {
@@ -616,11 +665,11 @@ pub mod random {
     /// A uniformly random key (protocol TCP, UDP or ICMP, interface 0-3).
     pub fn key(r: &mut Rng) -> FlowKey {
         FlowKey {
-            src: r.next() as u32,
-            dst: r.next() as u32,
+            src: r.next_u64() as u32,
+            dst: r.next_u64() as u32,
             proto: [6, 17, 1][r.below(3) as usize],
-            sport: r.next() as u16,
-            dport: r.next() as u16,
+            sport: r.next_u64() as u16,
+            dport: r.next_u64() as u16,
             iif: r.below(4) as u8,
         }
     }

@@ -219,10 +219,10 @@ impl Filter {
     /// Whether `k` matches the fields after the addresses.
     #[inline(always)]
     pub fn rest_matches(&self, k: &FlowKey) -> bool {
-        self.proto.map_or(true, |p| p == k.proto)
+        self.proto.is_none_or(|p| p == k.proto)
             && self.sport.contains(k.sport)
             && self.dport.contains(k.dport)
-            && self.iif.map_or(true, |i| i == k.iif)
+            && self.iif.is_none_or(|i| i == k.iif)
     }
 
     /// The paper's specificity order as a number: of two matching filters

@@ -627,6 +627,16 @@ mod tests {
                 r.write_handler("pm.bind", &bind).unwrap();
                 r.write_handler("pm.unbind", &c).unwrap();
             }
+            // Bound once more until packets have gone through the instance
+            // (the loop above may be faster than the router thread).
+            r.write_handler("pm.bind", &bind).unwrap();
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while r.read_handler("pm.call", &format!("{c}.count")).unwrap() == "0"
+                && std::time::Instant::now() < deadline
+            {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            r.write_handler("pm.unbind", &c).unwrap();
             // Stop the source first, so the count below is final.
             r.write_handler("src.active", "false").unwrap();
             std::thread::sleep(std::time::Duration::from_millis(50));

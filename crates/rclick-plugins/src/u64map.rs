@@ -45,7 +45,6 @@ impl<V: Copy + Default> U64Map<V> {
     }
 
     /// Entries held.
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len
     }
@@ -148,6 +147,15 @@ impl<V: Copy + Default> U64Map<V> {
         Some(v)
     }
 
+    /// Every key.
+    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.keys
+            .iter()
+            .copied()
+            .filter(|&k| k != EMPTY)
+            .chain(self.max_key.map(|_| EMPTY))
+    }
+
     fn grow(&mut self) {
         let n = self.keys.len() * 2;
         let keys = std::mem::replace(&mut self.keys, vec![EMPTY; n]);
@@ -162,10 +170,95 @@ impl<V: Copy + Default> U64Map<V> {
     }
 }
 
+/// A Bloom filter with one hash over `u64` keys, sized to about 16 bits
+/// a key, so that most probes for absent keys cost one load from a table
+/// small enough to stay in cache, instead of a probe into a large map.
+/// Keys are never removed: removals are counted, and the owner rebuilds
+/// it ([`Bloom::wants_rebuild`]) when stale or grown keys make it weak.
+#[derive(Clone, Debug)]
+pub struct Bloom {
+    bits: Vec<u64>,
+    shift: u32,
+    keys: usize,
+    stale: usize,
+}
+
+impl Default for Bloom {
+    fn default() -> Self {
+        Bloom::with_keys(0)
+    }
+}
+
+impl Bloom {
+    /// An empty filter for about `n` keys.
+    pub fn with_keys(n: usize) -> Bloom {
+        let bits = (n.max(256) * 16).next_power_of_two();
+        Bloom {
+            bits: vec![0; bits / 64],
+            shift: 64 - bits.trailing_zeros(),
+            keys: 0,
+            stale: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn bit(&self, k: u64) -> usize {
+        (hash64(k ^ 0x5851_F42D_4C95_7F2D) >> self.shift) as usize
+    }
+
+    /// Adds `k`.
+    pub fn add(&mut self, k: u64) {
+        let b = self.bit(k);
+        self.bits[b / 64] |= 1 << (b % 64);
+        self.keys += 1;
+    }
+
+    /// Notes that a key was removed (its bit stays).
+    pub fn removed(&mut self) {
+        self.stale += 1;
+    }
+
+    /// Whether `k` may have been added (false: certainly not).
+    #[inline(always)]
+    pub fn may_contain(&self, k: u64) -> bool {
+        let b = self.bit(k);
+        self.bits[b / 64] & (1 << (b % 64)) != 0
+    }
+
+    /// Whether it has outgrown its size or holds many removed keys.
+    pub fn wants_rebuild(&self) -> bool {
+        self.keys * 16 > self.bits.len() * 64 * 2
+            || (self.stale > 1024 && self.stale * 2 > self.keys)
+    }
+
+    /// Bytes of heap it uses.
+    pub fn heap_bytes(&self) -> usize {
+        self.bits.capacity() * 8
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn bloom_has_no_false_negatives_and_few_false_positives() {
+        let mut b = Bloom::with_keys(1000);
+        for k in 0..1000u64 {
+            b.add(k * 7919);
+        }
+        assert!((0..1000u64).all(|k| b.may_contain(k * 7919)));
+        let fp = (0..10_000u64)
+            .filter(|k| b.may_contain(k * 7919 + 1))
+            .count();
+        assert!(fp < 1000, "false positives {fp} of 10000");
+        assert!(!b.wants_rebuild());
+        for _ in 0..2000 {
+            b.add(3);
+        }
+        assert!(b.wants_rebuild(), "outgrown");
+    }
 
     #[test]
     fn agrees_with_std_under_random_inserts_and_removes() {
@@ -192,7 +285,13 @@ mod tests {
         assert_eq!(m.insert(u64::MAX, 1), None);
         assert_eq!(m.get(u64::MAX), Some(1));
         assert_eq!(m.len(), r.len() + 1);
+        assert_eq!(m.keys().count(), r.len() + 1);
         assert_eq!(m.remove(u64::MAX), Some(1));
         assert_eq!(m.len(), r.len());
+        let mut keys: Vec<u64> = m.keys().collect();
+        keys.sort_unstable();
+        let mut want: Vec<u64> = r.keys().copied().collect();
+        want.sort_unstable();
+        assert_eq!(keys, want);
     }
 }
