@@ -7,6 +7,7 @@
 pub mod classifier;
 pub mod filter;
 pub mod flow_cache;
+pub mod flow_drr;
 mod u64map;
 
 pub use classifier::{Classifier, FilterId};
@@ -15,11 +16,17 @@ pub use flow_cache::{CacheStats, FlowCache};
 pub mod flow_gate;
 pub mod plugin_manager;
 
+pub use flow_drr::FlowDRR;
 pub use flow_gate::FlowGate;
 pub use plugin_manager::PluginManager;
 
-/// Registers FlowGate and PluginManager.
+/// Registers FlowGate, PluginManager and FlowDRR.
 pub fn register(r: &mut rclick_core::Registry) {
+    r.add(
+        "FlowDRR",
+        || Box::<FlowDRR>::default(),
+        include_str!("flow_drr.rs"),
+    );
     r.add(
         "FlowGate",
         || Box::<FlowGate>::default(),
