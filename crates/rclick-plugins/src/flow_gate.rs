@@ -25,6 +25,10 @@
 //! drops and counts them). Unmatched packets, and packets without a
 //! well-formed IPv4 network header, leave on output 0.
 //!
+//! Hot swap (`hotconfig`, `-R`): a FlowGate of the new configuration with
+//! the same element name and NAME takes the old one's bindings and
+//! instances (its flow cache starts empty, at the new CACHE size).
+//!
 //! Binding changes happen between two packets: the plugin manager enters
 //! the gate as a handler call does, so no packet is lost or reordered
 //! within a flow by a change (each flow goes one way within a batch).
@@ -452,6 +456,23 @@ impl Element for FlowGate {
         }
         for (v, sub) in to {
             FlowGate::plug(b, v, sub, cx);
+        }
+    }
+    fn take_state(&mut self, old: &mut dyn Element, cx: &mut Ctx) {
+        let Some(o) = old.as_any_mut().downcast_mut::<FlowGate>() else {
+            return;
+        };
+        if o.gate != self.gate {
+            return;
+        }
+        self.bound = o.bound.take();
+        self.old_stats = o.stats();
+        self.tick = o.tick;
+        if let Some(b) = self.bound.as_deref_mut() {
+            b.cache = FlowCache::new(self.cache_size, self.timeout);
+            if let Some(t) = self.timer {
+                cx.schedule_timer_after(t, Timestamp::from_sec(1));
+            }
         }
     }
     fn run_timer(&mut self, _timer: TimerId, cx: &mut Ctx) {

@@ -27,6 +27,12 @@
 //! running router under traffic, with no packet lost or reordered within
 //! a flow. At most 4096 instances exist at once.
 //!
+//! Hot swap (`hotconfig`, `-R`): the new configuration's PluginManager of
+//! the same name takes the old one's instances. Bound instances stay bound
+//! where the new configuration has a FlowGate of the same element name and
+//! NAME (which takes them over); instances bound at a gate the new
+//! configuration lacks are destroyed with the old router.
+//!
 //! ## Handlers
 //!
 //! * `create` (read with parameter `CLASS [CONFIG]`): makes and configures
@@ -405,6 +411,24 @@ impl Element for PluginManager {
         self.gates = gates;
         Ok(())
     }
+    fn take_state(&mut self, old: &mut dyn Element, _cx: &mut Ctx) {
+        let Some(o) = old.as_any_mut().downcast_mut::<PluginManager>() else {
+            return;
+        };
+        self.next = o.next;
+        for (name, i) in std::mem::take(&mut o.instances) {
+            let place = match i.place {
+                Place::Free(el) => Place::Free(el),
+                Place::Bound { gate_name, .. } => {
+                    match self.gates.iter().find(|g| g.0 == gate_name) {
+                        Some(&(_, gate)) => Place::Bound { gate, gate_name },
+                        None => continue,
+                    }
+                }
+            };
+            self.instances.insert(name, Instance { place, ..i });
+        }
+    }
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![
             HandlerDef::read_param("create", h::CREATE).expensive(),
@@ -591,6 +615,35 @@ mod tests {
             testing::read(&r, "g.bindings"),
             format!("* * * * * * -> {c}\n")
         );
+    }
+
+    /// A hot swap keeps instances and bindings where the gate stays.
+    #[test]
+    fn hot_swap_keeps_bindings() {
+        let old = testing::build(&config("100", true), &registry(), true).unwrap();
+        let c = old.read_handler("pm.create", "Counter").unwrap();
+        let free = old.read_handler("pm.create", "Null").unwrap();
+        old.write_handler("pm.bind", &format!("sched {c} * 198.51.100.1 * * * *"))
+            .unwrap();
+        old.run();
+        assert_eq!(
+            old.read_handler("pm.call", &format!("{c}.count")).unwrap(),
+            "50"
+        );
+        let new = testing::build(&config("100", true), &registry(), true).unwrap();
+        rclick_core::router::hotswap::transfer_state(&old, &new);
+        assert_eq!(
+            testing::read(&new, "g.bindings"),
+            format!("* 198.51.100.1 * * * * -> {c}\n")
+        );
+        assert!(testing::read(&new, "pm.list").contains(&format!("{free} Null() unbound")));
+        new.run();
+        assert_eq!(
+            new.read_handler("pm.call", &format!("{c}.count")).unwrap(),
+            "100"
+        );
+        // The next instance gets a new number.
+        assert_eq!(new.read_handler("pm.create", "Null").unwrap(), "Null@3");
     }
 
     #[test]
