@@ -668,20 +668,39 @@ mod tests {
             rclick_core::BuildOptions {
                 threads: 1,
                 capture_log: true,
+                // One burst a task run, so the lock changes hands often.
+                no_coalesce: true,
                 ..Default::default()
             },
         )
         .unwrap();
         let c = r.read_handler("pm.create", "Counter").unwrap();
         let bind = format!("sched {c} * 198.51.100.1 udp * * *");
+        let sent_now = || -> u64 { r.read_handler("src.count", "").unwrap().parse().unwrap() };
+        // Waits until the source has sent more than `*last` (traffic flows
+        // between every two changes, however busy the machine is).
+        let traffic = |last: &mut u64| {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            loop {
+                let n = sent_now();
+                if n > *last {
+                    *last = n;
+                    return;
+                }
+                assert!(std::time::Instant::now() < deadline, "no traffic for 30 s");
+                std::thread::yield_now();
+            }
+        };
         std::thread::scope(|s| {
             let h = s.spawn(|| r.run());
+            let mut last = 0;
             for _ in 0..1000 {
                 r.write_handler("pm.bind", &bind).unwrap();
+                traffic(&mut last);
                 r.write_handler("pm.unbind", &c).unwrap();
+                traffic(&mut last);
             }
-            // Bound once more until packets have gone through the instance
-            // (the loop above may be faster than the router thread).
+            // Bound once more until packets have gone through the instance.
             r.write_handler("pm.bind", &bind).unwrap();
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
             while r.read_handler("pm.call", &format!("{c}.count")).unwrap() == "0"
@@ -703,7 +722,7 @@ mod tests {
             .unwrap()
             .parse()
             .unwrap();
-        assert!(sent > 1000, "traffic flowed: {sent}");
+        assert!(sent >= 2000, "traffic flowed between every change: {sent}");
         assert_eq!(arrived, sent, "no packet lost");
         assert_eq!(testing::read(&r, "chk.errors"), "0", "no packet reordered");
         assert!(through > 0, "some packets went through the instance");
