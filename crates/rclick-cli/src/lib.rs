@@ -5,6 +5,7 @@
 //! collects them.
 
 pub mod bench;
+pub mod pmgr;
 pub mod testbed;
 
 use std::io::{Read, Write};
@@ -22,6 +23,7 @@ pub fn registry() -> Registry {
     rclick_elements_analysis::register(&mut r);
     rclick_elements_nat::register(&mut r);
     rclick_elements_userlevel::register(&mut r);
+    rclick_plugins::register(&mut r);
     r
 }
 

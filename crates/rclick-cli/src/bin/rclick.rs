@@ -107,6 +107,12 @@ enum Command {
     },
     /// List the element classes.
     Elements,
+    /// The plugin manager: create plugin instances in a running router and
+    /// bind them to filters at its FlowGates, through its ControlSocket
+    /// (`create CLASS [CONFIG]`, `bind GATE INSTANCE FILTER`,
+    /// `unbind INSTANCE [FILTER]`, `free INSTANCE`, `list`, `gates`,
+    /// `call INSTANCE.HANDLER`, `callwrite INSTANCE.HANDLER VALUE`).
+    Pmgr(rclick_cli::pmgr::PmgrOptions),
     /// Create or remove a virtual test network in network namespaces
     /// (hosts rclick-h0.. and a router namespace rclick-r; needs root).
     Testbed {
@@ -189,6 +195,19 @@ fn main() {
             hosts,
             kernel_forwarding,
         } => testbed(&action, hosts, kernel_forwarding),
+        Command::Pmgr(opts) => match rclick_cli::pmgr::run(&opts) {
+            Ok(out) => {
+                print!("{out}");
+                if !out.is_empty() && !out.ends_with('\n') {
+                    println!();
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!("rclick pmgr: {e}");
+                1
+            }
+        },
         Command::Elements => {
             for n in registry().names() {
                 println!("{n}");

@@ -1423,6 +1423,59 @@ impl<'a> Ctx<'a> {
         &self.rt.info[e]
     }
 
+    /// Runs `f` on element `e`, entered the way a handler call enters it
+    /// (taking or visiting its owner's thread lock, waiting for another
+    /// thread to leave it), with `e` as the current element of the context
+    /// `f` gets. So `f` runs between two of `e`'s packets, never during one.
+    /// An error when `e` does not exist or is running further up this
+    /// thread's stack (`f` is then not called). For the plugin manager,
+    /// which changes a FlowGate's bindings this way.
+    pub fn with_element<R>(
+        &mut self,
+        e: ElementId,
+        f: impl FnOnce(&mut dyn Element, &mut Ctx<'a>) -> R,
+    ) -> Result<R, String> {
+        if e >= self.rt.slots.len() {
+            return Err(format!("no element number {e}"));
+        }
+        self.enter_and(e, false, f).map_err(|_| {
+            format!(
+                "'{}' is busy (it is running on this thread's stack)",
+                self.rt.info[e].name
+            )
+        })
+    }
+
+    /// Makes and configures a new element of class `class` from the
+    /// configuration string `config`, outside the router's graph (the
+    /// plugin manager's `create`): it has no ports, tasks or timers of its
+    /// own and is not initialized; whoever holds it calls its `push` with
+    /// its own context, so its outputs are the caller's. It is configured
+    /// as if it stood in element `at`'s place (`at`'s port counts, names
+    /// looked up from there). Configuration errors come back as one
+    /// message.
+    pub fn create_element(
+        &mut self,
+        class: &str,
+        config: &str,
+        at: ElementId,
+    ) -> Result<Box<dyn Element>, String> {
+        let rt = self.rt;
+        if at >= rt.info.len() {
+            return Err(format!("no element number {at}"));
+        }
+        let mut el = rt
+            .registry
+            .create(class)
+            .ok_or_else(|| format!("unknown element class '{class}'"))?;
+        let args = rclick_lang::confparse::split_args(config);
+        let mut ccx = super::ConfigureCx::new_shared(at, &rt.info, &rt.names, rt.nthreads);
+        let r = el.configure(&args, &mut ccx);
+        rt.log_messages(std::mem::take(&mut ccx.messages));
+        r.map_err(|m| format!("{class}({config}): {m}"))?;
+        Ok(el)
+    }
+
     /// The task table entry (tests).
     #[allow(dead_code)]
     pub(crate) fn task_info(&self, t: TaskId) -> &TaskInfo {

@@ -80,7 +80,7 @@ fn flags_text(f: HandlerFlags) -> &'static str {
 impl RouterInner {
     /// Logs the messages a live reconfiguration produced, indented as
     /// Click prints them under an element's context.
-    fn log_messages(&self, messages: Vec<String>) {
+    pub(crate) fn log_messages(&self, messages: Vec<String>) {
         for m in messages {
             for l in m.lines() {
                 self.log_line(format!("  {l}"));

@@ -13,6 +13,7 @@ pub mod bandwidth_meter;
 pub mod bandwidth_rated_unqueue;
 pub mod bandwidth_shaper;
 pub mod delay_unqueue;
+pub mod drr_sched;
 pub mod front_drop_queue;
 pub mod gap_rate;
 pub mod meter;
@@ -98,6 +99,11 @@ pub fn register(r: &mut Registry) {
         include_str!("round_robin_sched.rs"),
     );
     r.alias("RRSched", "RoundRobinSched");
+    r.add(
+        "DRRSched",
+        || Box::<drr_sched::DRRSched>::default(),
+        include_str!("drr_sched.rs"),
+    );
     r.add(
         "StrideSched",
         || Box::<stride_sched::StrideSched>::default(),
