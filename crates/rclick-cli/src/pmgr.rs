@@ -25,8 +25,13 @@ use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
+/// The largest handler reply read (a `list` of many bindings stays far
+/// below it).
+const MAX_REPLY: usize = 64 << 20;
+
 /// `rclick pmgr`'s options.
 #[derive(clap::Args, Debug)]
+
 pub struct PmgrOptions {
     /// The router's ControlSocket: a Unix socket path.
     #[arg(short = 's', long, value_name = "PATH", conflicts_with = "tcp")]
@@ -163,6 +168,11 @@ impl Client {
             .strip_prefix("DATA ")
             .and_then(|n| n.trim().parse().ok())
             .ok_or_else(|| format!("expected DATA, got '{l}'"))?;
+        if n > MAX_REPLY {
+            return Err(format!(
+                "the router announced {n} bytes of data; more than {MAX_REPLY} is refused"
+            ));
+        }
         let mut buf = vec![0u8; n];
         self.io
             .read_exact(&mut buf)
