@@ -57,7 +57,7 @@ impl QueueKind {
 /// Click's default queue capacity.
 pub const DEFAULT_CAPACITY: usize = 1000;
 /// Failed pulls tolerated before the "empty" notifier goes to sleep.
-const SLEEPINESS_TRIGGER: u32 = 9;
+pub(crate) const SLEEPINESS_TRIGGER: u32 = 9;
 /// The most slots reserved up front; larger queues grow on demand.
 const PREALLOC_MAX: usize = 4096;
 

@@ -85,12 +85,11 @@ use rclick_core::{
     ConcurrentPorts, ConfigureCx, Ctx, Element, HandlerDef, Notifier, Packet, PacketBatch,
 };
 
-/// Click's default capacity.
-pub const DEFAULT_CAPACITY: usize = 1000;
-/// Failed pulls tolerated before the "empty" notifier goes to sleep
-/// (Click's NotifierQueue).
-const SLEEPINESS_TRIGGER: u32 = 9;
-/// The same for a puller on another thread than the last pusher: about
+/// Click's default capacity, and the failed pulls tolerated before the
+/// "empty" notifier goes to sleep: Queue's.
+pub use crate::queues::storage::DEFAULT_CAPACITY;
+use crate::queues::storage::SLEEPINESS_TRIGGER;
+/// Failed pulls tolerated for a puller on another thread than the last pusher: about
 /// 10-30 us of pulling an empty queue.
 const CROSS_THREAD_SLEEPINESS_TRIGGER: u32 = 512;
 
