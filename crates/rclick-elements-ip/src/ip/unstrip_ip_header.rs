@@ -37,7 +37,7 @@ pub struct UnstripIPHeader;
 pub(crate) fn unstrip(p: &mut Packet) {
     if let Some(off) = p.ip_header_offset() {
         if off < 0 {
-            let _ = p.push(off.unsigned_abs());
+            let _ = p.push_keep(off.unsigned_abs());
         }
     }
 }
@@ -54,5 +54,33 @@ impl Element for UnstripIPHeader {
         let mut batch = cx.pull(0, max);
         batch.iter_mut().for_each(unstrip);
         batch
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    #[test]
+    fn restores_the_stripped_header() {
+        // The header comes back as it was (Click: the headroom is exposed,
+        // not zeroed), also on a clone sharing the buffer.
+        let r = testing::run(
+            "InfiniteSource(DATA \\<45000018 00000000 40110000 c0000201 c0000202 aabbccdd>,
+                            LIMIT 1, STOP true)
+             -> MarkIPHeader -> StripIPHeader -> t :: Tee -> UnstripIPHeader
+             -> Print(x, 24) -> Discard;
+             t[1] -> Print(y) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(
+            r.take_log(),
+            vec![
+                "x:   24 | 45000018 00000000 40110000 c0000201 c0000202 aabbccdd",
+                "y:    4 | aabbccdd"
+            ]
+        );
     }
 }

@@ -9,10 +9,11 @@
 //! ## Description
 //!
 //! Adds LENGTH bytes to the front of each packet, the reverse of Strip.
-//! The packet's headroom is used when there is enough; otherwise the packet
-//! is copied into a bigger buffer. Unlike Click, the added bytes currently
-//! read as zeros rather than as the bytes Strip removed (the packet
-//! library zero-fills space added at the front).
+//! The packet's headroom is used when there is enough, and the added bytes
+//! are the ones the buffer holds there: after `Strip(N)`, `Unstrip(N)`
+//! restores exactly the bytes Strip removed, as in Click. When the headroom
+//! is too small the packet is copied into a bigger buffer and the bytes
+//! beyond the old headroom read as zeros.
 //!
 //! Keywords: `LENGTH` (unsigned, mandatory).
 //!
@@ -48,7 +49,7 @@ pub struct Unstrip {
 impl Unstrip {
     fn apply(&self, mut batch: PacketBatch) -> PacketBatch {
         let n = self.n as usize;
-        batch.retain_mut(|p: &mut Packet| p.push(n).is_ok());
+        batch.retain_mut(|p: &mut Packet| p.push_keep(n).is_ok());
         batch
     }
 }
@@ -62,7 +63,7 @@ impl Element for Unstrip {
         true
     }
     fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
-        p.push(self.n as usize).is_ok().then_some(p)
+        p.push_keep(self.n as usize).is_ok().then_some(p)
     }
     /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
     fn batch_transparent(&self) -> bool {
@@ -116,5 +117,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.take_log(), vec!["a:  105"]);
+    }
+
+    #[test]
+    fn restores_the_bytes_strip_removed() {
+        // Click's Unstrip exposes the headroom as it is: the stripped bytes
+        // come back, also on a clone that shares the buffer.
+        let r = testing::run(
+            "InfiniteSource(\\<0102030405060708>, LIMIT 1, STOP true) -> Strip(4) -> t :: Tee;
+             t[0] -> Unstrip(4) -> Print(a, 8) -> Discard;
+             t[1] -> Unstrip(2) -> Print(b, 8) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(
+            r.take_log(),
+            vec!["a:    8 | 01020304 05060708", "b:    6 | 03040506 0708"]
+        );
     }
 }
