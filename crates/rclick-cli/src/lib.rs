@@ -5,6 +5,7 @@
 //! collects them.
 
 pub mod bench;
+pub mod dot;
 pub mod pmgr;
 pub mod testbed;
 

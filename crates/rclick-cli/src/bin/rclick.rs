@@ -100,6 +100,17 @@ enum Command {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// Print a configuration's graph in Graphviz's DOT language: ports,
+    /// push (solid) and pull (dashed), compound elements as clusters.
+    Dot {
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Draw a configuration's graph as SVG (through Graphviz's `dot`).
+    Svg {
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
     /// Print an element class's manual.
     Doc {
         /// The class name (for example Counter).
@@ -172,6 +183,20 @@ fn main() {
         },
         Command::Flatten { config } => match config.split() {
             Ok((source, defines)) => flatten(source, &defines, None),
+            Err(e) => {
+                eprintln!("rclick: {e}");
+                1
+            }
+        },
+        Command::Dot { config } => match config.split() {
+            Ok((source, defines)) => rclick_cli::dot::dot(source, &defines),
+            Err(e) => {
+                eprintln!("rclick: {e}");
+                1
+            }
+        },
+        Command::Svg { config } => match config.split() {
+            Ok((source, defines)) => rclick_cli::dot::svg(source, &defines),
             Err(e) => {
                 eprintln!("rclick: {e}");
                 1

@@ -107,6 +107,36 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
+    /// An empty builder for `n` elements.
+    fn new(n: usize, opts: &BuildOptions) -> Builder {
+        Builder {
+            elements: Vec::with_capacity(n),
+            info: Vec::with_capacity(n),
+            connections: Vec::new(),
+            tasks: Vec::new(),
+            timers: Vec::new(),
+            element_tasks: vec![Vec::new(); n],
+            stop_handlers: Vec::new(),
+            names: NameTable::default(),
+            home_thread: HashMap::new(),
+            tickets: HashMap::new(),
+            clock: match &opts.hotswap_from {
+                Some(old) => super::hotswap::clock_after(old.clock()),
+                None if opts.simtime => Clock::simulated(),
+                None => Clock::real(),
+            },
+            errors: Vec::new(),
+            capture: opts.capture_log,
+            log: Vec::new(),
+            runcount_delta: 0,
+            external_tasks: Vec::new(),
+            hotswap_from: opts.hotswap_from.clone(),
+            selects: Vec::new(),
+            nthreads: opts.threads.max(1),
+            task_threads: Vec::new(),
+        }
+    }
+
     /// Prints (or keeps, when capturing) log lines produced while building.
     pub(crate) fn emit(&mut self, lines: Vec<String>) {
         if self.capture {
@@ -125,6 +155,268 @@ impl Builder {
         let lm = &self.info[e].landmark;
         self.errors.push(format!("{lm}: {msg}"));
     }
+}
+
+/// Steps 1 to 4 of a build: instantiate each element, resolve its port
+/// counts, push and pull (agnostic resolution) and check that every port is
+/// used once as it must be. Nothing is configured or initialized.
+fn resolve(b: &mut Builder, flat: &FlatConfig, registry: &Registry) -> Result<(), BuildError> {
+    let n = flat.elements.len();
+    // 1. Instantiate.
+    for fe in &flat.elements {
+        let el = registry.create(&fe.class);
+        if el.is_none() {
+            b.errors.push(format!(
+                "{}: unknown element class '{}'",
+                fe.landmark, fe.class
+            ));
+        }
+        b.elements.push(el);
+        b.info.push(ElementInfo {
+            name: fe.name.clone(),
+            class: fe.class.clone(),
+            landmark: fe.landmark.clone(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            input_agnostic: Vec::new(),
+            output_agnostic: Vec::new(),
+            flow_code: FlowCode::parse("x/x").expect("static flow code"),
+        });
+    }
+    if !b.errors.is_empty() {
+        return Err(BuildError {
+            messages: std::mem::take(&mut b.errors),
+        });
+    }
+    let mut conns: Vec<Connection> = Vec::new();
+    for c in &flat.connections {
+        let c = Connection {
+            from: c.from,
+            from_port: c.from_port,
+            to: c.to,
+            to_port: c.to_port,
+        };
+        if !conns.contains(&c) {
+            conns.push(c);
+        }
+    }
+
+    // 2. Port counts and ranges.
+    let mut used_in = vec![0usize; n];
+    let mut used_out = vec![0usize; n];
+    for c in &conns {
+        used_out[c.from] = used_out[c.from].max(c.from_port + 1);
+        used_in[c.to] = used_in[c.to].max(c.to_port + 1);
+    }
+    let mut nports = Vec::with_capacity(n);
+    let mut procs = Vec::with_capacity(n);
+    for i in 0..n {
+        let el = b.elements[i].as_ref().expect("instantiated");
+        let (pc, ps, fc) = (el.port_count(), el.processing(), el.flow_code());
+        let counts = match PortCount::parse(pc) {
+            Ok(p) => p.resolve(used_in[i], used_out[i]),
+            Err(e) => {
+                b.error_at(i, format!("element class {} has {e}", b.info[i].class));
+                (0, 0)
+            }
+        };
+        nports.push(counts);
+        match ProcessingSpec::parse(ps) {
+            Ok(p) => procs.push(p),
+            Err(e) => {
+                b.error_at(i, format!("element class {} has {e}", b.info[i].class));
+                procs.push(ProcessingSpec::parse("a/a").expect("static"));
+            }
+        }
+        match FlowCode::parse(fc) {
+            Ok(f) => b.info[i].flow_code = f,
+            Err(e) => b.error_at(i, format!("element class {} has {e}", b.info[i].class)),
+        }
+    }
+    let mut kept = Vec::with_capacity(conns.len());
+    for c in conns {
+        let mut ok = true;
+        if c.from_port >= nports[c.from].1 {
+            let d = b.info[c.from].declaration();
+            b.error_at(c.from, format!("'{d}' has no output {}", c.from_port));
+            ok = false;
+        }
+        if c.to_port >= nports[c.to].0 {
+            let d = b.info[c.to].declaration();
+            b.error_at(c.to, format!("'{d}' has no input {}", c.to_port));
+            ok = false;
+        }
+        if ok {
+            kept.push(c);
+        }
+    }
+    let conns = kept;
+    let range_ok = b.errors.is_empty();
+
+    // 3. Push and pull, agnostic resolution (Click's check_push_and_pull).
+    let mut inp: Vec<Vec<Processing>> = Vec::with_capacity(n);
+    let mut outp: Vec<Vec<Processing>> = Vec::with_capacity(n);
+    for i in 0..n {
+        inp.push((0..nports[i].0).map(|p| procs[i].input(p)).collect());
+        outp.push((0..nports[i].1).map(|p| procs[i].output(p)).collect());
+        b.info[i].input_agnostic = inp[i].iter().map(|p| *p == Processing::Agnostic).collect();
+        b.info[i].output_agnostic = outp[i].iter().map(|p| *p == Processing::Agnostic).collect();
+    }
+    if range_ok {
+        // Real connections, then one fake connection per agnostic
+        // input/output pair linked by the flow code.
+        let mut links: Vec<(Connection, bool)> = conns.iter().map(|c| (*c, false)).collect();
+        for i in 0..n {
+            for (ip, ik) in inp[i].iter().enumerate().take(nports[i].0) {
+                if *ik != Processing::Agnostic {
+                    continue;
+                }
+                for (op, ok) in outp[i].iter().enumerate().take(nports[i].1) {
+                    if *ok == Processing::Agnostic && b.info[i].flow_code.flows(ip, op) {
+                        links.push((
+                            Connection {
+                                from: i,
+                                from_port: op,
+                                to: i,
+                                to_port: ip,
+                            },
+                            true,
+                        ));
+                    }
+                }
+            }
+        }
+        let mut dead = vec![false; links.len()];
+        loop {
+            let mut changed = false;
+            for (k, (c, fake)) in links.iter().enumerate() {
+                if dead[k] {
+                    continue;
+                }
+                let pf = outp[c.from][c.from_port];
+                let pt = inp[c.to][c.to_port];
+                match pt {
+                    Processing::Agnostic => {
+                        if pf != Processing::Agnostic {
+                            inp[c.to][c.to_port] = pf;
+                            changed = true;
+                        }
+                    }
+                    _ => {
+                        if pf == Processing::Agnostic {
+                            outp[c.from][c.from_port] = pt;
+                            changed = true;
+                        } else if pf != pt {
+                            let (t1, t2) = if pf == Processing::Push {
+                                ("push", "pull")
+                            } else {
+                                ("pull", "push")
+                            };
+                            let msg = if !fake {
+                                format!(
+                                    "'{}' {t1} output {} connected to '{}' {t2} input {}",
+                                    b.info[c.from].declaration(),
+                                    c.from_port,
+                                    b.info[c.to].declaration(),
+                                    c.to_port
+                                )
+                            } else {
+                                format!(
+                                    "agnostic '{}' in mixed context: {t2} input {}, {t1} output {}",
+                                    b.info[c.from].declaration(),
+                                    c.to_port,
+                                    c.from_port
+                                )
+                            };
+                            let lm = b.info[c.from].landmark.clone();
+                            b.errors.push(format!("{lm}: {msg}"));
+                            dead[k] = true;
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+    for i in 0..n {
+        for p in inp[i].iter_mut().chain(outp[i].iter_mut()) {
+            if *p == Processing::Agnostic {
+                *p = Processing::Push;
+            }
+        }
+    }
+
+    // 4. Completeness: no reused push output or pull input, nothing unused.
+    // Click skips this after a push/pull error; we check anyway so that
+    // every violation is reported at once.
+    if range_ok {
+        let mut used_o: Vec<Vec<bool>> = (0..n).map(|i| vec![false; nports[i].1]).collect();
+        let mut used_i: Vec<Vec<bool>> = (0..n).map(|i| vec![false; nports[i].0]).collect();
+        for c in &conns {
+            // An illegal connection still counts as using its ports, so
+            // one mistake gives one message.
+            let (o_used, i_used) = (used_o[c.from][c.from_port], used_i[c.to][c.to_port]);
+            used_o[c.from][c.from_port] = true;
+            used_i[c.to][c.to_port] = true;
+            if o_used && outp[c.from][c.from_port] == Processing::Push {
+                let d = b.info[c.from].declaration();
+                b.error_at(
+                    c.from,
+                    format!("illegal reuse of '{d}' push output {}", c.from_port),
+                );
+            } else if i_used && inp[c.to][c.to_port] == Processing::Pull {
+                let d = b.info[c.to].declaration();
+                b.error_at(
+                    c.to,
+                    format!("illegal reuse of '{d}' pull input {}", c.to_port),
+                );
+            } else {
+                b.connections.push(*c);
+            }
+        }
+        for (i, used) in used_i.iter().enumerate() {
+            for (p, u) in used.iter().enumerate() {
+                if !u {
+                    let d = b.info[i].declaration();
+                    b.error_at(i, format!("'{d}' input {p} unused"));
+                }
+            }
+        }
+        for (i, used) in used_o.iter().enumerate() {
+            for (p, u) in used.iter().enumerate() {
+                if !u {
+                    let d = b.info[i].declaration();
+                    b.error_at(i, format!("'{d}' output {p} unused"));
+                }
+            }
+        }
+    }
+    for i in 0..n {
+        b.info[i].inputs = std::mem::take(&mut inp[i]);
+        b.info[i].outputs = std::mem::take(&mut outp[i]);
+    }
+    if !b.errors.is_empty() {
+        return Err(BuildError {
+            messages: std::mem::take(&mut b.errors),
+        });
+    }
+    Ok(())
+}
+
+/// The graph a configuration describes, as a build would resolve it
+/// (classes, port counts, push and pull after agnostic resolution, the
+/// connections that are kept), without configuring or initializing any
+/// element: for drawing a configuration (`rclick dot`) or checking its
+/// shape when its devices or files are not there.
+pub fn resolve_graph(
+    flat: &FlatConfig,
+    registry: &Registry,
+) -> Result<(Vec<ElementInfo>, Vec<Connection>), BuildError> {
+    let mut b = Builder::new(flat.elements.len(), &BuildOptions::default());
+    resolve(&mut b, flat, registry)?;
+    Ok((b.info, b.connections))
 }
 
 fn context_errors(landmark: &impl fmt::Display, what: &str, decl: &str, msg: &str) -> Vec<String> {
@@ -162,270 +454,9 @@ impl Router {
         opts: BuildOptions,
     ) -> Result<Router, BuildError> {
         let n = flat.elements.len();
-        let mut b = Builder {
-            elements: Vec::with_capacity(n),
-            info: Vec::with_capacity(n),
-            connections: Vec::new(),
-            tasks: Vec::new(),
-            timers: Vec::new(),
-            element_tasks: vec![Vec::new(); n],
-            stop_handlers: Vec::new(),
-            names: NameTable::default(),
-            home_thread: HashMap::new(),
-            tickets: HashMap::new(),
-            clock: match &opts.hotswap_from {
-                Some(old) => super::hotswap::clock_after(old.clock()),
-                None if opts.simtime => Clock::simulated(),
-                None => Clock::real(),
-            },
-            errors: Vec::new(),
-            capture: opts.capture_log,
-            log: Vec::new(),
-            runcount_delta: 0,
-            external_tasks: Vec::new(),
-            hotswap_from: opts.hotswap_from.clone(),
-            selects: Vec::new(),
-            nthreads: opts.threads.max(1),
-            task_threads: Vec::new(),
-        };
+        let mut b = Builder::new(n, &opts);
 
-        // 1. Instantiate.
-        for fe in &flat.elements {
-            let el = registry.create(&fe.class);
-            if el.is_none() {
-                b.errors.push(format!(
-                    "{}: unknown element class '{}'",
-                    fe.landmark, fe.class
-                ));
-            }
-            b.elements.push(el);
-            b.info.push(ElementInfo {
-                name: fe.name.clone(),
-                class: fe.class.clone(),
-                landmark: fe.landmark.clone(),
-                inputs: Vec::new(),
-                outputs: Vec::new(),
-                input_agnostic: Vec::new(),
-                output_agnostic: Vec::new(),
-                flow_code: FlowCode::parse("x/x").expect("static flow code"),
-            });
-        }
-        if !b.errors.is_empty() {
-            return Err(BuildError { messages: b.errors });
-        }
-        let mut conns: Vec<Connection> = Vec::new();
-        for c in &flat.connections {
-            let c = Connection {
-                from: c.from,
-                from_port: c.from_port,
-                to: c.to,
-                to_port: c.to_port,
-            };
-            if !conns.contains(&c) {
-                conns.push(c);
-            }
-        }
-
-        // 2. Port counts and ranges.
-        let mut used_in = vec![0usize; n];
-        let mut used_out = vec![0usize; n];
-        for c in &conns {
-            used_out[c.from] = used_out[c.from].max(c.from_port + 1);
-            used_in[c.to] = used_in[c.to].max(c.to_port + 1);
-        }
-        let mut nports = Vec::with_capacity(n);
-        let mut procs = Vec::with_capacity(n);
-        for i in 0..n {
-            let el = b.elements[i].as_ref().expect("instantiated");
-            let (pc, ps, fc) = (el.port_count(), el.processing(), el.flow_code());
-            let counts = match PortCount::parse(pc) {
-                Ok(p) => p.resolve(used_in[i], used_out[i]),
-                Err(e) => {
-                    b.error_at(i, format!("element class {} has {e}", b.info[i].class));
-                    (0, 0)
-                }
-            };
-            nports.push(counts);
-            match ProcessingSpec::parse(ps) {
-                Ok(p) => procs.push(p),
-                Err(e) => {
-                    b.error_at(i, format!("element class {} has {e}", b.info[i].class));
-                    procs.push(ProcessingSpec::parse("a/a").expect("static"));
-                }
-            }
-            match FlowCode::parse(fc) {
-                Ok(f) => b.info[i].flow_code = f,
-                Err(e) => b.error_at(i, format!("element class {} has {e}", b.info[i].class)),
-            }
-        }
-        let mut kept = Vec::with_capacity(conns.len());
-        for c in conns {
-            let mut ok = true;
-            if c.from_port >= nports[c.from].1 {
-                let d = b.info[c.from].declaration();
-                b.error_at(c.from, format!("'{d}' has no output {}", c.from_port));
-                ok = false;
-            }
-            if c.to_port >= nports[c.to].0 {
-                let d = b.info[c.to].declaration();
-                b.error_at(c.to, format!("'{d}' has no input {}", c.to_port));
-                ok = false;
-            }
-            if ok {
-                kept.push(c);
-            }
-        }
-        let conns = kept;
-        let range_ok = b.errors.is_empty();
-
-        // 3. Push and pull, agnostic resolution (Click's check_push_and_pull).
-        let mut inp: Vec<Vec<Processing>> = Vec::with_capacity(n);
-        let mut outp: Vec<Vec<Processing>> = Vec::with_capacity(n);
-        for i in 0..n {
-            inp.push((0..nports[i].0).map(|p| procs[i].input(p)).collect());
-            outp.push((0..nports[i].1).map(|p| procs[i].output(p)).collect());
-            b.info[i].input_agnostic = inp[i].iter().map(|p| *p == Processing::Agnostic).collect();
-            b.info[i].output_agnostic =
-                outp[i].iter().map(|p| *p == Processing::Agnostic).collect();
-        }
-        if range_ok {
-            // Real connections, then one fake connection per agnostic
-            // input/output pair linked by the flow code.
-            let mut links: Vec<(Connection, bool)> = conns.iter().map(|c| (*c, false)).collect();
-            for i in 0..n {
-                for (ip, ik) in inp[i].iter().enumerate().take(nports[i].0) {
-                    if *ik != Processing::Agnostic {
-                        continue;
-                    }
-                    for (op, ok) in outp[i].iter().enumerate().take(nports[i].1) {
-                        if *ok == Processing::Agnostic && b.info[i].flow_code.flows(ip, op) {
-                            links.push((
-                                Connection {
-                                    from: i,
-                                    from_port: op,
-                                    to: i,
-                                    to_port: ip,
-                                },
-                                true,
-                            ));
-                        }
-                    }
-                }
-            }
-            let mut dead = vec![false; links.len()];
-            loop {
-                let mut changed = false;
-                for (k, (c, fake)) in links.iter().enumerate() {
-                    if dead[k] {
-                        continue;
-                    }
-                    let pf = outp[c.from][c.from_port];
-                    let pt = inp[c.to][c.to_port];
-                    match pt {
-                        Processing::Agnostic => {
-                            if pf != Processing::Agnostic {
-                                inp[c.to][c.to_port] = pf;
-                                changed = true;
-                            }
-                        }
-                        _ => {
-                            if pf == Processing::Agnostic {
-                                outp[c.from][c.from_port] = pt;
-                                changed = true;
-                            } else if pf != pt {
-                                let (t1, t2) = if pf == Processing::Push {
-                                    ("push", "pull")
-                                } else {
-                                    ("pull", "push")
-                                };
-                                let msg = if !fake {
-                                    format!(
-                                        "'{}' {t1} output {} connected to '{}' {t2} input {}",
-                                        b.info[c.from].declaration(),
-                                        c.from_port,
-                                        b.info[c.to].declaration(),
-                                        c.to_port
-                                    )
-                                } else {
-                                    format!(
-                                        "agnostic '{}' in mixed context: {t2} input {}, {t1} output {}",
-                                        b.info[c.from].declaration(),
-                                        c.to_port,
-                                        c.from_port
-                                    )
-                                };
-                                let lm = b.info[c.from].landmark.clone();
-                                b.errors.push(format!("{lm}: {msg}"));
-                                dead[k] = true;
-                            }
-                        }
-                    }
-                }
-                if !changed {
-                    break;
-                }
-            }
-        }
-        for i in 0..n {
-            for p in inp[i].iter_mut().chain(outp[i].iter_mut()) {
-                if *p == Processing::Agnostic {
-                    *p = Processing::Push;
-                }
-            }
-        }
-
-        // 4. Completeness: no reused push output or pull input, nothing unused.
-        // Click skips this after a push/pull error; we check anyway so that
-        // every violation is reported at once.
-        if range_ok {
-            let mut used_o: Vec<Vec<bool>> = (0..n).map(|i| vec![false; nports[i].1]).collect();
-            let mut used_i: Vec<Vec<bool>> = (0..n).map(|i| vec![false; nports[i].0]).collect();
-            for c in &conns {
-                // An illegal connection still counts as using its ports, so
-                // one mistake gives one message.
-                let (o_used, i_used) = (used_o[c.from][c.from_port], used_i[c.to][c.to_port]);
-                used_o[c.from][c.from_port] = true;
-                used_i[c.to][c.to_port] = true;
-                if o_used && outp[c.from][c.from_port] == Processing::Push {
-                    let d = b.info[c.from].declaration();
-                    b.error_at(
-                        c.from,
-                        format!("illegal reuse of '{d}' push output {}", c.from_port),
-                    );
-                } else if i_used && inp[c.to][c.to_port] == Processing::Pull {
-                    let d = b.info[c.to].declaration();
-                    b.error_at(
-                        c.to,
-                        format!("illegal reuse of '{d}' pull input {}", c.to_port),
-                    );
-                } else {
-                    b.connections.push(*c);
-                }
-            }
-            for (i, used) in used_i.iter().enumerate() {
-                for (p, u) in used.iter().enumerate() {
-                    if !u {
-                        let d = b.info[i].declaration();
-                        b.error_at(i, format!("'{d}' input {p} unused"));
-                    }
-                }
-            }
-            for (i, used) in used_o.iter().enumerate() {
-                for (p, u) in used.iter().enumerate() {
-                    if !u {
-                        let d = b.info[i].declaration();
-                        b.error_at(i, format!("'{d}' output {p} unused"));
-                    }
-                }
-            }
-        }
-        for i in 0..n {
-            b.info[i].inputs = std::mem::take(&mut inp[i]);
-            b.info[i].outputs = std::mem::take(&mut outp[i]);
-        }
-        if !b.errors.is_empty() {
-            return Err(BuildError { messages: b.errors });
-        }
+        resolve(&mut b, &flat, &registry)?;
 
         // 5. Configure, in phase order.
         let mut order: Vec<ElementId> = (0..n).collect();

@@ -51,7 +51,7 @@ pub use poll::Select;
 pub(crate) use slot::Slot;
 pub use slot::SlotBusy;
 
-pub use build::{BuildError, BuildOptions};
+pub use build::{resolve_graph, BuildError, BuildOptions};
 pub use ctx::{ConfigureCx, Ctx, InitCx};
 pub use hotswap::HotConfig;
 
