@@ -810,3 +810,39 @@ fn require_library_reads_classes_once() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A definition that refers to itself nine times would expand to gigabytes
+/// (nine copies a level, ten levels); a compound that passes itself a
+/// growing argument to its tenfold nesting too. Both stop at the expansion
+/// budget with an error at the element, quickly.
+#[test]
+fn self_referring_expansion_is_bounded() {
+    let t = std::time::Instant::now();
+    let e = errors("define($a $a$a$a$a$a$a$a$a)\nIdle($a) -> Discard", "x");
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("x:2: variable expansion too large (over 128 MiB")),
+        "{e:?}"
+    );
+    let mut text = String::from("elementclass C0 { $x | input -> Null($x) -> output }\n");
+    for k in 1..20 {
+        text.push_str(&format!(
+            "elementclass C{k} {{ $x | input -> C{}($x$x$x$x) -> output }}\n",
+            k - 1
+        ));
+    }
+    text.push_str("Idle -> C19(a) -> Discard");
+    let e = errors(&text, "x");
+    assert!(
+        e.iter().any(|m| m.contains("variable expansion too large")),
+        "{e:?}"
+    );
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        t.elapsed()
+    );
+    // big but bounded expansions still work
+    let f = flat("define($a 0123456789, $b $a$a$a$a$a$a$a$a$a$a, $c $b$b$b$b$b$b$b$b$b$b)\nIdle($c$c) -> Discard");
+    assert!(f.contains(&"0123456789".repeat(200)), "{f}");
+}
