@@ -846,3 +846,37 @@ fn self_referring_expansion_is_bounded() {
     let f = flat("define($a 0123456789, $b $a$a$a$a$a$a$a$a$a$a, $c $b$b$b$b$b$b$b$b$b$b)\nIdle($c$c) -> Discard");
     assert!(f.contains(&"0123456789".repeat(200)), "{f}");
 }
+
+/// An unterminated string, comment or hex block is reported at the line
+/// where it starts, besides what the parser then misses at the end.
+#[test]
+fn unterminated_reported_where_they_start() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "Idle -> Discard;\nx :: Print(\"abc);\nIdle -> x -> Discard;\n\n",
+            "x:2: unterminated double-quoted string starts here",
+        ),
+        (
+            "Idle -> Discard;\nx :: Print('abc);\n\n",
+            "x:2: unterminated single-quoted string starts here",
+        ),
+        (
+            "Idle -> Discard;\n\n/* a comment\nIdle -> Discard;\n",
+            "x:3: unterminated '/*' comment starts here",
+        ),
+        (
+            "Idle -> Discard;\nx :: Print(/* a comment\n);\n",
+            "x:2: unterminated '/*' comment starts here",
+        ),
+        (
+            "Idle -> Discard;\nx :: InfiniteSource(DATA \"\\<00 01\n);\n",
+            "x:2: unterminated '\\<' hex block starts here",
+        ),
+    ];
+    for (text, want) in cases {
+        let e = errors(text, "x");
+        assert!(e.iter().any(|m| m == want), "{text:?}: {e:?}");
+    }
+    // terminated ones are fine
+    flat("x :: Print(\"a)\" /* ) */, 'b)');\nIdle -> x -> Discard /* end */");
+}
