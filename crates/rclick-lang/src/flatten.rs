@@ -4,7 +4,7 @@
 
 use crate::confparse::{keyword, split_args};
 use crate::parser::{deanonymize, port_signature, ClassDef, ClassId, Compound, EKind, PConn};
-use crate::vars::{expand, Env};
+use crate::vars::{expand, Budget, Env};
 use crate::{Diagnostic, FlatConfig, FlatConnection, FlatElement, Landmark};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -13,6 +13,9 @@ use std::rc::Rc;
 const MAX_EXPANSION_DEPTH: usize = 100;
 /// Expansion stops creating elements beyond this many.
 const MAX_ELEMENTS: usize = 100_000;
+/// Variable expansion of a whole configuration produces at most this many
+/// bytes (each substitution charged once per level it passes through).
+pub(crate) const MAX_EXPANSION_BYTES: usize = 128 << 20;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum FKind {
@@ -47,6 +50,8 @@ struct Flattener<'a> {
     ends: HashMap<(usize, usize, bool), EndState>,
     diags: Vec<Diagnostic>,
     too_many: bool,
+    /// What variable expansion may still produce.
+    budget: Budget,
 }
 
 /// Click's `cp_assign_arguments` for compound formals: returns the formal
@@ -257,6 +262,25 @@ impl<'a> Flattener<'a> {
         closest
     }
 
+    /// Expands the variables of `config`; reports (once) and gives `None`
+    /// when the configuration's expansion budget runs out.
+    fn expand(&mut self, config: &str, env: &Env, lm: &Landmark) -> Option<String> {
+        if self.budget.exhausted() {
+            return None;
+        }
+        let r = expand(config, env, &self.budget);
+        if r.is_none() {
+            self.error(
+                lm,
+                format!(
+                    "variable expansion too large (over {} MiB; does a definition refer to itself?)",
+                    MAX_EXPANSION_BYTES >> 20
+                ),
+            );
+        }
+        r
+    }
+
     fn expand_element(&mut self, which: usize, env: &Rc<Env>, depth: usize) {
         if self.names[which].starts_with(';') {
             let n = self.names[which][1..].to_string();
@@ -265,11 +289,16 @@ impl<'a> Flattener<'a> {
         let FKind::Class(id) = self.kinds[which] else {
             return;
         };
-        self.configs[which] = expand(&self.configs[which], env);
+        let lm = self.landmarks[which].clone();
+        let raw = std::mem::take(&mut self.configs[which]);
+        let Some(config) = self.expand(&raw, env, &lm) else {
+            self.kinds[which] = FKind::Error;
+            return;
+        };
+        self.configs[which] = config;
         if self.compound(id).is_none() {
             return;
         }
-        let lm = self.landmarks[which].clone();
         if depth >= MAX_EXPANSION_DEPTH {
             self.error(&lm, "compound element nesting too deep");
             self.kinds[which] = FKind::Error;
@@ -287,7 +316,10 @@ impl<'a> Flattener<'a> {
                         new_env.define(&c.scope_names[i], v, true);
                     }
                     for i in c.nformals..c.scope_names.len() {
-                        let v = expand(&c.scope_values[i], &new_env);
+                        let Some(v) = self.expand(&c.scope_values[i], &new_env, &lm) else {
+                            self.kinds[which] = FKind::Error;
+                            return;
+                        };
                         new_env.define(&c.scope_names[i], v, true);
                     }
                     self.expand_into(c, which, &Rc::new(new_env), depth + 1);
@@ -332,7 +364,10 @@ impl<'a> Flattener<'a> {
                 EKind::Tunnel => FKind::Tunnel,
                 EKind::Class(id) => FKind::Class(id),
             };
-            let config = expand(&e.config, env);
+            let Some(config) = self.expand(&e.config, env, &e.landmark) else {
+                map.resize(c.elems.len(), None);
+                break;
+            };
             let idx = self.get_element(&cname, kind, config, e.landmark.clone());
             map.push(Some(idx));
             i += 1;
@@ -453,6 +488,7 @@ pub(crate) fn flatten(
         ends: HashMap::new(),
         diags: Vec::new(),
         too_many: false,
+        budget: Budget::new(MAX_EXPANSION_BYTES),
     };
     for e in &top.elems {
         f.names.push(e.name.clone());

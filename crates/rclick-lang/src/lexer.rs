@@ -121,8 +121,16 @@ impl<'a> Lexer<'a> {
         s
     }
 
+    /// Reports a comment, string or `\<...>` block that the input ends
+    /// inside, at the line where it starts (Click only says what it missed
+    /// at the end of the file).
+    fn unterminated(&mut self, start: Landmark, what: &str) {
+        self.error_at(start, format!("unterminated {what} starts here"));
+    }
+
     fn skip_slash_star(&mut self, mut s: usize) -> usize {
         let end = self.b.len();
+        let start = self.landmark();
         while s < end {
             match self.b[s] {
                 b'\n' | b'\r' => s = self.newline_at(s),
@@ -131,11 +139,13 @@ impl<'a> Lexer<'a> {
             }
             s += 1;
         }
+        self.unterminated(start, "'/*' comment");
         end
     }
 
     fn skip_backslash_angle(&mut self, mut s: usize) -> usize {
         let end = self.b.len();
+        let start = self.landmark();
         while s < end {
             match self.b[s] {
                 b'\n' | b'\r' => s = self.newline_at(s),
@@ -152,11 +162,13 @@ impl<'a> Lexer<'a> {
             }
             s += 1;
         }
+        self.unterminated(start, "'\\<' hex block");
         end
     }
 
     fn skip_quote(&mut self, mut s: usize, endc: u8) -> usize {
         let end = self.b.len();
+        let start = self.landmark();
         while s < end {
             match self.b[s] {
                 b'\n' | b'\r' => s = self.newline_at(s),
@@ -175,6 +187,12 @@ impl<'a> Lexer<'a> {
             }
             s += 1;
         }
+        let what = if endc == b'"' {
+            "double-quoted string"
+        } else {
+            "single-quoted string"
+        };
+        self.unterminated(start, what);
         end
     }
 

@@ -810,3 +810,73 @@ fn require_library_reads_classes_once() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A definition that refers to itself nine times would expand to gigabytes
+/// (nine copies a level, ten levels); a compound that passes itself a
+/// growing argument to its tenfold nesting too. Both stop at the expansion
+/// budget with an error at the element, quickly.
+#[test]
+fn self_referring_expansion_is_bounded() {
+    let t = std::time::Instant::now();
+    let e = errors("define($a $a$a$a$a$a$a$a$a)\nIdle($a) -> Discard", "x");
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("x:2: variable expansion too large (over 128 MiB")),
+        "{e:?}"
+    );
+    let mut text = String::from("elementclass C0 { $x | input -> Null($x) -> output }\n");
+    for k in 1..20 {
+        text.push_str(&format!(
+            "elementclass C{k} {{ $x | input -> C{}($x$x$x$x) -> output }}\n",
+            k - 1
+        ));
+    }
+    text.push_str("Idle -> C19(a) -> Discard");
+    let e = errors(&text, "x");
+    assert!(
+        e.iter().any(|m| m.contains("variable expansion too large")),
+        "{e:?}"
+    );
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        t.elapsed()
+    );
+    // big but bounded expansions still work
+    let f = flat("define($a 0123456789, $b $a$a$a$a$a$a$a$a$a$a, $c $b$b$b$b$b$b$b$b$b$b)\nIdle($c$c) -> Discard");
+    assert!(f.contains(&"0123456789".repeat(200)), "{f}");
+}
+
+/// An unterminated string, comment or hex block is reported at the line
+/// where it starts, besides what the parser then misses at the end.
+#[test]
+fn unterminated_reported_where_they_start() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "Idle -> Discard;\nx :: Print(\"abc);\nIdle -> x -> Discard;\n\n",
+            "x:2: unterminated double-quoted string starts here",
+        ),
+        (
+            "Idle -> Discard;\nx :: Print('abc);\n\n",
+            "x:2: unterminated single-quoted string starts here",
+        ),
+        (
+            "Idle -> Discard;\n\n/* a comment\nIdle -> Discard;\n",
+            "x:3: unterminated '/*' comment starts here",
+        ),
+        (
+            "Idle -> Discard;\nx :: Print(/* a comment\n);\n",
+            "x:2: unterminated '/*' comment starts here",
+        ),
+        (
+            "Idle -> Discard;\nx :: InfiniteSource(DATA \"\\<00 01\n);\n",
+            "x:2: unterminated '\\<' hex block starts here",
+        ),
+    ];
+    for (text, want) in cases {
+        let e = errors(text, "x");
+        assert!(e.iter().any(|m| m == want), "{text:?}: {e:?}");
+    }
+    // terminated ones are fine
+    flat("x :: Print(\"a)\" /* ) */, 'b)');\nIdle -> x -> Discard /* end */");
+}

@@ -2,10 +2,57 @@
 //! `VariableEnvironment` and `cp_expand`).
 
 use crate::confparse::{comment_at, quote, shift_spacevec, skip_comment_space, skip_space};
+use std::cell::Cell;
 use std::rc::Rc;
 
 /// Variable expansion stops nesting beyond this depth (as Click does).
 const MAX_EXPAND_DEPTH: u32 = 10;
+
+/// How many bytes variable expansion may still produce. Each substituted
+/// value and each expanded string is charged, so a definition that refers
+/// to itself several times (`define($a $a$a$a)`) stops at the bound instead
+/// of growing by its fan-out to the tenth power.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    left: Cell<usize>,
+    exhausted: Cell<bool>,
+}
+
+impl Budget {
+    /// A budget of `bytes`.
+    pub(crate) fn new(bytes: usize) -> Budget {
+        Budget {
+            left: Cell::new(bytes),
+            exhausted: Cell::new(false),
+        }
+    }
+
+    /// Charges `n` bytes; false (and exhausted from then on) if they do
+    /// not fit.
+    fn charge(&self, n: usize) -> bool {
+        match self.left.get().checked_sub(n) {
+            Some(l) if !self.exhausted.get() => {
+                self.left.set(l);
+                true
+            }
+            _ => {
+                self.exhausted.set(true);
+                false
+            }
+        }
+    }
+
+    /// Bytes left.
+    #[cfg(test)]
+    pub(crate) fn left(&self) -> usize {
+        self.left.get()
+    }
+
+    /// Whether a charge has failed.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.exhausted.get()
+    }
+}
 
 /// One level of variable scope. Compound expansions chain environments
 /// lexically: a compound's environment's parent is the environment in which
@@ -72,7 +119,7 @@ impl Env {
 
     /// Looks up the variable text `var` of kind `vtype` (`b'{'` for
     /// `${...}`, `b'('` for `$(...)`, `b'a'` for `$name`).
-    fn expand_var(&self, var: &[u8], vtype: u8, depth: u32) -> Option<Vec<u8>> {
+    fn expand_var(&self, var: &[u8], vtype: u8, depth: u32, budget: &Budget) -> Option<Vec<u8>> {
         let mut name = var;
         let mut minus = None;
         let mut index: Option<i64> = None;
@@ -101,7 +148,7 @@ impl Env {
             name = &var[nb..ne];
         }
         if let Some(val) = self.lookup(name) {
-            let value = expand_bytes(val.as_bytes(), self, false, depth + 1);
+            let value = expand_bytes(val.as_bytes(), self, false, depth + 1, budget);
             match index {
                 Some(mut i) => {
                     let (mut word, mut rest) = (Vec::new(), value);
@@ -116,7 +163,7 @@ impl Env {
                 None => Some(value),
             }
         } else {
-            minus.map(|m| expand_bytes(&var[m + 1..], self, false, depth + 1))
+            minus.map(|m| expand_bytes(&var[m + 1..], self, false, depth + 1, budget))
         }
     }
 }
@@ -150,17 +197,31 @@ fn parse_int(b: &[u8], s: usize) -> (Option<i64>, usize) {
 /// `${name-default}` with their values from `env`. Unknown variables and
 /// `$(...)` expressions are kept (with variables inside them expanded);
 /// nothing is expanded inside single quotes; values substituted inside
-/// double quotes are backslash-quoted.
-pub(crate) fn expand(config: &str, env: &Env) -> String {
+/// double quotes are backslash-quoted. `None` when the expansion would
+/// produce more than `budget` allows (the budget is then exhausted).
+pub(crate) fn expand(config: &str, env: &Env, budget: &Budget) -> Option<String> {
     if !config.contains('$') {
-        return config.to_string();
+        return Some(config.to_string());
     }
-    String::from_utf8_lossy(&expand_bytes(config.as_bytes(), env, false, 0)).into_owned()
+    let out = expand_bytes(config.as_bytes(), env, false, 0, budget);
+    if budget.exhausted() {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
 }
 
-fn expand_bytes(config: &[u8], env: &Env, expand_quote: bool, depth: u32) -> Vec<u8> {
+fn expand_bytes(
+    config: &[u8],
+    env: &Env,
+    expand_quote: bool,
+    depth: u32,
+    budget: &Budget,
+) -> Vec<u8> {
     if !config.contains(&b'$') {
         return config.to_vec();
+    }
+    if budget.exhausted() {
+        return Vec::new();
     }
     let end = config.len();
     let mut s = 0;
@@ -252,14 +313,15 @@ fn expand_bytes(config: &[u8], env: &Env, expand_quote: bool, depth: u32) -> Vec
                     continue;
                 }
                 out.extend_from_slice(&config[uninterp..before]);
+                let before_len = out.len();
                 changed = true;
                 let vname = if expand_vname {
-                    expand_bytes(&vname, env, false, depth + 1)
+                    expand_bytes(&vname, env, false, depth + 1, budget)
                 } else {
                     vname
                 };
                 uninterp = after;
-                match env.expand_var(&vname, vtype, depth) {
+                match env.expand_var(&vname, vtype, depth, budget) {
                     None => {
                         if expand_vname {
                             out.push(config[before]);
@@ -286,6 +348,9 @@ fn expand_bytes(config: &[u8], env: &Env, expand_quote: bool, depth: u32) -> Vec
                         }
                     }
                 }
+                if !budget.charge(out.len() - before_len) {
+                    return Vec::new();
+                }
                 s = after;
                 continue;
             }
@@ -303,6 +368,10 @@ fn expand_bytes(config: &[u8], env: &Env, expand_quote: bool, depth: u32) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn expand(config: &str, env: &Env) -> String {
+        super::expand(config, env, &Budget::new(1 << 20)).expect("within budget")
+    }
 
     fn env(defs: &[(&str, &str)]) -> Env {
         let mut e = Env::new(None);
@@ -348,6 +417,24 @@ mod tests {
         let e = env(&[("a", "$a$a")]);
         let r = expand("$a", &e);
         assert!(r.len() < 100_000);
+    }
+
+    #[test]
+    fn fan_out_is_bounded_by_the_budget() {
+        // nine copies a level, ten levels: 3.4 GB without a bound
+        let e = env(&[("a", "$a$a$a$a$a$a$a$a$a")]);
+        let b = Budget::new(1 << 20);
+        let t = std::time::Instant::now();
+        assert_eq!(super::expand("x $a", &e, &b), None);
+        assert!(b.exhausted());
+        assert!(t.elapsed() < std::time::Duration::from_secs(5));
+        // an exhausted budget refuses everything after it
+        assert_eq!(super::expand("$b", &env(&[("b", "1")]), &b), None);
+        // the same text within its budget
+        let e = env(&[("a", "$b$b"), ("b", "xy")]);
+        let b = Budget::new(8);
+        assert_eq!(super::expand("$a", &e, &b).as_deref(), Some("xyxy"));
+        assert_eq!(b.left(), 0);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! Each stage reports every error it finds before the build gives up, and
 //! an error in any stage means no router: nothing half-built ever runs.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -104,6 +104,19 @@ pub(crate) struct Builder {
     /// Tasks placed on a thread of their own, whatever their element's
     /// home thread: (task, thread).
     pub task_threads: Vec<(u32, usize)>,
+    /// `connections` indexed by element, made on the first graph search
+    /// (the connections are final by then).
+    pub conn_index: Option<Arc<ConnIndex>>,
+}
+
+/// The connections leaving and entering each element (indices into
+/// `Builder::connections`), so a search along the graph looks at an
+/// element's own connections instead of all of them.
+pub(crate) struct ConnIndex {
+    /// For each element, the connections from its outputs.
+    pub from: Vec<Vec<usize>>,
+    /// For each element, the connections to its inputs.
+    pub to: Vec<Vec<usize>>,
 }
 
 impl Builder {
@@ -134,7 +147,29 @@ impl Builder {
             selects: Vec::new(),
             nthreads: opts.threads.max(1),
             task_threads: Vec::new(),
+            conn_index: None,
         }
+    }
+
+    /// The connection index, made on first use.
+    pub(crate) fn conn_index(&mut self) -> Arc<ConnIndex> {
+        if let Some(ix) = &self.conn_index {
+            if ix.from.len() == self.info.len() {
+                return ix.clone();
+            }
+        }
+        let n = self.info.len();
+        let mut ix = ConnIndex {
+            from: vec![Vec::new(); n],
+            to: vec![Vec::new(); n],
+        };
+        for (k, c) in self.connections.iter().enumerate() {
+            ix.from[c.from].push(k);
+            ix.to[c.to].push(k);
+        }
+        let ix = Arc::new(ix);
+        self.conn_index = Some(ix.clone());
+        ix
     }
 
     /// Prints (or keeps, when capturing) log lines produced while building.
@@ -188,7 +223,10 @@ fn resolve(b: &mut Builder, flat: &FlatConfig, registry: &Registry) -> Result<()
             messages: std::mem::take(&mut b.errors),
         });
     }
-    let mut conns: Vec<Connection> = Vec::new();
+    // Duplicates dropped, first occurrence kept (a set: a chain of a
+    // million connections must not take a million squared steps).
+    let mut conns: Vec<Connection> = Vec::with_capacity(flat.connections.len());
+    let mut seen: HashSet<Connection> = HashSet::with_capacity(flat.connections.len());
     for c in &flat.connections {
         let c = Connection {
             from: c.from,
@@ -196,7 +234,7 @@ fn resolve(b: &mut Builder, flat: &FlatConfig, registry: &Registry) -> Result<()
             to: c.to,
             to_port: c.to_port,
         };
-        if !conns.contains(&c) {
+        if seen.insert(c) {
             conns.push(c);
         }
     }
@@ -286,26 +324,49 @@ fn resolve(b: &mut Builder, flat: &FlatConfig, registry: &Registry) -> Result<()
                 }
             }
         }
+        // A work list of links: a link is looked at again only when a
+        // port at one of its ends changes, so a chain of n agnostic
+        // elements resolves in O(n) steps (sweeping every link until
+        // nothing changes took one sweep per element: O(n^2)).
+        let mut in_base = Vec::with_capacity(n + 1);
+        let mut out_base = Vec::with_capacity(n + 1);
+        let (mut ni, mut no) = (0usize, 0usize);
+        for np in &nports {
+            in_base.push(ni);
+            out_base.push(no);
+            ni += np.0;
+            no += np.1;
+        }
+        let mut by_in: Vec<Vec<usize>> = vec![Vec::new(); ni];
+        let mut by_out: Vec<Vec<usize>> = vec![Vec::new(); no];
+        for (k, (c, _)) in links.iter().enumerate() {
+            by_in[in_base[c.to] + c.to_port].push(k);
+            by_out[out_base[c.from] + c.from_port].push(k);
+        }
         let mut dead = vec![false; links.len()];
-        loop {
-            let mut changed = false;
-            for (k, (c, fake)) in links.iter().enumerate() {
+        let mut queued = vec![true; links.len()];
+        let mut work: std::collections::VecDeque<usize> = (0..links.len()).collect();
+        while let Some(k) = work.pop_front() {
+            queued[k] = false;
+            let (c, fake) = &links[k];
+            {
                 if dead[k] {
                     continue;
                 }
                 let pf = outp[c.from][c.from_port];
                 let pt = inp[c.to][c.to_port];
+                let mut changed: Option<&Vec<usize>> = None;
                 match pt {
                     Processing::Agnostic => {
                         if pf != Processing::Agnostic {
                             inp[c.to][c.to_port] = pf;
-                            changed = true;
+                            changed = Some(&by_in[in_base[c.to] + c.to_port]);
                         }
                     }
                     _ => {
                         if pf == Processing::Agnostic {
                             outp[c.from][c.from_port] = pt;
-                            changed = true;
+                            changed = Some(&by_out[out_base[c.from] + c.from_port]);
                         } else if pf != pt {
                             let (t1, t2) = if pf == Processing::Push {
                                 ("push", "pull")
@@ -334,9 +395,12 @@ fn resolve(b: &mut Builder, flat: &FlatConfig, registry: &Registry) -> Result<()
                         }
                     }
                 }
-            }
-            if !changed {
-                break;
+                for &j in changed.into_iter().flatten() {
+                    if !queued[j] && !dead[j] {
+                        queued[j] = true;
+                        work.push_back(j);
+                    }
+                }
             }
         }
     }

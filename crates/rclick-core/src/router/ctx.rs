@@ -487,6 +487,7 @@ impl<'a> InitCx<'a> {
         port: Option<usize>,
         stop: &mut dyn FnMut(&dyn Element) -> bool,
     ) -> Vec<ElementId> {
+        let index = self.b.conn_index();
         let info = &self.b.info;
         let conns = &self.b.connections;
         // Ports to expand: (element, port) on the "from" side.
@@ -503,8 +504,14 @@ impl<'a> InitCx<'a> {
         };
         let mut seen_ports: HashSet<(ElementId, usize)> = HashSet::new();
         let mut found: Vec<ElementId> = Vec::new();
+        let mut found_set: HashSet<ElementId> = HashSet::new();
         while let Some((e, p)) = frontier.pop() {
-            for c in conns {
+            let mine = if forward {
+                &index.from[e]
+            } else {
+                &index.to[e]
+            };
+            for c in mine.iter().map(|&k| &conns[k]) {
                 let (from, fp, to, tp) = if forward {
                     (c.from, c.from_port, c.to, c.to_port)
                 } else {
@@ -513,7 +520,7 @@ impl<'a> InitCx<'a> {
                 if from != e || fp != p || !seen_ports.insert((to, tp)) {
                     continue;
                 }
-                if !found.contains(&to) {
+                if found_set.insert(to) {
                     found.push(to);
                 }
                 let stops = match self.b.elements[to].as_ref() {
@@ -575,8 +582,14 @@ impl<'a> InitCx<'a> {
         } else {
             Processing::Pull
         };
+        let index = self.b.conn_index();
         while let Some((e, p)) = frontier.pop() {
-            for c in &self.b.connections {
+            let mine = if forward {
+                &index.from[e]
+            } else {
+                &index.to[e]
+            };
+            for c in mine.iter().map(|&k| &self.b.connections[k]) {
                 let (from, fp, to, tp) = if forward {
                     (c.from, c.from_port, c.to, c.to_port)
                 } else {
@@ -644,6 +657,18 @@ impl<'a> InitCx<'a> {
 /// Re-entrant pushes kept waiting at most (beyond that they are dropped
 /// and counted).
 const MAX_DEFERRED_PUSHES: usize = 4096;
+
+/// Pushes made too deep in the stack kept waiting at most (beyond that
+/// they are dropped and counted).
+const MAX_DEEP_PUSHES: usize = 1 << 16;
+
+/// The address of a local of the caller's frame: how deep this thread's
+/// stack is (it grows down).
+#[inline(always)]
+pub(crate) fn stack_address() -> usize {
+    let here = 0u8;
+    std::hint::black_box(&here) as *const u8 as usize
+}
 
 /// The far end of one port: the element and port a push output leads to,
 /// or a pull input comes from. Resolved when the router is built, so a hop
@@ -724,6 +749,9 @@ impl<'a> Ctx<'a> {
     /// Pushes `batch` out of output `port`.
     #[inline(always)]
     pub fn push(&mut self, port: usize, batch: PacketBatch) {
+        if stack_address() < self.sched.stack_floor {
+            return self.push_deep(port, batch);
+        }
         let rt = self.rt;
         let Some(&Port { to, port: to_port }) = rt.out_port(self.slot, port) else {
             return self.count_lost(batch.len());
@@ -979,6 +1007,25 @@ impl<'a> Ctx<'a> {
             self.sched.hold(rt, m);
         }
         r
+    }
+
+    /// A push from deeper in the stack than the push budget allows: made
+    /// from the top of the stack when the current task or timer returns
+    /// (at most `MAX_DEEP_PUSHES` wait; beyond, dropped and counted).
+    #[cold]
+    #[inline(never)]
+    fn push_deep(&mut self, port: usize, batch: PacketBatch) {
+        self.rt.stats.deep_pushes.fetch_add(1, Ordering::Relaxed);
+        if self.sched.deep_pushes.len() < MAX_DEEP_PUSHES {
+            let me = self.cur();
+            self.sched.deep_pushes.push((me, port, batch));
+        } else {
+            self.rt
+                .stats
+                .reentrant_drops
+                .fetch_add(1, Ordering::Relaxed);
+            self.count_lost(batch.len());
+        }
     }
 
     /// The target of a push is running further up this thread's stack: hand

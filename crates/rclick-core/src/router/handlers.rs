@@ -27,6 +27,7 @@ const GLOBAL: &[(&str, HandlerFlags)] = &[
     ("timewarp", HandlerFlags::READ_WRITE),
     ("profile", HandlerFlags::READ_WRITE),
     ("element_costs", HandlerFlags::READ),
+    ("router_drops", HandlerFlags::READ),
 ];
 
 /// The global handler `-R` adds: a raw write handler.
@@ -205,6 +206,15 @@ impl RouterInner {
                 Some(r) => r.table(),
                 None => super::profile::OFF_TEXT.to_string(),
             },
+            "router_drops" => {
+                let st = &self.stats;
+                format!(
+                    "lost_batches {}\nlost_packets {}\ndeep_pushes {}\n",
+                    st.reentrant_drops.load(Ordering::Relaxed),
+                    st.reentrant_packets.load(Ordering::Relaxed),
+                    st.deep_pushes.load(Ordering::Relaxed)
+                )
+            }
             "stop" => return Err("'stop' is a write handler".into()),
             _ => return Err(format!("no '{name}' handler")),
         })

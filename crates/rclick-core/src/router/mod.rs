@@ -166,6 +166,8 @@ pub struct RouterStats {
     pub reentrant_drops: AtomicU64,
     /// Packets in those batches.
     pub reentrant_packets: AtomicU64,
+    /// Pushes made too deep in the stack, continued from its top.
+    pub deep_pushes: AtomicU64,
 }
 
 /// Everything the router's threads share.

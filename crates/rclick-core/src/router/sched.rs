@@ -80,6 +80,15 @@ pub struct ThreadSched {
     /// -> ARPQuerier. Delivered when that element's outer call returns, or
     /// earlier if it asks ([`Ctx::take_reentrant_pushes`]).
     pub(crate) deferred_pushes: Vec<(usize, usize, rclick_packet::PacketBatch)>,
+    /// Pushes made with less than the push stack budget left ([`Ctx::push`]
+    /// compares the stack pointer with `stack_floor`): (pushing element,
+    /// output port, batch), made from the top of the stack once the task
+    /// or timer that led to them returns. A push path of any depth so runs
+    /// in pieces instead of overflowing the stack.
+    pub(crate) deep_pushes: Vec<(usize, usize, rclick_packet::PacketBatch)>,
+    /// Lowest stack address a push may start from (0: no bound; handler
+    /// calls from outside the driver).
+    pub(crate) stack_floor: usize,
     /// Pull forwards declared by running elements ([`Ctx::pull_forwarding`]):
     /// (element, output port, input port). A re-entrant pull on that
     /// output is answered from the element's input instead.
@@ -108,6 +117,8 @@ impl ThreadSched {
             resched_current: false,
             deferred_writes: Vec::new(),
             deferred_pushes: Vec::new(),
+            deep_pushes: Vec::new(),
+            stack_floor: 0,
             pull_forwards: Vec::new(),
             prof: Default::default(),
             ready: Vec::new(),
@@ -299,7 +310,10 @@ impl ThreadSched {
     /// element returned, and pushes nobody took.
     #[inline(always)]
     fn after_top_level_call(&mut self, rt: &RouterInner) {
-        if !self.deferred_writes.is_empty() || !self.deferred_pushes.is_empty() {
+        if !self.deferred_writes.is_empty()
+            || !self.deferred_pushes.is_empty()
+            || !self.deep_pushes.is_empty()
+        {
             self.after_top_level_call_slow(rt);
         }
     }
@@ -307,12 +321,32 @@ impl ThreadSched {
     #[cold]
     #[inline(never)]
     fn after_top_level_call_slow(&mut self, rt: &RouterInner) {
+        self.run_deep_pushes(rt);
         if !self.deferred_writes.is_empty() {
             self.run_deferred_writes(rt);
         }
         if !self.deferred_pushes.is_empty() {
             self.drop_stale_pushes(rt);
         }
+    }
+
+    /// Makes the pushes a too deep push path left for the top of the
+    /// stack, oldest first, until no more are left.
+    fn run_deep_pushes(&mut self, rt: &RouterInner) {
+        while !self.deep_pushes.is_empty() {
+            let work = std::mem::take(&mut self.deep_pushes);
+            for (from, port, batch) in work {
+                Ctx::new(rt, self, from).push(port, batch);
+            }
+        }
+    }
+
+    /// Sets the push stack budget: pushes may use `PUSH_STACK_BUDGET`
+    /// bytes of stack below the caller's frame (the top of the driver
+    /// loop).
+    #[inline(never)]
+    pub(crate) fn mark_stack_top(&mut self) {
+        self.stack_floor = super::ctx::stack_address().saturating_sub(PUSH_STACK_BUDGET);
     }
 
     /// Pushes deferred to an element that was busy on another thread's
@@ -684,7 +718,15 @@ fn pin_thread(rt: &RouterInner, id: usize) {
     }
 }
 
+/// Stack that nested pushes may use below the driver loop; a push that
+/// would start deeper waits in [`ThreadSched::deep_pushes`]. A nested
+/// push costs a few hundred bytes of stack, so this allows thousands of
+/// nested elements and leaves at least 1 MiB (router threads have 2 MiB,
+/// the main thread 8 MiB) for the last element's own work.
+pub(crate) const PUSH_STACK_BUDGET: usize = 1 << 20;
+
 fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
+    sched.mark_stack_top();
     let driver = sched.id == 0;
     sched.hold(rt, sched.id as u32);
     let mut iter: u32 = 0;

@@ -1519,6 +1519,13 @@ pub fn unparse_ip_opt(out: &mut String, opts: &[u8]) {
                         s2 = "^";
                     }
                     if flag != 0 {
+                        // Undefined flags (2, 4-15) step by 4 bytes but
+                        // still print an address and a stamp: an entry cut
+                        // short by the option's end stops the list (Click
+                        // reads on past the option).
+                        if o + 8 > ol {
+                            break;
+                        }
                         out.push_str(s2);
                         write_quad(out, &opts[o..o + 4]);
                         out.push('=');
@@ -2175,7 +2182,7 @@ impl Desc<'_> {
                 let nh_off = self.p.network_header_offset().unwrap_or(0) as i64;
                 let mut off = self.p.transport_header_offset().unwrap_or(nh_off as isize) as i64;
                 if get16(ip, 6) & 0x1FFF == 0 {
-                    match ip[9] {
+                    match ip.get(9).copied().unwrap_or(0) {
                         PROTO_TCP => {
                             let t = self.transport();
                             let doff = t.get(12).map(|b| usize::from(b >> 4) * 4).unwrap_or(0);
@@ -2698,5 +2705,83 @@ mod tests {
         let mut s = String::new();
         unparse_tcp_opt(&mut s, &b, TCPOPT_ALL_NOPAD);
         assert_eq!(s, "mss1460;sackok;wscale10;ts1:2;sack1-2");
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        let s: String = s.split_whitespace().collect();
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    /// Every field of `data`, marked as MarkIPHeader marks it (header
+    /// length from the first byte, unchecked).
+    fn summarize_all(data: &[u8]) -> String {
+        let mut out = String::new();
+        for want_bad in [false, true] {
+            let mut p = Packet::from_slice(data);
+            let hl = data.first().map_or(20, |b| usize::from(b & 0xF) * 4);
+            p.set_ip_header(0, hl);
+            let mut d = prepare(&mut p, true, false, want_bad, true);
+            for &(_, f, _) in TABLE {
+                d.write(f, &mut out);
+                out.push(' ');
+            }
+        }
+        out
+    }
+
+    /// IP (with a timestamp option), TCP with options, UDP and ICMP
+    /// packets; each cut at every length and each byte set to 0x00, 0x0F,
+    /// 0x44 and 0xFF, through every field: nothing may panic.
+    #[test]
+    fn truncated_and_mutated_packets_never_panic() {
+        let packets = [
+            // IP, ts option with flag 15 whose one entry ends the header
+            "4700 0020 0000 0000 4011 0000 0a000001 0a000002 4408090f01020304 00000000",
+            // IP with rr and ts options, then TCP with mss, sackok, ts, sack
+            "4800 0048 0001 0000 4006 0000 0a000001 0a000002 0707040102030400 44080d01
+             0400 0050 00000001 00000002 a012 ffff 0000 0000 0204 05b4 0402 080a 00000001 00000002
+             0101 050a 00000003 00000004 6869",
+            // UDP with 4 payload bytes
+            "4500 0020 0002 0000 4011 0000 0a000001 0a000002 0035 0035 000c 0000 61626364",
+            // ICMP fragmentation needed (next MTU)
+            "4500 0024 0003 0000 4001 0000 0a000001 0a000002 0304 0000 0000 05dc 45000014 00000000",
+            // ICMP echo, non-first fragment
+            "4500 0020 0004 0010 4001 0000 0a000001 0a000002 0800 0000 1234 0001 00000000",
+        ];
+        for text in packets {
+            let base = hex(text);
+            for cut in 0..=base.len() {
+                summarize_all(&base[..cut]);
+            }
+            for i in 0..base.len() {
+                for v in [0x00, 0x0F, 0x44, 0xFF] {
+                    let mut m = base.clone();
+                    m[i] = v;
+                    summarize_all(&m);
+                    summarize_all(&m[..m.len() - 2]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn timestamp_option_with_undefined_flag() {
+        // flag 15, one 4-byte entry: the address fits, its stamp does not
+        let mut s = String::new();
+        unparse_ip_opt(&mut s, &hex("4408090f01020304"));
+        assert_eq!(s, "ts.15{}");
+        // room for address and stamp: printed as Click does
+        let mut s = String::new();
+        unparse_ip_opt(&mut s, &hex("440c090f0102030405060708"));
+        assert_eq!(s, "ts.15{1.2.3.4=84281096}");
+        let mut s = String::new();
+        unparse_ip_opt(&mut s, &hex("440c050f0102030405060708"));
+        assert_eq!(s, "ts.15{}+2");
+        let mut s = String::new();
+        unparse_ip_opt(&mut s, &hex("440c0d0f0102030405060708"));
+        assert_eq!(s, "ts.15{1.2.3.4=84281096^}");
     }
 }

@@ -104,7 +104,9 @@ impl ICMPRewriter {
             return -1;
         }
         let Some(ip) = p.ip_header() else { return -1 };
-        let icmp = &ip[info.thoff..];
+        // A header length past the data (behind MarkIPHeader) leaves no
+        // ICMP header: unmapped, as a short one is.
+        let icmp = ip.get(info.thoff..).unwrap_or(&[]);
         if icmp.is_empty() || !matches!(icmp[0], 3 | 4 | 5 | 11 | 12) || icmp.len() < 8 + 20 {
             return 1;
         }
@@ -331,5 +333,91 @@ impl Element for ICMPRewriter {
         if !run.is_empty() {
             cx.checked_push(cur as usize, run);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rewriter::testutil::*;
+    use rclick_core::testing;
+
+    /// An ICMP unreachable from 3.3.3.3 to 10.0.0.9 quoting `inner`; the
+    /// outer IP header carries 4 bytes of options (NOPs) when `opts`.
+    fn icmp_error(inner: &[u8], opts: bool) -> Vec<u8> {
+        let hl = if opts { 24 } else { 20 };
+        let mut v = vec![0u8; hl];
+        v[0] = 0x40 | (hl / 4) as u8;
+        let len = (hl + 8 + inner.len()) as u16;
+        v[2..4].copy_from_slice(&len.to_be_bytes());
+        v[8] = 64;
+        v[9] = 1;
+        v[12..16].copy_from_slice(&ip(3, 3, 3, 3).to_be_bytes());
+        v[16..20].copy_from_slice(&ip(10, 0, 0, 9).to_be_bytes());
+        for b in &mut v[20..hl] {
+            *b = 1;
+        }
+        v.extend_from_slice(&[3, 1, 0, 0, 0, 0, 0, 0]);
+        v.extend_from_slice(inner);
+        v
+    }
+
+    /// Every rewriter class fed each packet cut at every length and with
+    /// each byte set to 0x00, 0x0F, 0x45 and 0xFF, marked as MarkIPHeader
+    /// marks it (header length unchecked): nothing may panic.
+    #[test]
+    fn truncated_and_mutated_packets_never_panic() {
+        let cfg = "src :: TestSource(KEY);
+            rw :: IPRewriter(pattern 10.0.0.9 1024-65535 - - 0 1);
+            irw :: ICMPRewriter(rw);
+            trw :: TCPRewriter(pattern 10.0.0.9 1024-65535 - - 0 1);
+            urw :: UDPRewriter(pattern 10.0.0.9 1024-65535 - - 0 1);
+            prw :: ICMPPingRewriter(pattern 10.0.0.9 - 0-65535# 0 1);
+            arw :: IPAddrRewriter(pattern 10.0.0.9 - 0 1);
+            parw :: IPAddrPairRewriter(pattern 10.0.0.9 - 0 1);
+            src[0] -> rw; src[1] -> irw; src[2] -> trw; src[3] -> urw;
+            src[4] -> prw; src[5] -> arw; src[6] -> parw;
+            rw[0] -> Discard; rw[1] -> Discard; irw[0] -> Discard; irw[1] -> Discard;
+            trw[0] -> Discard; trw[1] -> Discard; urw[0] -> Discard; urw[1] -> Discard;
+            prw[0] -> Discard; prw[1] -> Discard; arw[0] -> Discard; arw[1] -> Discard;
+            parw[0] -> Discard; parw[1] -> Discard;";
+        let flow = tcp(ip(1, 0, 0, 1), 5000, ip(2, 0, 0, 2), 80);
+        let quoted = tcp(ip(10, 0, 0, 9), 1024, ip(2, 0, 0, 2), 80);
+        let quoted_udp = udp(ip(10, 0, 0, 9), 1024, ip(2, 0, 0, 2), 53);
+        let quoted_ping = icmp_echo(ip(10, 0, 0, 9), ip(2, 0, 0, 2), 8, 7);
+        let bases: Vec<(usize, Vec<u8>)> = vec![
+            (1, icmp_error(&quoted, true)),
+            (1, icmp_error(&quoted, false)),
+            (1, icmp_error(&quoted_udp, true)),
+            (1, icmp_error(&quoted_ping, true)),
+            (
+                0,
+                tcp_payload(ip(1, 0, 0, 1), 5000, ip(2, 0, 0, 2), 80, 1, b"xy"),
+            ),
+            (2, tcp(ip(1, 0, 0, 1), 5000, ip(2, 0, 0, 2), 80)),
+            (3, udp(ip(1, 0, 0, 1), 5000, ip(2, 0, 0, 2), 53)),
+            (4, icmp_echo(ip(1, 0, 0, 1), ip(2, 0, 0, 2), 8, 7)),
+            (5, tcp(ip(1, 0, 0, 1), 5000, ip(2, 0, 0, 2), 80)),
+            (6, udp(ip(1, 0, 0, 1), 5000, ip(2, 0, 0, 2), 53)),
+        ];
+        let mut pkts = vec![(0, flow)];
+        for (port, base) in &bases {
+            for cut in 0..base.len() {
+                pkts.push((*port, base[..cut].to_vec()));
+            }
+            for i in 0..base.len() {
+                for v in [0x00, 0x0F, 0x45, 0xFF] {
+                    let mut m = base.clone();
+                    m[i] = v;
+                    pkts.push((*port, m.clone()));
+                    m.truncate(m.len() - 4);
+                    pkts.push((*port, m));
+                }
+            }
+        }
+        let n = pkts.len();
+        let key = seed(pkts);
+        let r = testing::build(&cfg.replace("KEY", &key), &registry(), true).unwrap();
+        r.run();
+        assert!(n > 2000, "{n} packets");
     }
 }

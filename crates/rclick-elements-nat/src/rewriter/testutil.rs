@@ -53,7 +53,7 @@ impl Element for TestSource {
             .unwrap_or_default();
         for (port, bytes) in pkts {
             let mut p = Packet::from_slice(&bytes);
-            let hl = usize::from(bytes[0] & 15) * 4;
+            let hl = bytes.first().map_or(20, |b| usize::from(b & 15) * 4);
             p.set_ip_header(0, hl);
             let mut b = PacketBatch::new();
             b.push(p);
@@ -211,16 +211,23 @@ pub fn icmp_echo(src: u32, dst: u32, ty: u8, id: u16) -> Vec<u8> {
     ip_packet(src, dst, 1, &t)
 }
 
-/// Runs `cfg` (which names `src :: TestSource(KEY)` and `sink ::
-/// TestSink(KEY)`) with `pkts` (input port of `src`, bytes); returns what
-/// reached the sink (its input port, summary).
-pub fn run_cfg(cfg: &str, pkts: &[(usize, Vec<u8>)]) -> Vec<(usize, String)> {
+/// Stores `pkts` (output port of a `TestSource`, bytes) for the source
+/// configured with the returned key.
+pub fn seed(pkts: Vec<(usize, Vec<u8>)>) -> String {
     let key = format!("k{}", KEYS.fetch_add(1, Ordering::Relaxed));
     SOURCES
         .lock()
         .unwrap()
         .get_or_insert_with(HashMap::new)
-        .insert(key.clone(), pkts.to_vec());
+        .insert(key.clone(), pkts);
+    key
+}
+
+/// Runs `cfg` (which names `src :: TestSource(KEY)` and `sink ::
+/// TestSink(KEY)`) with `pkts` (input port of `src`, bytes); returns what
+/// reached the sink (its input port, summary).
+pub fn run_cfg(cfg: &str, pkts: &[(usize, Vec<u8>)]) -> Vec<(usize, String)> {
+    let key = seed(pkts.to_vec());
     let cfg = cfg.replace("KEY", &key);
     let r = testing::build(&cfg, &registry(), true).unwrap_or_else(|e| panic!("{e}"));
     r.run();
