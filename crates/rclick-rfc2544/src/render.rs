@@ -1,0 +1,1 @@
+//! Rendering (filled in by a later commit).
