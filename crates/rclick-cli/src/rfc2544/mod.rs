@@ -283,6 +283,11 @@ fn find_file(rel: &str) -> Option<PathBuf> {
 
 /// The devices to test, and why others are not.
 fn choose_duts(o: &Rfc2544Options, not_run: &mut Vec<String>) -> Result<Vec<Dut>, String> {
+    for d in &o.dut {
+        if !["rclick", "kernel", "click"].contains(&d.as_str()) {
+            return Err(format!("--dut {d}: expected rclick, kernel or click"));
+        }
+    }
     let conf = match &o.conf {
         Some(c) => c.clone(),
         None => find_file("conf/iprouter-linux.click")
@@ -302,11 +307,6 @@ fn choose_duts(o: &Rfc2544Options, not_run: &mut Vec<String>) -> Result<Vec<Dut>
         find_file("../shared/reference/click/bin/click")
     });
     let wanted = |n: &str| o.dut.is_empty() || o.dut.iter().any(|d| d == n);
-    for d in &o.dut {
-        if !["rclick", "kernel", "click"].contains(&d.as_str()) {
-            return Err(format!("--dut {d}: expected rclick, kernel or click"));
-        }
-    }
     let mut v = Vec::new();
     if wanted("rclick") {
         if ours.exists() {
