@@ -45,16 +45,18 @@ impl Dut {
     }
 
     /// The command line that starts it in namespace `ns` on processor
-    /// `cpu`, with a ControlSocket on `sock` and `hotconfig` if given.
-    pub fn argv(&self, ns: &str, cpu: usize, sock: Option<&Path>) -> Option<Vec<String>> {
+    /// `cpu` at niceness `nice`, with a ControlSocket on `sock` and
+    /// `hotconfig` if given.
+    pub fn argv(&self, ns: &str, cpu: usize, nice: i32, sock: Option<&Path>) -> Option<Vec<String>> {
         let DutKind::Process { bin, conf, .. } = &self.kind else {
             return None;
         };
-        let mut v: Vec<String> = ["ip", "netns", "exec", ns, "taskset", "-c"]
+        let mut v: Vec<String> = ["ip", "netns", "exec", ns, "nice", "-n"]
             .iter()
             .map(|s| s.to_string())
             .collect();
-        v.push(cpu.to_string());
+        v.push(nice.to_string());
+        v.extend(["taskset".to_string(), "-c".to_string(), cpu.to_string()]);
         v.push(bin.display().to_string());
         if let Some(s) = sock {
             v.extend(["-R".to_string(), "-u".to_string(), s.display().to_string()]);
@@ -64,8 +66,15 @@ impl Dut {
     }
 
     /// Starts the router process (output to `log`).
-    pub fn spawn(&self, ns: &str, cpu: usize, sock: Option<&Path>, log: &Path) -> Result<Child, String> {
-        let argv = self.argv(ns, cpu, sock).ok_or("the kernel has no process")?;
+    pub fn spawn(
+        &self,
+        ns: &str,
+        cpu: usize,
+        nice: i32,
+        sock: Option<&Path>,
+        log: &Path,
+    ) -> Result<Child, String> {
+        let argv = self.argv(ns, cpu, nice, sock).ok_or("the kernel has no process")?;
         let out = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
         let err = out.try_clone().map_err(|e| e.to_string())?;
         let mut cmd = Command::new(&argv[0]);

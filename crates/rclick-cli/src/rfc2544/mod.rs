@@ -87,6 +87,10 @@ pub struct Rfc2544Options {
     /// Skip the HTTP and FTP transfers.
     #[arg(long)]
     pub no_transfers: bool,
+    /// Niceness of the generator and of router processes (-20..19): below
+    /// 0, other work on a shared machine takes less of their processors.
+    #[arg(long, default_value_t = -10, allow_hyphen_values = true)]
+    pub nice: i32,
 }
 
 /// The parameters a run uses, from the options and the profile.
@@ -424,6 +428,12 @@ fn run_inner(o: &Rfc2544Options) -> Result<(), String> {
         p.say(n);
     }
     sys::pin_to(o.generator_cpu)?;
+    if !(-20..=19).contains(&o.nice) {
+        return Err(format!("--nice {}: -20 to 19", o.nice));
+    }
+    // The generator is this (main) thread: renice it, as the router
+    // processes are started with `nice`.
+    dut::run(&["renice", "-n", &o.nice.to_string(), "-p", &std::process::id().to_string()])?;
     report.method = Method {
         trial_s: profile.trial_s,
         drain_s: profile.drain.as_secs_f64(),
@@ -503,6 +513,12 @@ fn method_notes(o: &Rfc2544Options, cpus: usize) -> Vec<String> {
              memory-mapped TX ring (TPACKET_V2) on h0/eth0 and come back through a memory-mapped RX ring on \
              h1/eth0. Latency is the kernel's receive stamp minus the transmit stamp in the frame (one clock).",
             o.generator_cpu
+        ),
+        format!(
+            "The generator and router processes run at niceness {} (`renice`, `nice -n`), so that other \
+             work on a shared machine takes less of their processors; the kernel's own forwarding runs in \
+             softirq context, ahead of any process, either way.",
+            o.nice
         ),
         format!(
             "Router processes run under `taskset -c {}`. Receive processing (RPS) of the router namespace's \
@@ -599,8 +615,8 @@ fn run_dut(
         name: d.name.clone(),
         description: d.description.clone(),
         command: d
-            .argv(&testbed::router_ns(&o.prefix), o.dut_cpu, None)
-            .map(|v| format!("taskset -c {} {}", o.dut_cpu, v[6..].join(" ")))
+            .argv(&testbed::router_ns(&o.prefix), o.dut_cpu, o.nice, None)
+            .map(|v| v[4..].join(" "))
             .unwrap_or_else(|| "ip_forward=1 in the router namespace".into()),
         ..DutReport::default()
     };
@@ -648,13 +664,14 @@ fn dut_tests(
     if matches!(d.kind, DutKind::Process { .. }) {
         let _ = std::fs::remove_file(&sock);
         let slot = Arc::clone(&cleanup.child);
-        let (dd, ns, cpu, s2, l2) = (d.clone(), rns.clone(), o.dut_cpu, sock.clone(), log.clone());
+        let (dd, ns, cpu, nice) = (d.clone(), rns.clone(), o.dut_cpu, o.nice);
+        let (s2, l2) = (sock.clone(), log.clone());
         let spawn_err: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
         let se = Arc::clone(&spawn_err);
         let mut spec = TrialSpec::paced(t64, 1, 20_000.0, 5.0);
         spec.action = Some((
             Duration::from_millis(5),
-            Box::new(move || match dd.spawn(&ns, cpu, Some(&s2), &l2) {
+            Box::new(move || match dd.spawn(&ns, cpu, nice, Some(&s2), &l2) {
                 Ok(c) => *slot.lock().expect("not poisoned") = Some(c),
                 Err(e) => *se.lock().expect("not poisoned") = Some(e),
             }),
@@ -1156,6 +1173,7 @@ mod tests {
             generator_cpu: 0,
             dut_cpu: 1,
             no_transfers: false,
+            nice: -10,
         };
         let q = Profile::new(&o).unwrap();
         assert_eq!(q.sizes, vec![64, 512, 1518]);
