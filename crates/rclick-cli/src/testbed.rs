@@ -421,7 +421,9 @@ mod tests {
         assert!(describe_in("rclick-rfc", 2, false).contains("rclick-rfc-r"));
         assert!(check_prefix("rclick-rfc").is_ok());
         assert!(check_prefix("").is_err());
-        assert!(check_prefix("much-too-long").unwrap_err().contains("--prefix"));
+        assert!(check_prefix("much-too-long")
+            .unwrap_err()
+            .contains("--prefix"));
         assert!(check_prefix("a/b").is_err());
         assert!(up_in("a b", 2, false).is_err());
         assert!(down_in("../x").is_err());

@@ -186,10 +186,22 @@ mod tests {
 
     #[test]
     fn precision_is_within_one_128th() {
-        for v in [255u64, 256, 257, 1000, 12_345, 999_999, 1 << 40, u64::MAX - 1] {
+        for v in [
+            255u64,
+            256,
+            257,
+            1000,
+            12_345,
+            999_999,
+            1 << 40,
+            u64::MAX - 1,
+        ] {
             let (lo, hi) = bounds(index(v));
             assert!(lo <= v && v <= hi);
-            assert!((hi - lo) as f64 <= v as f64 / 128.0 + 1.0, "{v}: {lo}..{hi}");
+            assert!(
+                (hi - lo) as f64 <= v as f64 / 128.0 + 1.0,
+                "{v}: {lo}..{hi}"
+            );
         }
         for v in 0..256 {
             assert_eq!(bounds(index(v)), (v, v), "exact below 256");
@@ -229,7 +241,10 @@ mod tests {
         let s = h.summary().unwrap();
         assert!(s.p50_ns.abs_diff(20_000) < 200);
         assert!(s.p99_ns.abs_diff(20_000) < 200);
-        assert!(s.p999_ns.abs_diff(20_000) < 200, "10 in 10,000 is the 99.9th");
+        assert!(
+            s.p999_ns.abs_diff(20_000) < 200,
+            "10 in 10,000 is the 99.9th"
+        );
         assert_eq!(s.max_ns, 5_000_000);
         h.record(5_000_000);
         assert!(h.quantile(0.999).unwrap() > 4_900_000);

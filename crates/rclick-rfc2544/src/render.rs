@@ -177,7 +177,7 @@ pub fn sections(r: &Report) -> Vec<Section> {
                     us(s.p999_ns),
                     us(s.max_ns),
                 ]),
-                None => row.extend(std::iter::repeat("-".to_string()).take(5)),
+                None => row.extend(vec!["-".to_string(); 5]),
             }
             row.push(format!("{} / {} / {}", l.lost, l.reordered, l.duplicates));
             rows.push(row);
@@ -192,7 +192,14 @@ pub fn sections(r: &Report) -> Vec<Section> {
         ],
         tables: vec![Table {
             head: [
-                "device", "size", "rate", "min", "median", "99th", "99.9th", "max",
+                "device",
+                "size",
+                "rate",
+                "min",
+                "median",
+                "99th",
+                "99.9th",
+                "max",
                 "lost / reordered / duplicated",
             ]
             .iter()
@@ -258,7 +265,11 @@ pub fn sections(r: &Report) -> Vec<Section> {
                     format!(
                         "{}{}",
                         b.frames,
-                        if b.frames >= b.max_tried { " (all tried)" } else { "" }
+                        if b.frames >= b.max_tried {
+                            " (all tried)"
+                        } else {
+                            ""
+                        }
                     ),
                     rate(b.burst_fps),
                 ]
@@ -296,11 +307,11 @@ pub fn sections(r: &Report) -> Vec<Section> {
             }
         }
     }
-    let rec: Vec<String> = duts
-        .iter()
-        .filter_map(|d| {
-            d.overload.as_ref().map(|o| {
-                format!(
+    let rec: Vec<String> =
+        duts.iter()
+            .filter_map(|d| {
+                d.overload.as_ref().map(|o| {
+                    format!(
                     "{}: after {} of {}-byte frames for the first half of a trial, then {}: {}.",
                     d.name,
                     rate(o.overload_fps),
@@ -310,9 +321,9 @@ pub fn sections(r: &Report) -> Vec<Section> {
                         format!("lossless again {m:.0} ms after the overload stopped")
                     })
                 )
+                })
             })
-        })
-        .collect();
+            .collect();
     let mut text = vec![
         "Offered load above the NDR (as % of it, capped at the generator's ceiling): a router that does not \
          livelock keeps delivering about its NDR. System recovery (RFC 2544 §26.9):"
@@ -323,10 +334,16 @@ pub fn sections(r: &Report) -> Vec<Section> {
         title: "Overloaded behaviour and system recovery".into(),
         text,
         tables: vec![Table {
-            head: ["device", "load (% of NDR)", "offered", "delivered", "delivered / NDR"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+            head: [
+                "device",
+                "load (% of NDR)",
+                "offered",
+                "delivered",
+                "delivered / NDR",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
             rows,
         }],
         plot: Some(plot_overload(r)),
@@ -415,7 +432,9 @@ pub fn sections(r: &Report) -> Vec<Section> {
                     t.protocol.clone(),
                     format!("{} MB", t.bytes >> 20),
                     match (&t.seconds, &t.error) {
-                        (Some(s), _) => format!("{s:.2} s ({:.0} Mbit/s)", t.bytes as f64 * 8.0 / s / 1e6),
+                        (Some(s), _) => {
+                            format!("{s:.2} s ({:.0} Mbit/s)", t.bytes as f64 * 8.0 / s / 1e6)
+                        }
                         (None, Some(e)) => format!("failed: {e}"),
                         _ => "-".into(),
                     },
@@ -474,13 +493,20 @@ pub fn markdown(r: &Report) -> String {
         for t in &s.tables {
             out.push_str(&format!(
                 "| {} |\n|{}\n",
-                t.head.iter().map(|h| md_cell(h)).collect::<Vec<_>>().join(" | "),
+                t.head
+                    .iter()
+                    .map(|h| md_cell(h))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
                 "---|".repeat(t.head.len())
             ));
             for row in &t.rows {
                 out.push_str(&format!(
                     "| {} |\n",
-                    row.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")
+                    row.iter()
+                        .map(|c| md_cell(c))
+                        .collect::<Vec<_>>()
+                        .join(" | ")
                 ));
             }
             out.push('\n');
@@ -580,7 +606,10 @@ pub fn summary(r: &Report) -> String {
             ));
         }
         if let Some(e) = &d.error {
-            s.push_str(&format!("  (stopped early: {})", e.lines().next().unwrap_or("")));
+            s.push_str(&format!(
+                "  (stopped early: {})",
+                e.lines().next().unwrap_or("")
+            ));
         }
         s.push('\n');
     }
@@ -600,7 +629,9 @@ pub fn summary(r: &Report) -> String {
 
 // ---- plots -------------------------------------------------------------
 
-const COLORS: [&str; 6] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#555555"];
+const COLORS: [&str; 6] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#555555",
+];
 
 /// One line of a plot.
 #[derive(Clone, Debug)]
@@ -655,7 +686,11 @@ pub fn line_plot(
     let xmin = pts.clone().map(|p| p.0).fold(f64::INFINITY, f64::min);
     let xmax = pts.clone().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
     let ymax_raw = pts.clone().map(|p| p.1).fold(0.0, f64::max);
-    let ymin_pos = pts.clone().map(|p| p.1).filter(|&y| y > 0.0).fold(f64::INFINITY, f64::min);
+    let ymin_pos = pts
+        .clone()
+        .map(|p| p.1)
+        .filter(|&y| y > 0.0)
+        .fold(f64::INFINITY, f64::min);
     let (xmin, xmax) = if xmin.is_finite() && xmax > xmin {
         (xmin, xmax)
     } else if xmin.is_finite() {
@@ -664,7 +699,11 @@ pub fn line_plot(
         (0.0, 1.0)
     };
     let (ylo, yhi) = if ylog {
-        let lo = if ymin_pos.is_finite() { 10f64.powf(ymin_pos.log10().floor()) } else { 1.0 };
+        let lo = if ymin_pos.is_finite() {
+            10f64.powf(ymin_pos.log10().floor())
+        } else {
+            1.0
+        };
         let hi = 10f64.powf(ymax_raw.max(lo * 10.0).log10().ceil());
         (lo, hi)
     } else {
@@ -746,7 +785,11 @@ pub fn line_plot(
     ));
     for (i, se) in series.iter().enumerate() {
         let c = COLORS[i % COLORS.len()];
-        let dash = if se.dashed { " stroke-dasharray=\"5,4\"" } else { "" };
+        let dash = if se.dashed {
+            " stroke-dasharray=\"5,4\""
+        } else {
+            ""
+        };
         if !se.points.is_empty() {
             let path: Vec<String> = se
                 .points
@@ -786,7 +829,11 @@ fn plot_throughput(r: &Report) -> String {
         .iter()
         .map(|d| Series {
             name: format!("{} NDR", d.name),
-            points: d.throughput.iter().map(|t| (t.size as f64, t.ndr_fps)).collect(),
+            points: d
+                .throughput
+                .iter()
+                .map(|t| (t.size as f64, t.ndr_fps))
+                .collect(),
             dashed: false,
         })
         .collect();
@@ -795,7 +842,12 @@ fn plot_throughput(r: &Report) -> String {
         points: r.generator.iter().map(|c| (c.size as f64, c.fps)).collect(),
         dashed: true,
     });
-    let ticks: Vec<(f64, String)> = r.method.sizes.iter().map(|&s| (s as f64, s.to_string())).collect();
+    let ticks: Vec<(f64, String)> = r
+        .method
+        .sizes
+        .iter()
+        .map(|&s| (s as f64, s.to_string()))
+        .collect();
     line_plot(
         "Throughput (no-drop rate) against frame size",
         "frame size (bytes)",
@@ -818,12 +870,20 @@ fn plot_latency(r: &Report) -> String {
             let v = [s.min_ns, s.p50_ns, s.p90_ns, s.p99_ns, s.p999_ns, s.max_ns];
             Some(Series {
                 name: d.name.clone(),
-                points: v.iter().enumerate().map(|(i, &n)| (i as f64, n as f64 / 1e3)).collect(),
+                points: v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| (i as f64, n as f64 / 1e3))
+                    .collect(),
                 dashed: false,
             })
         })
         .collect();
-    let ticks: Vec<(f64, String)> = labels.iter().enumerate().map(|(i, l)| (i as f64, l.to_string())).collect();
+    let ticks: Vec<(f64, String)> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (i as f64, l.to_string()))
+        .collect();
     line_plot(
         &format!("Latency percentiles at the NDR, {size}-byte frames"),
         "percentile",
@@ -843,7 +903,11 @@ fn plot_loss(r: &Report) -> String {
             let c = d.frame_loss.iter().find(|c| c.size == size)?;
             Some(Series {
                 name: d.name.clone(),
-                points: c.points.iter().map(|p| (p.percent, p.loss_ratio * 100.0)).collect(),
+                points: c
+                    .points
+                    .iter()
+                    .map(|p| (p.percent, p.loss_ratio * 100.0))
+                    .collect(),
                 dashed: false,
             })
         })
@@ -866,7 +930,11 @@ fn plot_overload(r: &Report) -> String {
             let o = d.overload.as_ref()?;
             Some(Series {
                 name: d.name.clone(),
-                points: o.points.iter().map(|p| (p.offered_fps, p.delivered_fps)).collect(),
+                points: o
+                    .points
+                    .iter()
+                    .map(|p| (p.offered_fps, p.delivered_fps))
+                    .collect(),
                 dashed: false,
             })
         })
@@ -1072,7 +1140,7 @@ mod tests {
             dashed: false,
         };
         for log in [false, true] {
-            let s = line_plot("t", "x", "y", &[one.clone()], &[], log);
+            let s = line_plot("t", "x", "y", std::slice::from_ref(&one), &[], log);
             assert!(!s.contains("NaN") && !s.contains("inf"), "{s}");
         }
         let empty = Report::default();

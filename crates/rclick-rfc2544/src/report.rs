@@ -282,13 +282,19 @@ impl Report {
 
     /// The generator's ceiling for `size`.
     pub fn ceiling(&self, size: usize) -> Option<f64> {
-        self.generator.iter().find(|c| c.size == size).map(|c| c.fps)
+        self.generator
+            .iter()
+            .find(|c| c.size == size)
+            .map(|c| c.fps)
     }
 }
 
 impl DutReport {
     /// The NDR for `size`.
     pub fn ndr(&self, size: usize) -> Option<f64> {
-        self.throughput.iter().find(|t| t.size == size).map(|t| t.ndr_fps)
+        self.throughput
+            .iter()
+            .find(|t| t.size == size)
+            .map(|t| t.ndr_fps)
     }
 }

@@ -277,7 +277,13 @@ pub mod sim {
     /// The loss curve of a device that forwards up to `capacity` frames/s
     /// and drops the excess.
     pub fn capacity(capacity: f64) -> impl FnMut(f64) -> f64 {
-        move |r| if r <= capacity { 0.0 } else { 1.0 - capacity / r }
+        move |r| {
+            if r <= capacity {
+                0.0
+            } else {
+                1.0 - capacity / r
+            }
+        }
     }
 }
 
@@ -302,8 +308,16 @@ mod tests {
             let mut dev = Curve::new(capacity(cap));
             let r = search(&mut dev, &params());
             assert!(r.ndr.converged, "{cap}: {r:?}");
-            assert!(r.ndr.rate <= cap * (1.0 + 1e-9), "{cap}: NDR {} above capacity", r.ndr.rate);
-            assert!(r.ndr.rate >= cap * 0.99, "{cap}: NDR {} too low", r.ndr.rate);
+            assert!(
+                r.ndr.rate <= cap * (1.0 + 1e-9),
+                "{cap}: NDR {} above capacity",
+                r.ndr.rate
+            );
+            assert!(
+                r.ndr.rate >= cap * 0.99,
+                "{cap}: NDR {} too low",
+                r.ndr.rate
+            );
             let hi = r.ndr.upper.unwrap();
             assert!(hi > cap && hi - r.ndr.rate <= 0.01 * hi);
             // The PDR is at least the NDR and loses at most 0.5 %.
@@ -319,7 +333,13 @@ mod tests {
     fn a_gradual_loss_curve_gives_a_pdr_above_the_ndr() {
         // No loss up to 300k; above, 10 % of the excess is lost: loss
         // 0.5 % at 300k / (1 - 0.05) = 315,789 frames/s.
-        let curve = |r: f64| if r <= 300_000.0 { 0.0 } else { 0.1 * (r - 300_000.0) / r };
+        let curve = |r: f64| {
+            if r <= 300_000.0 {
+                0.0
+            } else {
+                0.1 * (r - 300_000.0) / r
+            }
+        };
         let mut dev = Curve::new(curve);
         let r = search(&mut dev, &params());
         assert!(r.ndr.converged && r.pdr.converged, "{r:?}");
@@ -380,9 +400,15 @@ mod tests {
         // Rare random losses at any rate (a deterministic generator).
         let mut x: u64 = 12345;
         let noisy = move |r: f64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let base = if r <= 200_000.0 { 0.0 } else { 1.0 - 200_000.0 / r };
-            if (x >> 33) % 5 == 0 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let base = if r <= 200_000.0 {
+                0.0
+            } else {
+                1.0 - 200_000.0 / r
+            };
+            if matches!((x >> 33) % 5, 0) {
                 base + 0.001
             } else {
                 base

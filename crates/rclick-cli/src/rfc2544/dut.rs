@@ -47,7 +47,13 @@ impl Dut {
     /// The command line that starts it in namespace `ns` on processor
     /// `cpu` at niceness `nice`, with a ControlSocket on `sock` and
     /// `hotconfig` if given.
-    pub fn argv(&self, ns: &str, cpu: usize, nice: i32, sock: Option<&Path>) -> Option<Vec<String>> {
+    pub fn argv(
+        &self,
+        ns: &str,
+        cpu: usize,
+        nice: i32,
+        sock: Option<&Path>,
+    ) -> Option<Vec<String>> {
         let DutKind::Process { bin, conf, .. } = &self.kind else {
             return None;
         };
@@ -74,7 +80,9 @@ impl Dut {
         sock: Option<&Path>,
         log: &Path,
     ) -> Result<Child, String> {
-        let argv = self.argv(ns, cpu, nice, sock).ok_or("the kernel has no process")?;
+        let argv = self
+            .argv(ns, cpu, nice, sock)
+            .ok_or("the kernel has no process")?;
         let out = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
         let err = out.try_clone().map_err(|e| e.to_string())?;
         let mut cmd = Command::new(&argv[0]);
@@ -224,8 +232,17 @@ fn background(ns: &str, argv: &[&str]) -> Result<Background, String> {
 /// Waits up to 5 s until something listens on TCP `port` in `ns`.
 fn listening(ns: &str, port: u16) -> bool {
     for _ in 0..100 {
-        if run(&["ip", "netns", "exec", ns, "ss", "-H", "-ltn", &format!("sport = :{port}")])
-            .is_ok_and(|o| !o.trim().is_empty())
+        if run(&[
+            "ip",
+            "netns",
+            "exec",
+            ns,
+            "ss",
+            "-H",
+            "-ltn",
+            &format!("sport = :{port}"),
+        ])
+        .is_ok_and(|o| !o.trim().is_empty())
         {
             return true;
         }
@@ -240,13 +257,30 @@ fn fetch(ns: &str, url: &str, got: &Path, want: &Path) -> Result<f64, String> {
     let _ = std::fs::remove_file(got);
     let g = got.display().to_string();
     let t = run(&[
-        "ip", "netns", "exec", ns, "curl", "-sS", "--connect-timeout", "5", "--max-time", "60",
-        "-o", &g, "-w", "%{time_total}", url,
+        "ip",
+        "netns",
+        "exec",
+        ns,
+        "curl",
+        "-sS",
+        "--connect-timeout",
+        "5",
+        "--max-time",
+        "60",
+        "-o",
+        &g,
+        "-w",
+        "%{time_total}",
+        url,
     ])?;
     let a = std::fs::read(got).map_err(|e| format!("{g}: {e}"))?;
     let b = std::fs::read(want).map_err(|e| format!("{}: {e}", want.display()))?;
     if a != b {
-        return Err(format!("{url}: {} bytes received differ from the {} sent", a.len(), b.len()));
+        return Err(format!(
+            "{url}: {} bytes received differ from the {} sent",
+            a.len(),
+            b.len()
+        ));
     }
     t.trim().parse().map_err(|_| format!("curl printed '{t}'"))
 }
@@ -259,14 +293,30 @@ pub fn transfers(
     file: &Path,
     scratch: &Path,
 ) -> Vec<(String, Result<f64, String>)> {
-    let dir = file.parent().unwrap_or(Path::new("/")).display().to_string();
-    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = file
+        .parent()
+        .unwrap_or(Path::new("/"))
+        .display()
+        .to_string();
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let got = scratch.join("fetched");
     let mut out = Vec::new();
     let http = (|| {
         let _srv = background(
             h1.0,
-            &["python3", "-m", "http.server", "8080", "--bind", h1.1, "--directory", &dir],
+            &[
+                "python3",
+                "-m",
+                "http.server",
+                "8080",
+                "--bind",
+                h1.1,
+                "--directory",
+                &dir,
+            ],
         )?;
         if !listening(h1.0, 8080) {
             return Err("http.server did not start".to_string());
@@ -277,7 +327,10 @@ pub fn transfers(
     let ftp = (|| {
         let py = python_with_pyftpdlib()
             .ok_or("pyftpdlib is missing (apt-get install python3-pyftpdlib)")?;
-        let _srv = background(h0.0, &[py, "-m", "pyftpdlib", "-i", h0.1, "-p", "2121", "-d", &dir])?;
+        let _srv = background(
+            h0.0,
+            &[py, "-m", "pyftpdlib", "-i", h0.1, "-p", "2121", "-d", &dir],
+        )?;
         if !listening(h0.0, 2121) {
             return Err("pyftpdlib did not start".to_string());
         }

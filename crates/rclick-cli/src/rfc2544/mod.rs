@@ -274,7 +274,11 @@ fn utc_now() -> String {
 fn find_file(rel: &str) -> Option<PathBuf> {
     let mut bases = vec![PathBuf::from(".")];
     if let Ok(exe) = std::env::current_exe() {
-        if let Some(repo) = exe.parent().and_then(|d| d.parent()).and_then(|d| d.parent()) {
+        if let Some(repo) = exe
+            .parent()
+            .and_then(|d| d.parent())
+            .and_then(|d| d.parent())
+        {
             bases.push(repo.to_path_buf());
         }
     }
@@ -307,9 +311,10 @@ fn choose_duts(o: &Rfc2544Options, not_run: &mut Vec<String>) -> Result<Vec<Dut>
             .and_then(|e| e.parent().map(|d| d.join("click")))
             .unwrap_or_else(|| PathBuf::from("click")),
     };
-    let reference = o.dut_click.clone().or_else(|| {
-        find_file("../shared/reference/click/bin/click")
-    });
+    let reference = o
+        .dut_click
+        .clone()
+        .or_else(|| find_file("../shared/reference/click/bin/click"));
     let wanted = |n: &str| o.dut.is_empty() || o.dut.iter().any(|d| d == n);
     let mut v = Vec::new();
     if wanted("rclick") {
@@ -344,10 +349,17 @@ fn choose_duts(o: &Rfc2544Options, not_run: &mut Vec<String>) -> Result<Vec<Dut>
     if wanted("click") {
         match reference {
             Some(bin) if bin.exists() => {
-                let share = bin.parent().and_then(|d| d.parent()).map(|d| d.join("share"));
+                let share = bin
+                    .parent()
+                    .and_then(|d| d.parent())
+                    .map(|d| d.join("share"));
                 v.push(Dut {
                     name: "click".into(),
-                    description: format!("the Click driver {} running {}", bin.display(), conf.display()),
+                    description: format!(
+                        "the Click driver {} running {}",
+                        bin.display(),
+                        conf.display()
+                    ),
                     kind: DutKind::Process {
                         bin,
                         conf,
@@ -388,7 +400,9 @@ fn run_inner(o: &Rfc2544Options) -> Result<(), String> {
     let profile = Profile::new(o)?;
     testbed::check_prefix(&o.prefix)?;
     if !testbed::is_root() {
-        return Err("needs root (network namespaces, packet sockets): run `sudo rclick rfc2544`".into());
+        return Err(
+            "needs root (network namespaces, packet sockets): run `sudo rclick rfc2544`".into(),
+        );
     }
     let cpus = sys::online_cpus();
     if o.generator_cpu >= cpus || o.dut_cpu >= cpus {
@@ -409,7 +423,10 @@ fn run_inner(o: &Rfc2544Options) -> Result<(), String> {
         machine: Machine {
             cpus,
             cpu_model: cpu_model(),
-            kernel: dut::run(&["uname", "-r"]).unwrap_or_default().trim().to_string(),
+            kernel: dut::run(&["uname", "-r"])
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
             load_before: read_loadavg(),
             load_after: Vec::new(),
         },
@@ -433,7 +450,13 @@ fn run_inner(o: &Rfc2544Options) -> Result<(), String> {
     }
     // The generator is this (main) thread: renice it, as the router
     // processes are started with `nice`.
-    dut::run(&["renice", "-n", &o.nice.to_string(), "-p", &std::process::id().to_string()])?;
+    dut::run(&[
+        "renice",
+        "-n",
+        &o.nice.to_string(),
+        "-p",
+        &std::process::id().to_string(),
+    ])?;
     report.method = Method {
         trial_s: profile.trial_s,
         drain_s: profile.drain.as_secs_f64(),
@@ -533,7 +556,9 @@ fn method_notes(o: &Rfc2544Options, cpus: usize) -> Vec<String> {
             .into(),
     ];
     if cpus < 2 || o.generator_cpu == o.dut_cpu {
-        v.push("Generator and device share a processor: figures are much lower than with two.".into());
+        v.push(
+            "Generator and device share a processor: figures are much lower than with two.".into(),
+        );
     }
     v
 }
@@ -594,7 +619,11 @@ fn ceilings(o: &Rfc2544Options, prof: &Profile, p: &Progress) -> Result<Vec<Ceil
             full.totals.lost,
             full.totals.sent
         ));
-        out.push(Ceiling { size, fps, send_fps });
+        out.push(Ceiling {
+            size,
+            fps,
+            send_fps,
+        });
     }
     drop(ports);
     testbed::down_in(&o.prefix)?;
@@ -654,7 +683,16 @@ fn dut_tests(
     let log = scratch.join(format!("{}.log", d.name));
     let log_tail = || {
         std::fs::read_to_string(&log)
-            .map(|s| s.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n"))
+            .map(|s| {
+                s.lines()
+                    .rev()
+                    .take(5)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
             .unwrap_or_default()
     };
 
@@ -703,13 +741,18 @@ fn dut_tests(
                 .into(),
         );
     } else {
-        restart.notes.push("The kernel has no process to start: not measured.".into());
+        restart
+            .notes
+            .push("The kernel has no process to start: not measured.".into());
     }
     // Learning frames (RFC 2544 §23): until one arrives.
     let mut spec = TrialSpec::paced(t64, prof.flows, 1000.0, 5.0);
     spec.stop_at_first = true;
     if ports.run(spec)?.totals.unique == 0 {
-        return Err(format!("nothing forwarded in 5 s; router output:\n{}", log_tail()));
+        return Err(format!(
+            "nothing forwarded in 5 s; router output:\n{}",
+            log_tail()
+        ));
     }
 
     let mut ndr64 = 0.0;
@@ -742,7 +785,11 @@ fn dut_tests(
             rclick_rfc2544::frame::frame_bits_per_second(s.ndr.rate, size) / 1e6,
             fmt_rate(s.pdr.rate),
             fmt_rate(c),
-            if s.ndr.at_max { " (NDR at the ceiling)" } else { "" },
+            if s.ndr.at_max {
+                " (NDR at the ceiling)"
+            } else {
+                ""
+            },
             s.trials.len()
         ));
         if i == 0 {
@@ -801,7 +848,12 @@ fn dut_tests(
         }
         p.say(&format!(
             "  {size:4} B: frame loss at {}: {}",
-            prof.loss_percents.iter().map(|x| format!("{x:.0}")).collect::<Vec<_>>().join("/") + " %",
+            prof.loss_percents
+                .iter()
+                .map(|x| format!("{x:.0}"))
+                .collect::<Vec<_>>()
+                .join("/")
+                + " %",
             curve
                 .points
                 .iter()
@@ -842,7 +894,11 @@ fn dut_tests(
             "  {size:4} B: single frames: {} of {} forwarded, latency {} µs",
             sf.forwarded,
             sf.sent,
-            sf.latency_us.iter().map(|x| format!("{x:.0}")).collect::<Vec<_>>().join(", ")
+            sf.latency_us
+                .iter()
+                .map(|x| format!("{x:.0}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
         rep.single_frame.push(sf);
     }
@@ -888,10 +944,19 @@ fn dut_tests(
         ov.recovery_ms = recovery_ms(&r.timeline, 5.0, over_s * 1e3, over_s * 2e3);
         p.say(&format!(
             "  overload: offered {} -> delivered {}; recovery after {} of overload: {}",
-            ov.points.iter().map(|x| fmt_rate(x.offered_fps)).collect::<Vec<_>>().join("/"),
-            ov.points.iter().map(|x| fmt_rate(x.delivered_fps)).collect::<Vec<_>>().join("/"),
+            ov.points
+                .iter()
+                .map(|x| fmt_rate(x.offered_fps))
+                .collect::<Vec<_>>()
+                .join("/"),
+            ov.points
+                .iter()
+                .map(|x| fmt_rate(x.delivered_fps))
+                .collect::<Vec<_>>()
+                .join("/"),
             fmt_rate(over),
-            ov.recovery_ms.map_or("never".into(), |m| format!("{m:.0} ms"))
+            ov.recovery_ms
+                .map_or("never".into(), |m| format!("{m:.0} ms"))
         ));
         rep.overload = Some(ov);
     }
@@ -899,14 +964,17 @@ fn dut_tests(
     // Hot-swap: the same configuration again through hotconfig.
     if let DutKind::Process { conf, .. } = &d.kind {
         if dut::wait_for(&sock) {
-            let text = std::fs::read_to_string(conf).map_err(|e| format!("{}: {e}", conf.display()))?;
+            let text =
+                std::fs::read_to_string(conf).map_err(|e| format!("{}: {e}", conf.display()))?;
             let res: Arc<Mutex<Option<Result<Duration, String>>>> = Arc::new(Mutex::new(None));
             let r2 = Arc::clone(&res);
             let s2 = sock.clone();
             let mut spec = TrialSpec::paced(t64, 1, 20_000.0, 2.0);
             spec.action = Some((
                 Duration::from_millis(500),
-                Box::new(move || *r2.lock().expect("not poisoned") = Some(dut::hotswap(&s2, &text))),
+                Box::new(move || {
+                    *r2.lock().expect("not poisoned") = Some(dut::hotswap(&s2, &text))
+                }),
             ));
             spec.drain = Duration::from_millis(300);
             let r = ports.run(spec)?;
@@ -932,7 +1000,9 @@ fn dut_tests(
                 None => restart.notes.push("Hot-swap: not attempted".into()),
             }
         } else {
-            restart.notes.push("Hot-swap: the ControlSocket never appeared".into());
+            restart
+                .notes
+                .push("Hot-swap: the ControlSocket never appeared".into());
         }
     }
     rep.restart = Some(restart);
@@ -943,7 +1013,8 @@ fn dut_tests(
         if !file.exists() {
             make_file(&file, prof.transfer_mb)?;
         }
-        for (proto, r) in dut::transfers((&h0, "192.0.2.2"), (&h1, "198.51.100.2"), &file, scratch) {
+        for (proto, r) in dut::transfers((&h0, "192.0.2.2"), (&h1, "198.51.100.2"), &file, scratch)
+        {
             p.say(&format!(
                 "  {proto} {} MB: {}",
                 prof.transfer_mb,
@@ -962,7 +1033,8 @@ fn dut_tests(
     }
     if let Some(c) = cleanup.child.lock().expect("not poisoned").as_mut() {
         if let Ok(Some(st)) = c.try_wait() {
-            rep.notes.push(format!("The router process exited during the tests ({st})"));
+            rep.notes
+                .push(format!("The router process exited during the tests ({st})"));
         }
     }
     drop(ports);
@@ -987,7 +1059,12 @@ fn make_file(path: &Path, mb: u64) -> Result<(), String> {
 
 /// Back-to-back (RFC 2544 §26.4): the longest burst at the generator's
 /// fastest that passes without loss, by bisection on its length.
-fn back_to_back(ports: &mut Ports, t: Template, prof: &Profile, ceiling: f64) -> Result<BackToBack, String> {
+fn back_to_back(
+    ports: &mut Ports,
+    t: Template,
+    prof: &Profile,
+    ceiling: f64,
+) -> Result<BackToBack, String> {
     let max = ((ceiling * prof.b2b_s) as u64).max(16);
     let mut burst_fps = 0.0;
     let mut try_len = |n: u64, ports: &mut Ports| -> Result<bool, String> {
@@ -1028,7 +1105,9 @@ fn back_to_back(ports: &mut Ports, t: Template, prof: &Profile, ceiling: f64) ->
 /// lost at most 0.1 % of its frames.
 pub fn recovery_ms(timeline: &[(u64, u64)], bin_ms: f64, over_ms: f64, end_ms: f64) -> Option<f64> {
     let first = (over_ms / bin_ms).floor() as usize;
-    let last = ((end_ms / bin_ms) as usize).min(timeline.len()).saturating_sub(1);
+    let last = ((end_ms / bin_ms) as usize)
+        .min(timeline.len())
+        .saturating_sub(1);
     if first >= last {
         return None;
     }
@@ -1060,7 +1139,11 @@ fn targets(r: &Report, previous: Option<&Report>) -> Vec<Target> {
                 fmt_rate(a),
                 fmt_rate(b),
                 if b > 0.0 { a / b } else { f64::INFINITY },
-                if a >= ceiling * 0.98 { " (rclick at the generator's ceiling)" } else { "" }
+                if a >= ceiling * 0.98 {
+                    " (rclick at the generator's ceiling)"
+                } else {
+                    ""
+                }
             ),
             met: Some(a >= b),
         }),
@@ -1079,7 +1162,11 @@ fn targets(r: &Report, previous: Option<&Report>) -> Vec<Target> {
                 "{} vs {}{}",
                 fmt_rate(a),
                 fmt_rate(b),
-                if b >= ceiling * 0.98 { " (the kernel at the generator's ceiling)" } else { "" }
+                if b >= ceiling * 0.98 {
+                    " (the kernel at the generator's ceiling)"
+                } else {
+                    ""
+                }
             ),
             met: Some(a >= b * 0.98),
         }),
@@ -1090,7 +1177,9 @@ fn targets(r: &Report, previous: Option<&Report>) -> Vec<Target> {
             met: None,
         }),
     }
-    let start = ours.and_then(|d| d.restart.as_ref()).and_then(|x| x.start_ms);
+    let start = ours
+        .and_then(|d| d.restart.as_ref())
+        .and_then(|x| x.start_ms);
     v.push(Target {
         name: "rclick restart: process start to first forwarded frame".into(),
         goal: "at most 50 ms (the paper's Click: 1990 ms)".into(),
@@ -1189,6 +1278,8 @@ mod tests {
         assert!(Profile::new(&o).is_err());
         o.trial = None;
         o.dut = vec!["netfpga".into()];
-        assert!(choose_duts(&o, &mut Vec::new()).unwrap_err().contains("netfpga"));
+        assert!(choose_duts(&o, &mut Vec::new())
+            .unwrap_err()
+            .contains("netfpga"));
     }
 }

@@ -27,7 +27,8 @@ pub fn in_netns<T>(ns: &str, f: impl FnOnce() -> T) -> Result<T, String> {
 pub fn pin_to(cpu: usize) -> Result<(), String> {
     let mut set = CpuSet::new();
     set.set(cpu).map_err(|e| format!("processor {cpu}: {e}"))?;
-    sched_setaffinity(Pid::from_raw(0), &set).map_err(|e| format!("pinning to processor {cpu}: {e}"))
+    sched_setaffinity(Pid::from_raw(0), &set)
+        .map_err(|e| format!("pinning to processor {cpu}: {e}"))
 }
 
 /// Processors this process may run on.

@@ -320,7 +320,7 @@ impl Ports {
                 }
                 let bin = ((s.tx_ns.saturating_sub(t0_real) / bin_ns) as usize).min(nbins - 1);
                 r.timeline[bin].1 += 1;
-                let after = action_real.map_or(true, |a| ts >= a);
+                let after = !matches!(action_real, Some(a) if ts < a);
                 if after {
                     if let Some(l) = last_rx {
                         r.max_gap = r.max_gap.max(Duration::from_nanos(ts.saturating_sub(l)));
