@@ -7,6 +7,7 @@
 pub mod bench;
 pub mod dot;
 pub mod pmgr;
+pub mod rfc2544;
 pub mod testbed;
 
 use std::io::{Read, Write};

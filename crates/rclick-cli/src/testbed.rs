@@ -27,6 +27,10 @@
 //! `net.ipv4.ip_forward` is 1, so the same hosts can be compared with the
 //! kernel doing the forwarding (no user-level router may run then).
 //!
+//! `--prefix P` names everything `P-h0`.. and `P-r` instead of `rclick-…`,
+//! so a second testbed (such as `rclick rfc2544`'s, `rclick-rfc-…`) can
+//! exist beside the default one; `down --prefix P` removes only that one.
+//!
 //! It shells out to `ip`, `sysctl` and `ethtool` and needs root.
 //! `down` removes whatever exists, so it also cleans up after a partial
 //! `up`; a failing `up` cleans up after itself.
@@ -37,6 +41,31 @@ use std::process::Command;
 pub const MAX_HOSTS: usize = 4;
 /// The router's namespace.
 pub const ROUTER_NS: &str = "rclick-r";
+/// The default prefix of namespace and temporary interface names.
+pub const DEFAULT_PREFIX: &str = "rclick";
+/// The longest prefix: temporary veth names (`PREFIX-h0e`) must fit
+/// Linux's 15 characters.
+pub const MAX_PREFIX: usize = 11;
+
+/// The router namespace of the testbed named by `prefix` (`rclick-r`).
+pub fn router_ns(prefix: &str) -> String {
+    format!("{prefix}-r")
+}
+
+/// Checks a prefix: 1 to [`MAX_PREFIX`] letters, digits, `-` or `_`.
+pub fn check_prefix(prefix: &str) -> Result<(), String> {
+    if prefix.is_empty()
+        || prefix.len() > MAX_PREFIX
+        || !prefix
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "bad --prefix '{prefix}': 1 to {MAX_PREFIX} letters, digits, '-' or '_'"
+        ));
+    }
+    Ok(())
+}
 
 /// One host and the router interface facing it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,11 +97,16 @@ const SUBNETS: [(&str, u8, u8); MAX_HOSTS] = [
 
 /// The testbed's layout for `hosts` hosts (1 to [`MAX_HOSTS`]).
 pub fn layout(hosts: usize) -> Vec<Link> {
+    layout_in(DEFAULT_PREFIX, hosts)
+}
+
+/// The layout of the testbed named by `prefix`.
+pub fn layout_in(prefix: &str, hosts: usize) -> Vec<Link> {
     (0..hosts.min(MAX_HOSTS))
         .map(|i| {
             let (net, base, len) = SUBNETS[i];
             Link {
-                host_ns: format!("rclick-h{i}"),
+                host_ns: format!("{prefix}-h{i}"),
                 host_ip: format!("{net}.{}", base + 2),
                 host_mac: format!("02:00:00:00:{i:02x}:02"),
                 router_if: format!("eth{i}"),
@@ -126,17 +160,19 @@ fn in_ns(ns: &str, prog: &str, args: &[&str]) -> Result<(), String> {
     run("ip", &v)
 }
 
-fn namespaces() -> Vec<String> {
-    let mut v = vec![ROUTER_NS.to_string()];
-    v.extend((0..MAX_HOSTS).map(|i| format!("rclick-h{i}")));
+fn namespaces(prefix: &str) -> Vec<String> {
+    let mut v = vec![router_ns(prefix)];
+    v.extend((0..MAX_HOSTS).map(|i| format!("{prefix}-h{i}")));
     v
 }
 
-fn ns_exists(ns: &str) -> bool {
+/// Whether network namespace `ns` exists.
+pub fn ns_exists(ns: &str) -> bool {
     std::path::Path::new("/run/netns").join(ns).exists()
 }
 
-fn is_root() -> bool {
+/// Whether this process runs as root.
+pub fn is_root() -> bool {
     // /proc/self/status: "Uid:\treal\teffective\t..."
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -186,27 +222,29 @@ fn offloads_off(ns: &str, dev: &str, warnings: &mut Vec<String>) -> Result<(), S
 }
 
 fn up_inner(
+    prefix: &str,
     links: &[Link],
     kernel_forwarding: bool,
     warnings: &mut Vec<String>,
 ) -> Result<(), String> {
-    make_ns(ROUTER_NS)?;
+    let router = router_ns(prefix);
+    make_ns(&router)?;
     if kernel_forwarding {
-        in_ns(ROUTER_NS, "sysctl", &["-q", "-w", "net.ipv4.ip_forward=1"])?;
+        in_ns(&router, "sysctl", &["-q", "-w", "net.ipv4.ip_forward=1"])?;
     }
     for (i, l) in links.iter().enumerate() {
         make_ns(&l.host_ns)?;
         // Create the pair with temporary names, then move and rename.
-        let a = format!("rclick-h{i}e");
-        let b = format!("rclick-r{i}e");
+        let a = format!("{prefix}-h{i}e");
+        let b = format!("{prefix}-r{i}e");
         run(
             "ip",
             &["link", "add", &a, "type", "veth", "peer", "name", &b],
         )?;
         run("ip", &["link", "set", &a, "netns", &l.host_ns])?;
-        run("ip", &["link", "set", &b, "netns", ROUTER_NS])?;
+        run("ip", &["link", "set", &b, "netns", &router])?;
         let h = ["-n", l.host_ns.as_str()];
-        let r = ["-n", ROUTER_NS];
+        let r = ["-n", router.as_str()];
         let cmd = |ns: &[&str], rest: &[&str]| {
             let mut v: Vec<&str> = ns.to_vec();
             v.extend_from_slice(rest);
@@ -217,7 +255,7 @@ fn up_inner(
         cmd(&h, &["link", "set", "eth0", "address", &l.host_mac])?;
         cmd(&r, &["link", "set", &l.router_if, "address", &l.router_mac])?;
         offloads_off(&l.host_ns, "eth0", warnings)?;
-        offloads_off(ROUTER_NS, &l.router_if, warnings)?;
+        offloads_off(&router, &l.router_if, warnings)?;
         let addr = format!("{}/{}", l.host_ip, prefix_len(l));
         cmd(&h, &["addr", "add", &addr, "dev", "eth0"])?;
         cmd(&h, &["link", "set", "eth0", "up"])?;
@@ -246,21 +284,32 @@ fn up_inner(
 /// router namespace's kernel routes between them. On failure, removes
 /// whatever it created. Returns warnings to print.
 pub fn up(hosts: usize, kernel_forwarding: bool) -> Result<Vec<String>, String> {
+    up_in(DEFAULT_PREFIX, hosts, kernel_forwarding)
+}
+
+/// [`up`] for the testbed named by `prefix`.
+pub fn up_in(prefix: &str, hosts: usize, kernel_forwarding: bool) -> Result<Vec<String>, String> {
+    check_prefix(prefix)?;
+    let down_hint = if prefix == DEFAULT_PREFIX {
+        "rclick testbed down".to_string()
+    } else {
+        format!("rclick testbed down --prefix {prefix}")
+    };
     if !(1..=MAX_HOSTS).contains(&hosts) {
         return Err(format!("--hosts must be between 1 and {MAX_HOSTS}"));
     }
     if !is_root() {
         return Err("creating network namespaces needs root: run `sudo rclick testbed up`".into());
     }
-    if let Some(ns) = namespaces().into_iter().find(|n| ns_exists(n)) {
+    if let Some(ns) = namespaces(prefix).into_iter().find(|n| ns_exists(n)) {
         return Err(format!(
-            "namespace {ns} already exists: run `rclick testbed down` first"
+            "namespace {ns} already exists: run `{down_hint}` first"
         ));
     }
-    let links = layout(hosts);
+    let links = layout_in(prefix, hosts);
     let mut warnings = Vec::new();
-    if let Err(e) = up_inner(&links, kernel_forwarding, &mut warnings) {
-        let _ = down();
+    if let Err(e) = up_inner(prefix, &links, kernel_forwarding, &mut warnings) {
+        let _ = down_in(prefix);
         return Err(e);
     }
     Ok(warnings)
@@ -270,13 +319,19 @@ pub fn up(hosts: usize, kernel_forwarding: bool) -> Result<Vec<String>, String> 
 /// `/etc/netns` files). Errors are collected, not fatal: it removes as
 /// much as it can.
 pub fn down() -> Result<(), String> {
+    down_in(DEFAULT_PREFIX)
+}
+
+/// [`down`] for the testbed named by `prefix`.
+pub fn down_in(prefix: &str) -> Result<(), String> {
+    check_prefix(prefix)?;
     if !is_root() {
         return Err(
             "removing network namespaces needs root: run `sudo rclick testbed down`".into(),
         );
     }
     let mut errors = Vec::new();
-    for ns in namespaces() {
+    for ns in namespaces(prefix) {
         if ns_exists(&ns) {
             if let Err(e) = run("ip", &["netns", "del", &ns]) {
                 errors.push(e);
@@ -292,7 +347,7 @@ pub fn down() -> Result<(), String> {
     // Temporary veth names survive only if up failed between creating and
     // moving a pair; deleting one end deletes both.
     for i in 0..MAX_HOSTS {
-        let a = format!("rclick-h{i}e");
+        let a = format!("{prefix}-h{i}e");
         if std::path::Path::new("/sys/class/net").join(&a).exists() {
             if let Err(e) = run("ip", &["link", "del", &a]) {
                 errors.push(e);
@@ -308,12 +363,18 @@ pub fn down() -> Result<(), String> {
 
 /// The layout as a table, printed by `up`.
 pub fn describe(hosts: usize, kernel_forwarding: bool) -> String {
+    describe_in(DEFAULT_PREFIX, hosts, kernel_forwarding)
+}
+
+/// [`describe`] for the testbed named by `prefix`.
+pub fn describe_in(prefix: &str, hosts: usize, kernel_forwarding: bool) -> String {
+    let router = router_ns(prefix);
     let mut s = if kernel_forwarding {
-        format!("router namespace {ROUTER_NS} (kernel forwarding, ip_forward=1):\n")
+        format!("router namespace {router} (kernel forwarding, ip_forward=1):\n")
     } else {
-        format!("router namespace {ROUTER_NS} (no kernel addresses):\n")
+        format!("router namespace {router} (no kernel addresses):\n")
     };
-    for l in layout(hosts) {
+    for l in layout_in(prefix, hosts) {
         s.push_str(&format!(
             "  {} {} {}  <->  {} eth0 {}/{} {}  (default via {})\n",
             l.router_if,
@@ -348,6 +409,24 @@ mod tests {
         assert!(describe(2, false).contains("eth1 198.51.100.1"));
         assert!(describe(2, false).contains("no kernel addresses"));
         assert!(describe(2, true).contains("ip_forward=1"));
+    }
+
+    #[test]
+    fn prefixes_name_everything() {
+        let l = layout_in("rclick-rfc", 2);
+        assert_eq!(l[1].host_ns, "rclick-rfc-h1");
+        assert_eq!(l[1].host_ip, layout(2)[1].host_ip);
+        assert_eq!(router_ns("rclick-rfc"), "rclick-rfc-r");
+        assert_eq!(router_ns(DEFAULT_PREFIX), ROUTER_NS);
+        assert!(describe_in("rclick-rfc", 2, false).contains("rclick-rfc-r"));
+        assert!(check_prefix("rclick-rfc").is_ok());
+        assert!(check_prefix("").is_err());
+        assert!(check_prefix("much-too-long")
+            .unwrap_err()
+            .contains("--prefix"));
+        assert!(check_prefix("a/b").is_err());
+        assert!(up_in("a b", 2, false).is_err());
+        assert!(down_in("../x").is_err());
     }
 
     #[test]

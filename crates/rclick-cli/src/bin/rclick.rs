@@ -124,6 +124,12 @@ enum Command {
     /// `unbind INSTANCE [FILTER]`, `free INSTANCE`, `list`, `gates`,
     /// `call INSTANCE.HANDLER`, `callwrite INSTANCE.HANDLER VALUE`).
     Pmgr(rclick_cli::pmgr::PmgrOptions),
+    /// Benchmark routers by RFC 2544 on a namespace testbed of their own:
+    /// throughput (NDR/PDR), latency, frame loss, back-to-back, overload
+    /// and recovery, restart and hot-swap, single frames, HTTP/FTP; for
+    /// rclick, Linux kernel forwarding and a Click driver side by side,
+    /// with a Markdown/HTML/JSON report (needs root).
+    Rfc2544(rclick_cli::rfc2544::Rfc2544Options),
     /// Create or remove a virtual test network in network namespaces
     /// (hosts rclick-h0.. and a router namespace rclick-r; needs root).
     Testbed {
@@ -138,6 +144,10 @@ enum Command {
         /// ip_forward is on), to compare against.
         #[arg(long)]
         kernel_forwarding: bool,
+        /// Name the namespaces PREFIX-h0.. and PREFIX-r (a testbed of its
+        /// own beside the default one).
+        #[arg(long, default_value = rclick_cli::testbed::DEFAULT_PREFIX)]
+        prefix: String,
     },
 }
 
@@ -174,6 +184,7 @@ fn main() {
             }
         },
         Command::Bench(opts) => rclick_cli::bench::bench(&opts),
+        Command::Rfc2544(opts) => rclick_cli::rfc2544::run(&opts),
         Command::Check { config } => match config.split() {
             Ok((source, defines)) => check(source, &defines),
             Err(e) => {
@@ -219,7 +230,8 @@ fn main() {
             action,
             hosts,
             kernel_forwarding,
-        } => testbed(&action, hosts, kernel_forwarding),
+            prefix,
+        } => testbed(&action, &prefix, hosts, kernel_forwarding),
         Command::Pmgr(opts) => match rclick_cli::pmgr::run(&opts) {
             Ok(out) => {
                 print!("{out}");
@@ -267,17 +279,17 @@ fn check(source: Source, defines: &[(String, String)]) -> i32 {
     }
 }
 
-fn testbed(action: &str, hosts: usize, kernel_forwarding: bool) -> i32 {
+fn testbed(action: &str, prefix: &str, hosts: usize, kernel_forwarding: bool) -> i32 {
     use rclick_cli::testbed;
     let r = if action == "up" {
-        testbed::up(hosts, kernel_forwarding).map(|warnings| {
+        testbed::up_in(prefix, hosts, kernel_forwarding).map(|warnings| {
             for w in warnings {
                 eprintln!("rclick testbed: warning: {w}");
             }
-            print!("{}", testbed::describe(hosts, kernel_forwarding));
+            print!("{}", testbed::describe_in(prefix, hosts, kernel_forwarding));
         })
     } else {
-        testbed::down()
+        testbed::down_in(prefix)
     };
     match r {
         Ok(()) => 0,

@@ -42,6 +42,9 @@ pub struct RecvInfo {
     pub csum_not_ready: bool,
     /// A VLAN tag the kernel stripped: `(tpid, tci)`.
     pub vlan: Option<(u16, u16)>,
+    /// When the kernel received the frame, in nanoseconds of
+    /// `CLOCK_REALTIME` (memory-mapped rings only; 0 when unknown).
+    pub tstamp_ns: u64,
 }
 
 /// Aligned storage for one message's control data.

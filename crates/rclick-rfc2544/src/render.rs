@@ -1,0 +1,1168 @@
+//! The report as Markdown, as a self-contained HTML page with inline SVG
+//! plots (no script, no external file: it can be mailed or attached),
+//! and as a short text summary for the terminal.
+//!
+//! Both documents come from one list of [`Section`]s (title, sentences,
+//! a table), so they always say the same; the HTML page adds the plots.
+
+use crate::report::{DutReport, Report};
+
+/// A table: header and rows of cells.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    /// Column titles.
+    pub head: Vec<String>,
+    /// Rows.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// One part of the report.
+#[derive(Clone, Debug, Default)]
+pub struct Section {
+    /// Heading.
+    pub title: String,
+    /// Sentences before the tables.
+    pub text: Vec<String>,
+    /// Tables.
+    pub tables: Vec<Table>,
+    /// An SVG plot (HTML only).
+    pub plot: Option<String>,
+}
+
+fn rate(fps: f64) -> String {
+    if fps >= 1e6 {
+        format!("{:.3} M", fps / 1e6)
+    } else if fps >= 1e3 {
+        format!("{:.1} k", fps / 1e3)
+    } else {
+        format!("{fps:.0}")
+    }
+}
+
+fn us(ns: u64) -> String {
+    format!("{:.1}", ns as f64 / 1e3)
+}
+
+fn yes_no(m: Option<bool>) -> &'static str {
+    match m {
+        Some(true) => "met",
+        Some(false) => "not met",
+        None => "not measured",
+    }
+}
+
+fn duts_ok(r: &Report) -> Vec<&DutReport> {
+    r.duts.iter().collect()
+}
+
+/// The report's sections, in order.
+pub fn sections(r: &Report) -> Vec<Section> {
+    let mut v = Vec::new();
+    let load = |l: &[f64]| {
+        l.iter()
+            .map(|x| format!("{x:.2}"))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    };
+    v.push(Section {
+        title: "Run".into(),
+        text: vec![
+            format!(
+                "{}, profile **{}**, started {}, took {:.0} s.",
+                r.tool, r.profile, r.started, r.elapsed_s
+            ),
+            format!(
+                "Machine: {} processors ({}), Linux {}; load average (1/5/15 min) {} before, {} after. \
+                 The machine is shared: other work running at the same time lowers every figure and adds noise.",
+                r.machine.cpus,
+                r.machine.cpu_model,
+                r.machine.kernel,
+                load(&r.machine.load_before),
+                load(&r.machine.load_after)
+            ),
+        ],
+        ..Section::default()
+    });
+    let m = &r.method;
+    let mut text = vec![format!(
+        "Trials of {} s, {} s wait for late frames, {} flows; throughput by bisection to {:.1} % \
+         (at most {} trials), PDR at {:.2} % loss; generator on CPU {}, device under test on CPU {}.",
+        m.trial_s,
+        m.drain_s,
+        m.flows,
+        m.resolution * 100.0,
+        m.max_trials,
+        m.pdr_loss_ratio * 100.0,
+        m.generator_cpu,
+        m.dut_cpu
+    )];
+    text.extend(m.notes.iter().cloned());
+    v.push(Section {
+        title: "Method".into(),
+        text,
+        ..Section::default()
+    });
+    v.push(Section {
+        title: "Targets".into(),
+        tables: vec![Table {
+            head: vec!["target".into(), "goal".into(), "measured".into(), "".into()],
+            rows: r
+                .targets
+                .iter()
+                .map(|t| {
+                    vec![
+                        t.name.clone(),
+                        t.goal.clone(),
+                        t.value.clone(),
+                        yes_no(t.met).into(),
+                    ]
+                })
+                .collect(),
+        }],
+        ..Section::default()
+    });
+    let duts = duts_ok(r);
+    // Throughput.
+    let mut head = vec!["frame size".to_string(), "generator ceiling".to_string()];
+    for d in &duts {
+        head.push(format!("{} NDR", d.name));
+        head.push(format!("{} PDR", d.name));
+    }
+    let rows = m
+        .sizes
+        .iter()
+        .map(|&s| {
+            let mut row = vec![format!("{s} B"), r.ceiling(s).map_or("-".into(), rate)];
+            for d in &duts {
+                match d.throughput.iter().find(|t| t.size == s) {
+                    Some(t) => {
+                        row.push(format!(
+                            "{} ({:.0} Mbit/s){}",
+                            rate(t.ndr_fps),
+                            crate::frame::frame_bits_per_second(t.ndr_fps, s) / 1e6,
+                            if t.at_ceiling { " = ceiling" } else { "" }
+                        ));
+                        row.push(rate(t.pdr_fps));
+                    }
+                    None => {
+                        row.push("-".into());
+                        row.push("-".into());
+                    }
+                }
+            }
+            row
+        })
+        .collect();
+    v.push(Section {
+        title: "Throughput (frames/s)".into(),
+        text: vec![
+            "NDR: the highest rate with no frame lost (RFC 2544 §26.1); PDR: the highest with at most the \
+             PDR loss ratio. Mbit/s counts frame bytes with the FCS. \"= ceiling\": the device kept up with \
+             everything the generator could offer: a limit of the generator, not of the device."
+                .into(),
+        ],
+        tables: vec![Table { head, rows }],
+        plot: Some(plot_throughput(r)),
+    });
+    // Latency.
+    let mut rows = Vec::new();
+    for d in &duts {
+        for l in &d.latency {
+            let mut row = vec![d.name.clone(), format!("{} B", l.size), rate(l.rate_fps)];
+            match &l.summary {
+                Some(s) => row.extend([
+                    us(s.min_ns),
+                    us(s.p50_ns),
+                    us(s.p99_ns),
+                    us(s.p999_ns),
+                    us(s.max_ns),
+                ]),
+                None => row.extend(vec!["-".to_string(); 5]),
+            }
+            row.push(format!("{} / {} / {}", l.lost, l.reordered, l.duplicates));
+            rows.push(row);
+        }
+    }
+    v.push(Section {
+        title: "Latency at the throughput rate (µs, one way)".into(),
+        text: vec![
+            "Every frame of one trial at the NDR, kernel receive stamp minus transmit stamp; \
+             percentiles from an HDR-style histogram (0.8 % precision)."
+                .into(),
+        ],
+        tables: vec![Table {
+            head: [
+                "device",
+                "size",
+                "rate",
+                "min",
+                "median",
+                "99th",
+                "99.9th",
+                "max",
+                "lost / reordered / duplicated",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            rows,
+        }],
+        plot: Some(plot_latency(r)),
+    });
+    // Frame loss.
+    let mut tables = Vec::new();
+    for &s in &m.sizes {
+        let mut head = vec![format!("{s} B: load (% of ceiling)")];
+        head.extend(duts.iter().map(|d| format!("{} loss", d.name)));
+        let pcts: Vec<f64> = duts
+            .iter()
+            .flat_map(|d| d.frame_loss.iter().filter(|c| c.size == s))
+            .flat_map(|c| c.points.iter().map(|p| p.percent))
+            .fold(Vec::new(), |mut acc, p| {
+                if !acc.contains(&p) {
+                    acc.push(p);
+                }
+                acc
+            });
+        if pcts.is_empty() {
+            continue;
+        }
+        let rows = pcts
+            .iter()
+            .map(|&pct| {
+                let mut row = vec![format!(
+                    "{pct:.0} % ({})",
+                    r.ceiling(s).map_or("-".into(), |c| rate(c * pct / 100.0))
+                )];
+                for d in &duts {
+                    row.push(
+                        d.frame_loss
+                            .iter()
+                            .find(|c| c.size == s)
+                            .and_then(|c| c.points.iter().find(|p| p.percent == pct))
+                            .map_or("-".into(), |p| format!("{:.3} %", p.loss_ratio * 100.0)),
+                    );
+                }
+                row
+            })
+            .collect();
+        tables.push(Table { head, rows });
+    }
+    v.push(Section {
+        title: "Frame loss rate against offered load".into(),
+        text: vec!["RFC 2544 §26.3: lost frames over frames sent, one trial per load.".into()],
+        tables,
+        plot: Some(plot_loss(r)),
+    });
+    // Back-to-back.
+    let rows = duts
+        .iter()
+        .flat_map(|d| {
+            d.back_to_back.iter().map(|b| {
+                vec![
+                    d.name.clone(),
+                    format!("{} B", b.size),
+                    format!(
+                        "{}{}",
+                        b.frames,
+                        if b.frames >= b.max_tried {
+                            " (all tried)"
+                        } else {
+                            ""
+                        }
+                    ),
+                    rate(b.burst_fps),
+                ]
+            })
+        })
+        .collect();
+    v.push(Section {
+        title: "Back-to-back frames".into(),
+        text: vec![
+            "RFC 2544 §26.4: the longest burst at the generator's fastest rate that passes without loss \
+             (bisection on the length; \"all tried\": the longest burst tried passed)."
+                .into(),
+        ],
+        tables: vec![Table {
+            head: ["device", "size", "frames", "burst rate (frames/s)"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            rows,
+        }],
+        ..Section::default()
+    });
+    // Overload.
+    let mut rows = Vec::new();
+    for d in &duts {
+        if let Some(o) = &d.overload {
+            for p in &o.points {
+                rows.push(vec![
+                    d.name.clone(),
+                    format!("{:.0} %", p.percent),
+                    rate(p.offered_fps),
+                    rate(p.delivered_fps),
+                    format!("{:.1} %", p.delivered_fps / o.ndr_fps * 100.0),
+                ]);
+            }
+        }
+    }
+    let rec: Vec<String> =
+        duts.iter()
+            .filter_map(|d| {
+                d.overload.as_ref().map(|o| {
+                    format!(
+                    "{}: after {} of {}-byte frames for the first half of a trial, then {}: {}.",
+                    d.name,
+                    rate(o.overload_fps),
+                    o.size,
+                    rate(o.after_fps),
+                    o.recovery_ms.map_or("never lossless again within the trial".into(), |m| {
+                        format!("lossless again {m:.0} ms after the overload stopped")
+                    })
+                )
+                })
+            })
+            .collect();
+    let mut text = vec![
+        "Offered load above the NDR (as % of it, capped at the generator's ceiling): a router that does not \
+         livelock keeps delivering about its NDR. System recovery (RFC 2544 §26.9):"
+            .into(),
+    ];
+    text.extend(rec);
+    v.push(Section {
+        title: "Overloaded behaviour and system recovery".into(),
+        text,
+        tables: vec![Table {
+            head: [
+                "device",
+                "load (% of NDR)",
+                "offered",
+                "delivered",
+                "delivered / NDR",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            rows,
+        }],
+        plot: Some(plot_overload(r)),
+    });
+    // Restart.
+    let mut text = Vec::new();
+    let rows = duts
+        .iter()
+        .map(|d| {
+            let x = d.restart.clone().unwrap_or_default();
+            for n in &x.notes {
+                let n = format!("{}: {n}", d.name);
+                if !text.contains(&n) {
+                    text.push(n);
+                }
+            }
+            vec![
+                d.name.clone(),
+                x.start_ms.map_or("-".into(), |m| format!("{m:.1}")),
+                x.hotswap_gap_ms.map_or("-".into(), |m| format!("{m:.1}")),
+                x.hotswap_lost.map_or("-".into(), |n| n.to_string()),
+            ]
+        })
+        .collect();
+    v.push(Section {
+        title: "Restart behaviour (RFC 2544 §26.10)".into(),
+        text,
+        tables: vec![Table {
+            head: [
+                "device",
+                "start to first forwarded frame (ms)",
+                "hot-swap: longest gap (ms)",
+                "hot-swap: frames lost",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            rows,
+        }],
+        ..Section::default()
+    });
+    // Single frame.
+    let rows = duts
+        .iter()
+        .flat_map(|d| {
+            d.single_frame.iter().map(|s| {
+                vec![
+                    d.name.clone(),
+                    format!("{} B", s.size),
+                    format!("{} of {}", s.forwarded, s.sent),
+                    s.latency_us
+                        .iter()
+                        .map(|x| format!("{x:.0}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ]
+            })
+        })
+        .collect();
+    v.push(Section {
+        title: "Single-frame behaviour".into(),
+        text: vec![format!(
+            "One frame after {} ms without traffic, repeated: forwarded, and its one-way latency.",
+            duts.iter()
+                .flat_map(|d| d.single_frame.first())
+                .map(|s| s.idle_ms)
+                .next()
+                .unwrap_or(0.0)
+        )],
+        tables: vec![Table {
+            head: ["device", "size", "forwarded", "latency (µs)"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            rows,
+        }],
+        ..Section::default()
+    });
+    // Transfers.
+    let rows = duts
+        .iter()
+        .flat_map(|d| {
+            d.transfers.iter().map(|t| {
+                vec![
+                    d.name.clone(),
+                    t.protocol.clone(),
+                    format!("{} MB", t.bytes >> 20),
+                    match (&t.seconds, &t.error) {
+                        (Some(s), _) => {
+                            format!("{s:.2} s ({:.0} Mbit/s)", t.bytes as f64 * 8.0 / s / 1e6)
+                        }
+                        (None, Some(e)) => format!("failed: {e}"),
+                        _ => "-".into(),
+                    },
+                ]
+            })
+        })
+        .collect();
+    v.push(Section {
+        title: "File transfers through the router".into(),
+        text: vec![
+            "As the paper's §5.7: HTTP (Python's http.server in h1, curl in h0) and passive FTP (pyftpdlib in \
+             h0, curl in h1) of a file of random bytes, checked byte for byte; curl's total time."
+                .into(),
+        ],
+        tables: vec![Table {
+            head: ["device", "protocol", "size", "time"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            rows,
+        }],
+        ..Section::default()
+    });
+    // Not run, errors, notes.
+    let mut text: Vec<String> = r.not_run.iter().map(|s| format!("Not run: {s}")).collect();
+    for d in &duts {
+        text.push(format!("{}: {} (`{}`).", d.name, d.description, d.command));
+        if let Some(e) = &d.error {
+            text.push(format!("{}: stopped early: {e}", d.name));
+        }
+        for n in &d.notes {
+            text.push(format!("{}: {n}", d.name));
+        }
+    }
+    v.push(Section {
+        title: "Devices, skipped tests and remarks".into(),
+        text,
+        ..Section::default()
+    });
+    v
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The report as Markdown.
+pub fn markdown(r: &Report) -> String {
+    let mut out = String::from("# RFC 2544 benchmark report\n");
+    for s in sections(r) {
+        out.push_str(&format!("\n## {}\n\n", s.title));
+        for t in &s.text {
+            out.push_str(t);
+            out.push_str("\n\n");
+        }
+        for t in &s.tables {
+            out.push_str(&format!(
+                "| {} |\n|{}\n",
+                t.head
+                    .iter()
+                    .map(|h| md_cell(h))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+                "---|".repeat(t.head.len())
+            ));
+            for row in &t.rows {
+                out.push_str(&format!(
+                    "| {} |\n",
+                    row.iter()
+                        .map(|c| md_cell(c))
+                        .collect::<Vec<_>>()
+                        .join(" | ")
+                ));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Escapes text for HTML.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Markdown's `**bold**` and `` `code` `` in a sentence, as HTML.
+fn inline(s: &str) -> String {
+    let mut out = String::new();
+    let mut bold = false;
+    let mut code = false;
+    let e = esc(s);
+    let mut it = e.chars().peekable();
+    while let Some(c) = it.next() {
+        match c {
+            '*' if it.peek() == Some(&'*') && !code => {
+                it.next();
+                out.push_str(if bold { "</b>" } else { "<b>" });
+                bold = !bold;
+            }
+            '`' => {
+                out.push_str(if code { "</code>" } else { "<code>" });
+                code = !code;
+            }
+            c => out.push(c),
+        }
+    }
+    if bold {
+        out.push_str("</b>");
+    }
+    if code {
+        out.push_str("</code>");
+    }
+    out
+}
+
+/// The report as one HTML page with inline SVG plots.
+pub fn html(r: &Report) -> String {
+    let mut out = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>RFC 2544 benchmark report</title><style>\
+         body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em;color:#222}\
+         table{border-collapse:collapse;margin:.5em 0 1em}td,th{border:1px solid #bbb;padding:.2em .5em;text-align:right}\
+         th{background:#eee}td:first-child{text-align:left}code{background:#f4f4f4}\
+         svg{margin:.5em 0;max-width:100%;height:auto}</style></head><body>\n<h1>RFC 2544 benchmark report</h1>\n",
+    );
+    for s in sections(r) {
+        out.push_str(&format!("<h2>{}</h2>\n", esc(&s.title)));
+        for t in &s.text {
+            out.push_str(&format!("<p>{}</p>\n", inline(t)));
+        }
+        if let Some(p) = &s.plot {
+            out.push_str(p);
+            out.push('\n');
+        }
+        for t in &s.tables {
+            out.push_str("<table><tr>");
+            for h in &t.head {
+                out.push_str(&format!("<th>{}</th>", esc(h)));
+            }
+            out.push_str("</tr>\n");
+            for row in &t.rows {
+                out.push_str("<tr>");
+                for c in row {
+                    out.push_str(&format!("<td>{}</td>", esc(c)));
+                }
+                out.push_str("</tr>\n");
+            }
+            out.push_str("</table>\n");
+        }
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+/// A few lines for the terminal: throughput and targets.
+pub fn summary(r: &Report) -> String {
+    let mut s = String::new();
+    for d in &r.duts {
+        s.push_str(&format!("{:8}", d.name));
+        for t in &d.throughput {
+            s.push_str(&format!(
+                "  {} B: {} fps{}",
+                t.size,
+                rate(t.ndr_fps),
+                if t.at_ceiling { "*" } else { "" }
+            ));
+        }
+        if let Some(e) = &d.error {
+            s.push_str(&format!(
+                "  (stopped early: {})",
+                e.lines().next().unwrap_or("")
+            ));
+        }
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        "generator ceiling: {} (* = NDR at the ceiling)\n",
+        r.generator
+            .iter()
+            .map(|c| format!("{} B: {} fps", c.size, rate(c.fps)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    for t in &r.targets {
+        s.push_str(&format!("{}: {} — {}\n", yes_no(t.met), t.name, t.value));
+    }
+    s
+}
+
+// ---- plots -------------------------------------------------------------
+
+const COLORS: [&str; 6] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#555555",
+];
+
+/// One line of a plot.
+#[derive(Clone, Debug)]
+pub struct Series {
+    /// Legend.
+    pub name: String,
+    /// Points (x, y).
+    pub points: Vec<(f64, f64)>,
+    /// Drawn dashed (references such as the generator's ceiling).
+    pub dashed: bool,
+}
+
+fn nice_max(v: f64) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return 1.0;
+    }
+    let p = 10f64.powf(v.log10().floor());
+    for m in [1.0, 2.0, 2.5, 5.0, 10.0] {
+        if m * p >= v {
+            return m * p;
+        }
+    }
+    10.0 * p
+}
+
+fn tick_label(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{}M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{}k", v / 1e3)
+    } else if v >= 1.0 || v == 0.0 {
+        format!("{v}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// A line plot as an SVG element. `xticks` labels the x axis at given
+/// values (or evenly when empty); `ylog` draws y on a log scale.
+pub fn line_plot(
+    title: &str,
+    xlabel: &str,
+    ylabel: &str,
+    series: &[Series],
+    xticks: &[(f64, String)],
+    ylog: bool,
+) -> String {
+    let (w, h, l, rt, t, b) = (640.0, 340.0, 70.0, 150.0, 30.0, 45.0);
+    let pw = w - l - rt;
+    let ph = h - t - b;
+    let pts = series.iter().flat_map(|s| s.points.iter());
+    let xmin = pts.clone().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let xmax = pts.clone().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+    let ymax_raw = pts.clone().map(|p| p.1).fold(0.0, f64::max);
+    let ymin_pos = pts
+        .clone()
+        .map(|p| p.1)
+        .filter(|&y| y > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let (xmin, xmax) = if xmin.is_finite() && xmax > xmin {
+        (xmin, xmax)
+    } else if xmin.is_finite() {
+        (xmin - 1.0, xmin + 1.0)
+    } else {
+        (0.0, 1.0)
+    };
+    let (ylo, yhi) = if ylog {
+        let lo = if ymin_pos.is_finite() {
+            10f64.powf(ymin_pos.log10().floor())
+        } else {
+            1.0
+        };
+        let hi = 10f64.powf(ymax_raw.max(lo * 10.0).log10().ceil());
+        (lo, hi)
+    } else {
+        (0.0, nice_max(ymax_raw))
+    };
+    let x = |v: f64| l + (v - xmin) / (xmax - xmin) * pw;
+    let y = |v: f64| {
+        let f = if ylog {
+            (v.max(ylo).log10() - ylo.log10()) / (yhi.log10() - ylo.log10())
+        } else {
+            (v - ylo) / (yhi - ylo)
+        };
+        t + ph - f * ph
+    };
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" \
+         font-family=\"sans-serif\" font-size=\"11\" role=\"img\" aria-label=\"{}\">\
+         <rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\
+         <text x=\"{}\" y=\"18\" font-size=\"13\" text-anchor=\"middle\">{}</text>",
+        esc(title),
+        l + pw / 2.0,
+        esc(title)
+    );
+    // Grid and y ticks.
+    let yticks: Vec<f64> = if ylog {
+        let mut v = Vec::new();
+        let mut p = ylo;
+        while p <= yhi * 1.0001 {
+            v.push(p);
+            p *= 10.0;
+        }
+        v
+    } else {
+        (0..=5).map(|k| yhi * k as f64 / 5.0).collect()
+    };
+    for v in yticks {
+        s.push_str(&format!(
+            "<line x1=\"{l}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>\
+             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            l + pw,
+            y(v),
+            y(v),
+            l - 5.0,
+            y(v) + 4.0,
+            tick_label(v)
+        ));
+    }
+    let xt: Vec<(f64, String)> = if xticks.is_empty() {
+        (0..=5)
+            .map(|k| {
+                let v = xmin + (xmax - xmin) * k as f64 / 5.0;
+                (v, tick_label((v * 100.0).round() / 100.0))
+            })
+            .collect()
+    } else {
+        xticks.to_vec()
+    };
+    for (v, label) in xt {
+        s.push_str(&format!(
+            "<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{t}\" y2=\"{}\" stroke=\"#eee\"/>\
+             <text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            x(v),
+            x(v),
+            t + ph,
+            x(v),
+            t + ph + 15.0,
+            esc(&label)
+        ));
+    }
+    s.push_str(&format!(
+        "<rect x=\"{l}\" y=\"{t}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#888\"/>\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\
+         <text transform=\"translate(15,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+        l + pw / 2.0,
+        h - 8.0,
+        esc(xlabel),
+        t + ph / 2.0,
+        esc(ylabel)
+    ));
+    for (i, se) in series.iter().enumerate() {
+        let c = COLORS[i % COLORS.len()];
+        let dash = if se.dashed {
+            " stroke-dasharray=\"5,4\""
+        } else {
+            ""
+        };
+        if !se.points.is_empty() {
+            let path: Vec<String> = se
+                .points
+                .iter()
+                .map(|&(a, b)| format!("{:.1},{:.1}", x(a), y(b)))
+                .collect();
+            s.push_str(&format!(
+                "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\"{dash} points=\"{}\"/>",
+                path.join(" ")
+            ));
+            for &(a, b) in &se.points {
+                s.push_str(&format!(
+                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{c}\"/>",
+                    x(a),
+                    y(b)
+                ));
+            }
+        }
+        let ly = t + 10.0 + i as f64 * 16.0;
+        s.push_str(&format!(
+            "<line x1=\"{}\" x2=\"{}\" y1=\"{ly}\" y2=\"{ly}\" stroke=\"{c}\" stroke-width=\"2\"{dash}/>\
+             <text x=\"{}\" y=\"{}\">{}</text>",
+            l + pw + 10.0,
+            l + pw + 30.0,
+            l + pw + 35.0,
+            ly + 4.0,
+            esc(&se.name)
+        ));
+    }
+    s.push_str("</svg>");
+    s
+}
+
+fn plot_throughput(r: &Report) -> String {
+    let mut series: Vec<Series> = r
+        .duts
+        .iter()
+        .map(|d| Series {
+            name: format!("{} NDR", d.name),
+            points: d
+                .throughput
+                .iter()
+                .map(|t| (t.size as f64, t.ndr_fps))
+                .collect(),
+            dashed: false,
+        })
+        .collect();
+    series.push(Series {
+        name: "generator ceiling".into(),
+        points: r.generator.iter().map(|c| (c.size as f64, c.fps)).collect(),
+        dashed: true,
+    });
+    let ticks: Vec<(f64, String)> = r
+        .method
+        .sizes
+        .iter()
+        .map(|&s| (s as f64, s.to_string()))
+        .collect();
+    line_plot(
+        "Throughput (no-drop rate) against frame size",
+        "frame size (bytes)",
+        "frames/s",
+        &series,
+        &ticks,
+        false,
+    )
+}
+
+fn plot_latency(r: &Report) -> String {
+    let labels = ["min", "50", "90", "99", "99.9", "max"];
+    let size = r.method.sizes.first().copied().unwrap_or(64);
+    let series: Vec<Series> = r
+        .duts
+        .iter()
+        .filter_map(|d| {
+            let l = d.latency.iter().find(|l| l.size == size)?;
+            let s = l.summary?;
+            let v = [s.min_ns, s.p50_ns, s.p90_ns, s.p99_ns, s.p999_ns, s.max_ns];
+            Some(Series {
+                name: d.name.clone(),
+                points: v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| (i as f64, n as f64 / 1e3))
+                    .collect(),
+                dashed: false,
+            })
+        })
+        .collect();
+    let ticks: Vec<(f64, String)> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (i as f64, l.to_string()))
+        .collect();
+    line_plot(
+        &format!("Latency percentiles at the NDR, {size}-byte frames"),
+        "percentile",
+        "µs (log)",
+        &series,
+        &ticks,
+        true,
+    )
+}
+
+fn plot_loss(r: &Report) -> String {
+    let size = r.method.sizes.first().copied().unwrap_or(64);
+    let series: Vec<Series> = r
+        .duts
+        .iter()
+        .filter_map(|d| {
+            let c = d.frame_loss.iter().find(|c| c.size == size)?;
+            Some(Series {
+                name: d.name.clone(),
+                points: c
+                    .points
+                    .iter()
+                    .map(|p| (p.percent, p.loss_ratio * 100.0))
+                    .collect(),
+                dashed: false,
+            })
+        })
+        .collect();
+    line_plot(
+        &format!("Frame loss against offered load, {size}-byte frames"),
+        "offered load (% of the generator's ceiling)",
+        "frames lost (%)",
+        &series,
+        &[],
+        false,
+    )
+}
+
+fn plot_overload(r: &Report) -> String {
+    let mut series: Vec<Series> = r
+        .duts
+        .iter()
+        .filter_map(|d| {
+            let o = d.overload.as_ref()?;
+            Some(Series {
+                name: d.name.clone(),
+                points: o
+                    .points
+                    .iter()
+                    .map(|p| (p.offered_fps, p.delivered_fps))
+                    .collect(),
+                dashed: false,
+            })
+        })
+        .collect();
+    let xmax = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .fold(0.0, f64::max);
+    series.push(Series {
+        name: "delivered = offered".into(),
+        points: vec![(0.0, 0.0), (xmax, xmax)],
+        dashed: true,
+    });
+    line_plot(
+        "Overload: delivered against offered rate",
+        "offered (frames/s)",
+        "delivered (frames/s)",
+        &series,
+        &[],
+        false,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hist::Histogram;
+    use crate::report::*;
+
+    fn sample() -> Report {
+        let mut h = Histogram::new();
+        for v in [20_000u64, 25_000, 30_000, 900_000] {
+            h.record(v);
+        }
+        let dut = |name: &str, ndr: f64| DutReport {
+            name: name.into(),
+            description: format!("{name} <router>"),
+            command: "click conf|x".into(),
+            throughput: vec![
+                Throughput {
+                    size: 64,
+                    ndr_fps: ndr,
+                    pdr_fps: ndr * 1.1,
+                    ceiling_fps: 500_000.0,
+                    at_ceiling: ndr >= 500_000.0,
+                    converged: true,
+                    ..Throughput::default()
+                },
+                Throughput {
+                    size: 1518,
+                    ndr_fps: ndr / 2.0,
+                    pdr_fps: ndr / 2.0,
+                    ceiling_fps: 400_000.0,
+                    ..Throughput::default()
+                },
+            ],
+            latency: vec![Latency {
+                size: 64,
+                rate_fps: ndr,
+                summary: h.summary(),
+                ..Latency::default()
+            }],
+            frame_loss: vec![LossCurve {
+                size: 64,
+                points: vec![
+                    LossPoint {
+                        percent: 50.0,
+                        offered_fps: 250_000.0,
+                        delivered_fps: 250_000.0,
+                        loss_ratio: 0.0,
+                    },
+                    LossPoint {
+                        percent: 100.0,
+                        offered_fps: 500_000.0,
+                        delivered_fps: ndr,
+                        loss_ratio: 0.4,
+                    },
+                ],
+            }],
+            overload: Some(Overload {
+                size: 64,
+                ndr_fps: ndr,
+                points: vec![LossPoint {
+                    percent: 200.0,
+                    offered_fps: 2.0 * ndr,
+                    delivered_fps: ndr,
+                    loss_ratio: 0.5,
+                }],
+                overload_fps: 2.0 * ndr,
+                after_fps: ndr / 2.0,
+                recovery_ms: Some(12.0),
+            }),
+            restart: Some(Restart {
+                start_ms: Some(28.0),
+                ..Restart::default()
+            }),
+            transfers: vec![Transfer {
+                protocol: "HTTP".into(),
+                bytes: 10 << 20,
+                seconds: Some(0.5),
+                error: None,
+            }],
+            ..DutReport::default()
+        };
+        Report {
+            tool: "rclick rfc2544 test".into(),
+            profile: "quick".into(),
+            method: Method {
+                sizes: vec![64, 1518],
+                ..Method::default()
+            },
+            generator: vec![
+                Ceiling {
+                    size: 64,
+                    fps: 500_000.0,
+                    send_fps: 600_000.0,
+                },
+                Ceiling {
+                    size: 1518,
+                    fps: 400_000.0,
+                    send_fps: 400_000.0,
+                },
+            ],
+            duts: vec![dut("rclick", 300_000.0), dut("click", 40_000.0)],
+            not_run: vec!["kernel: because".into()],
+            targets: vec![Target {
+                name: "x".into(),
+                goal: "y".into(),
+                value: "z".into(),
+                met: Some(true),
+            }],
+            ..Report::default()
+        }
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let r = sample();
+        let back = Report::from_json(&r.to_json()).unwrap();
+        assert_eq!(back.to_json(), r.to_json());
+        assert_eq!(back.dut("click").unwrap().ndr(64), Some(40_000.0));
+        assert_eq!(back.ceiling(1518), Some(400_000.0));
+        assert!(Report::from_json("{").is_err());
+    }
+
+    #[test]
+    fn markdown_has_every_section_and_figure() {
+        let md = markdown(&sample());
+        for want in [
+            "## Throughput",
+            "## Latency",
+            "## Frame loss",
+            "## Back-to-back",
+            "## Overloaded",
+            "## Restart",
+            "## Single-frame",
+            "## File transfers",
+            "300.0 k (154 Mbit/s)",
+            "40.0 k",
+            "Not run: kernel: because",
+            "| x | y | z | met |",
+            "lossless again 12 ms",
+            "`click conf|x`",
+        ] {
+            assert!(md.contains(want), "missing {want:?} in\n{md}");
+        }
+        // Tables are well formed: every row has the header's columns.
+        for block in md.split("\n\n").filter(|b| b.starts_with('|')) {
+            let cols: Vec<usize> = block
+                .lines()
+                .map(|l| l.matches(" | ").count() + l.matches("---|").count())
+                .collect();
+            let head = block.lines().next().unwrap().matches(" | ").count();
+            for l in block.lines().skip(2) {
+                assert_eq!(l.matches(" | ").count(), head, "{l} in {block}, {cols:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn html_is_self_contained_with_four_plots() {
+        let h = html(&sample());
+        assert!(h.starts_with("<!DOCTYPE html>"));
+        assert_eq!(h.matches("<svg ").count(), 4);
+        assert_eq!(h.matches("</svg>").count(), 4);
+        assert!(!h.contains("<script"));
+        assert!(!h.contains("src=\"http"));
+        assert!(!h.contains("href=\"http"));
+        assert!(h.contains("rclick &lt;router&gt;"), "escaped");
+        assert!(h.contains("<b>quick</b>"));
+        assert!(h.contains("generator ceiling"));
+        // Every polyline's coordinates are finite numbers.
+        assert!(!h.contains("NaN") && !h.contains("inf"));
+    }
+
+    #[test]
+    fn plots_survive_empty_and_single_point_data() {
+        let s = line_plot("t", "x", "y", &[], &[], false);
+        assert!(s.contains("</svg>") && !s.contains("NaN"));
+        let one = Series {
+            name: "a".into(),
+            points: vec![(5.0, 0.0)],
+            dashed: false,
+        };
+        for log in [false, true] {
+            let s = line_plot("t", "x", "y", std::slice::from_ref(&one), &[], log);
+            assert!(!s.contains("NaN") && !s.contains("inf"), "{s}");
+        }
+        let empty = Report::default();
+        assert!(html(&empty).contains("</html>"));
+        assert!(markdown(&empty).contains("# RFC 2544"));
+        assert_eq!(summary(&empty).lines().count(), 1);
+    }
+
+    #[test]
+    fn summary_lists_devices_and_targets() {
+        let s = summary(&sample());
+        assert!(s.contains("rclick"));
+        assert!(s.contains("64 B: 300.0 k fps"));
+        assert!(s.contains("met: x — z"));
+    }
+
+    #[test]
+    fn nice_numbers() {
+        assert_eq!(nice_max(0.0), 1.0);
+        assert_eq!(nice_max(3.2), 5.0);
+        assert_eq!(nice_max(180_000.0), 200_000.0);
+        assert_eq!(nice_max(1000.0), 1000.0);
+        assert_eq!(tick_label(250_000.0), "250k");
+    }
+}
