@@ -642,10 +642,14 @@ impl Element for ControlSocket {
         let hotswap = cx
             .hotswap_element()
             .is_some_and(|conf| self.compatible_with(&conf));
-        if hotswap && self.retries > 0 {
+        if hotswap {
             // The old socket holds the port: take it over (take_state);
-            // try on our own later if that does not happen.
-            self.retries -= 1;
+            // try on our own a second later if that does not happen.
+            // (Click does this only with RETRIES, and otherwise fails the
+            // swap with "bind: Address already in use".)
+            if self.retries > 0 {
+                self.retries -= 1;
+            }
             cx.schedule_timer_after(retry, Timestamp::from_sec(1));
             return Ok(());
         }
@@ -891,6 +895,44 @@ mod tests {
         drop(r);
         let r = build("cs :: ControlSocket(tcp, 44900+, LOCALHOST false);");
         assert_eq!(local_address(&r).ip(), Ipv4Addr::UNSPECIFIED);
+    }
+
+    /// A hot swap to a configuration with the same ControlSocket takes
+    /// over its socket (it used to fail: "bind: Address already in use").
+    #[test]
+    fn hot_swap_takes_over_the_socket() {
+        let parse = rclick_lang::Options {
+            file_name: "config".into(),
+            defines: vec![],
+        };
+        let opts = rclick_core::BuildOptions {
+            threads: 1,
+            capture_log: true,
+            ..Default::default()
+        };
+        let h = rclick_core::HotConfig::new(parse.clone(), opts, None);
+        let reg = Arc::new(registry());
+        let text = "cs :: ControlSocket(tcp, 45900);";
+        let old = h
+            .build(
+                rclick_lang::parse(text, &parse).unwrap(),
+                text,
+                reg.clone(),
+                None,
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        let port = old.read_handler("cs.port", "").unwrap();
+        let new = h
+            .build(
+                rclick_lang::parse(text, &parse).unwrap(),
+                text,
+                reg,
+                Some(old.clone()),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        rclick_core::router::hotswap::transfer_state(&old, &new);
+        assert_eq!(new.read_handler("cs.port", "").unwrap(), port);
+        assert_eq!(local_address(&new).port().to_string(), port);
     }
 
     /// A Unix control socket is created for its owner only.
