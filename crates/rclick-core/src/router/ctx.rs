@@ -662,14 +662,10 @@ const MAX_DEFERRED_PUSHES: usize = 4096;
 /// they are dropped and counted).
 const MAX_DEEP_PUSHES: usize = 1 << 16;
 
-/// The address of a local of the caller's frame: how deep this thread's
-/// stack is (it grows down). Not through `std::hint::black_box`: that is
-/// a compiler barrier for all memory, and in [`Ctx::push`] it cost a
-/// third more time per packet on 32 nested Nulls.
+/// How deep this thread's stack is (see `slot::stack_pointer`).
 #[inline(always)]
 pub(crate) fn stack_address() -> usize {
-    let here = 0u8;
-    std::ptr::addr_of!(here) as usize
+    super::slot::stack_pointer()
 }
 
 /// The far end of one port: the element and port a push output leads to,
