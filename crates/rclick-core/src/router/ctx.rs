@@ -705,6 +705,9 @@ pub struct Ctx<'a> {
     pub(crate) sched: &'a mut ThreadSched,
     /// The current element (it knows its index and where its ports lead).
     slot: &'a Slot,
+    /// `sched.stack_floor`, kept here so that [`Ctx::push`]'s depth check
+    /// is one compare with a field of the context.
+    stack_floor: usize,
 }
 
 impl<'a> Ctx<'a> {
@@ -714,7 +717,13 @@ impl<'a> Ctx<'a> {
         current: ElementId,
     ) -> Ctx<'a> {
         let slot = rt.slots.get(current).unwrap_or(&rt.nowhere);
-        Ctx { rt, sched, slot }
+        let stack_floor = sched.stack_floor;
+        Ctx {
+            rt,
+            sched,
+            slot,
+            stack_floor,
+        }
     }
 
     /// A context whose current element is the one in `slot`.
@@ -724,7 +733,13 @@ impl<'a> Ctx<'a> {
         sched: &'a mut ThreadSched,
         slot: &'a Slot,
     ) -> Ctx<'a> {
-        Ctx { rt, sched, slot }
+        let stack_floor = sched.stack_floor;
+        Ctx {
+            rt,
+            sched,
+            slot,
+            stack_floor,
+        }
     }
 
     /// The current element's index.
@@ -747,7 +762,7 @@ impl<'a> Ctx<'a> {
     /// Pushes `batch` out of output `port`.
     #[inline(always)]
     pub fn push(&mut self, port: usize, batch: PacketBatch) {
-        if stack_address() < self.sched.stack_floor {
+        if stack_address() < self.stack_floor {
             return self.push_deep(port, batch);
         }
         let rt = self.rt;
