@@ -2,10 +2,11 @@
 //! task run that led to it, counted and logged with the task's element,
 //! and the router goes on (issue 17).
 
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
+mod common;
 
-use rclick_core::{BuildOptions, Ctx, Element, Packet, Registry, Router};
+use std::sync::atomic::Ordering;
+
+use rclick_core::{Ctx, Element, Packet, Router};
 
 /// Panics on its `N`th packet (a deliberately failing element).
 #[derive(Default)]
@@ -30,21 +31,9 @@ impl Element for Bomb {
 }
 
 fn build(text: &str) -> Router {
-    let mut reg = Registry::new();
-    rclick_elements_standard::register(&mut reg);
-    reg.add("Bomb", || Box::<Bomb>::default(), "");
-    let flat = rclick_lang::parse(text, &rclick_lang::Options::default()).unwrap();
-    Router::build(
-        flat,
-        Arc::new(reg),
-        BuildOptions {
-            simtime: true,
-            threads: 1,
-            capture_log: true,
-            ..Default::default()
-        },
-    )
-    .unwrap()
+    common::build_with(text, false, |reg| {
+        reg.add("Bomb", || Box::<Bomb>::default(), "");
+    })
 }
 
 #[test]

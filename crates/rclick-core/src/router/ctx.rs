@@ -717,13 +717,7 @@ impl<'a> Ctx<'a> {
         current: ElementId,
     ) -> Ctx<'a> {
         let slot = rt.slots.get(current).unwrap_or(&rt.nowhere);
-        let stack_floor = sched.stack_floor;
-        Ctx {
-            rt,
-            sched,
-            slot,
-            stack_floor,
-        }
+        Ctx::with_slot(rt, sched, slot)
     }
 
     /// A context whose current element is the one in `slot`.
