@@ -1,11 +1,12 @@
 //! Long chains: building is linear in their length, and a push path of
 //! any depth runs without exhausting the stack (issue 17, finding 5).
 
+mod common;
+
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rclick_core::{BuildOptions, Registry, Router};
+use rclick_core::Router;
 
 fn chain(n: usize, class: &str, limit: usize) -> String {
     let mut s = format!("src :: InfiniteSource(LENGTH 60, LIMIT {limit}, BURST 2, STOP true)");
@@ -18,28 +19,7 @@ fn chain(n: usize, class: &str, limit: usize) -> String {
 }
 
 fn build(text: &str, no_fuse: bool) -> Router {
-    let mut reg = Registry::new();
-    rclick_elements_standard::register(&mut reg);
-    let flat = rclick_lang::parse(
-        text,
-        &rclick_lang::Options {
-            file_name: "deep".into(),
-            defines: vec![],
-        },
-    )
-    .unwrap();
-    Router::build(
-        flat,
-        Arc::new(reg),
-        BuildOptions {
-            simtime: true,
-            threads: 1,
-            capture_log: true,
-            no_fuse,
-            ..Default::default()
-        },
-    )
-    .unwrap()
+    common::build_with(text, no_fuse, |_| {})
 }
 
 /// 20,000 nested pushes (fusion off) on a thread with Rust's default

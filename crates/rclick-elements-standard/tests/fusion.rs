@@ -2,33 +2,12 @@
 //! the same elements called one push at a time: same counts, same drops,
 //! the same handling of packets pushed back into a running element.
 
-use std::sync::Arc;
+mod common;
 
-use rclick_core::{BuildOptions, Registry, Router};
+use rclick_core::Router;
 
 fn build(text: &str, no_fuse: bool) -> Router {
-    let mut reg = Registry::new();
-    rclick_elements_standard::register(&mut reg);
-    let flat = rclick_lang::parse(
-        text,
-        &rclick_lang::Options {
-            file_name: "fusion".into(),
-            defines: vec![],
-        },
-    )
-    .unwrap();
-    Router::build(
-        flat,
-        Arc::new(reg),
-        BuildOptions {
-            simtime: true,
-            threads: 1,
-            capture_log: true,
-            no_fuse,
-            ..Default::default()
-        },
-    )
-    .unwrap()
+    common::build_with(text, no_fuse, |_| {})
 }
 
 fn read(r: &Router, h: &str) -> String {

@@ -662,12 +662,10 @@ const MAX_DEFERRED_PUSHES: usize = 4096;
 /// they are dropped and counted).
 const MAX_DEEP_PUSHES: usize = 1 << 16;
 
-/// The address of a local of the caller's frame: how deep this thread's
-/// stack is (it grows down).
+/// How deep this thread's stack is (see `slot::stack_pointer`).
 #[inline(always)]
 pub(crate) fn stack_address() -> usize {
-    let here = 0u8;
-    std::hint::black_box(&here) as *const u8 as usize
+    super::slot::stack_pointer()
 }
 
 /// The far end of one port: the element and port a push output leads to,
@@ -707,6 +705,9 @@ pub struct Ctx<'a> {
     pub(crate) sched: &'a mut ThreadSched,
     /// The current element (it knows its index and where its ports lead).
     slot: &'a Slot,
+    /// `sched.stack_floor`, kept here so that [`Ctx::push`]'s depth check
+    /// is one compare with a field of the context.
+    stack_floor: usize,
 }
 
 impl<'a> Ctx<'a> {
@@ -716,7 +717,7 @@ impl<'a> Ctx<'a> {
         current: ElementId,
     ) -> Ctx<'a> {
         let slot = rt.slots.get(current).unwrap_or(&rt.nowhere);
-        Ctx { rt, sched, slot }
+        Ctx::with_slot(rt, sched, slot)
     }
 
     /// A context whose current element is the one in `slot`.
@@ -726,7 +727,13 @@ impl<'a> Ctx<'a> {
         sched: &'a mut ThreadSched,
         slot: &'a Slot,
     ) -> Ctx<'a> {
-        Ctx { rt, sched, slot }
+        let stack_floor = sched.stack_floor;
+        Ctx {
+            rt,
+            sched,
+            slot,
+            stack_floor,
+        }
     }
 
     /// The current element's index.
@@ -749,7 +756,7 @@ impl<'a> Ctx<'a> {
     /// Pushes `batch` out of output `port`.
     #[inline(always)]
     pub fn push(&mut self, port: usize, batch: PacketBatch) {
-        if stack_address() < self.sched.stack_floor {
+        if stack_address() < self.stack_floor {
             return self.push_deep(port, batch);
         }
         let rt = self.rt;

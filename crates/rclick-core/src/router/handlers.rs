@@ -208,12 +208,18 @@ impl RouterInner {
             },
             "router_drops" => {
                 let st = &self.stats;
-                format!(
-                    "lost_batches {}\nlost_packets {}\ndeep_pushes {}\n",
+                let mut s = format!(
+                    "lost_batches {}\nlost_packets {}\ndeep_pushes {}\npanics {}\n",
                     st.reentrant_drops.load(Ordering::Relaxed),
                     st.reentrant_packets.load(Ordering::Relaxed),
-                    st.deep_pushes.load(Ordering::Relaxed)
-                )
+                    st.deep_pushes.load(Ordering::Relaxed),
+                    st.panics.load(Ordering::Relaxed)
+                );
+                let last = st.last_panic.lock().unwrap_or_else(|p| p.into_inner());
+                if !last.is_empty() {
+                    s.push_str(&format!("last_panic {last}\n"));
+                }
+                s
             }
             "stop" => return Err("'stop' is a write handler".into()),
             _ => return Err(format!("no '{name}' handler")),

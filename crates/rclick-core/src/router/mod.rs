@@ -168,6 +168,10 @@ pub struct RouterStats {
     pub reentrant_packets: AtomicU64,
     /// Pushes made too deep in the stack, continued from its top.
     pub deep_pushes: AtomicU64,
+    /// Panics caught around task and timer runs.
+    pub panics: AtomicU64,
+    /// The last of them: element and message.
+    pub last_panic: Mutex<String>,
 }
 
 /// Everything the router's threads share.

@@ -426,6 +426,39 @@ pub(crate) fn cycle_counter() -> u64 {
     }
 }
 
+/// The stack pointer: how deep this thread's stack is (it grows down).
+/// Read from the register, not as the address of a local: a local whose
+/// address is taken keeps [`Ctx::push`](super::Ctx::push)'s callers from
+/// ending in a tail call, which cost a quarter more time per packet on 32
+/// nested Nulls.
+#[inline(always)]
+pub(crate) fn stack_pointer() -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let sp: usize;
+        // SAFETY: copies the stack pointer register into a general
+        // register; reads and writes no memory and changes no flags.
+        unsafe {
+            core::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags));
+        }
+        sp
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let sp: usize;
+        // SAFETY: as for x86-64: a register copy, no memory, no flags.
+        unsafe {
+            core::arch::asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags));
+        }
+        sp
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        let here = 0u8;
+        std::ptr::addr_of!(here) as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

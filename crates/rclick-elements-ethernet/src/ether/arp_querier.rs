@@ -39,7 +39,9 @@
 //!   ENTRY_CAPACITY, ENTRY_PACKET_CAPACITY, CAPACITY_SLIM_FACTOR and TIMEOUT
 //!   are then ignored. By default the element keeps its own table.
 //! * `CAPACITY` (unsigned, default 2048): most saved packets; 0 = no limit.
-//! * `ENTRY_CAPACITY` (unsigned, default 0 = unlimited): most entries.
+//! * `ENTRY_CAPACITY` (unsigned, default 65536; 0 = unlimited): most
+//!   entries; the oldest go first, counted in `evictions` (Click's default
+//!   is unlimited).
 //! * `ENTRY_PACKET_CAPACITY` (unsigned, default 0 = unlimited): most saved
 //!   packets per entry.
 //! * `CAPACITY_SLIM_FACTOR` (unsigned, default 2): see ARPTable.
@@ -64,6 +66,7 @@
 //! * `queries`, `responses`, `drops` (read): counters (drops here exclude
 //!   the table's; `stats` adds them).
 //! * `count`, `length` (read): entries and saved packets in the table.
+//! * `evictions` (read): entries removed to keep within ENTRY_CAPACITY.
 //! * `ipaddr`, `broadcast` (read/write): this host's and the broadcast IP
 //!   address.
 //! * `insert` (write, `IP ETH`), `delete` (write, `IP`): change the table.
@@ -221,6 +224,7 @@ const H_BROADCAST: u32 = 8;
 const H_INSERT: u32 = 9;
 const H_DELETE: u32 = 10;
 const H_CLEAR: u32 = 11;
+const H_EVICTIONS: u32 = 12;
 
 /// What a query is about (taken from the packet that caused it).
 struct QueryFor {
@@ -554,6 +558,7 @@ impl Element for ArpQuerier {
             HandlerDef::read("queries", H_QUERIES),
             HandlerDef::read("responses", H_RESPONSES),
             HandlerDef::read("drops", H_DROPS),
+            HandlerDef::read("evictions", H_EVICTIONS),
             HandlerDef::read("count", H_COUNT),
             HandlerDef::read("length", H_LENGTH),
             HandlerDef::read_write("ipaddr", H_IPADDR),
@@ -574,6 +579,7 @@ impl Element for ArpQuerier {
             H_QUERIES => self.queries.to_string(),
             H_RESPONSES => self.responses.to_string(),
             H_DROPS => self.drops.to_string(),
+            H_EVICTIONS => lock(&self.table).evictions.to_string(),
             H_COUNT => lock(&self.table).count().to_string(),
             H_LENGTH => lock(&self.table).length().to_string(),
             H_IPADDR => self.my_ip.to_string(),

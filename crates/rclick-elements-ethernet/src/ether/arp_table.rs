@@ -21,8 +21,10 @@
 //!   table; 0 means unlimited. When a new packet would exceed it, packets of
 //!   the oldest entries are dropped until the table holds
 //!   CAPACITY - CAPACITY/CAPACITY_SLIM_FACTOR packets.
-//! * `ENTRY_CAPACITY` (unsigned, default 0 = unlimited): the most entries;
-//!   the oldest entries go first.
+//! * `ENTRY_CAPACITY` (unsigned, default 65536; 0 = unlimited): the most
+//!   entries; the oldest entries go first, counted in `evictions`. (Click's
+//!   default is unlimited: a flood of packets to unresolvable addresses
+//!   then grows the table without bound.)
 //! * `ENTRY_PACKET_CAPACITY` (unsigned, default 0 = unlimited): the most
 //!   packets saved for one entry; further packets are dropped.
 //! * `CAPACITY_SLIM_FACTOR` (unsigned, default 2, not 0): see CAPACITY.
@@ -37,6 +39,7 @@
 //! * `table` (read): one line per entry, oldest first: IP address, 1 if the
 //!   entry is valid or 0, Ethernet address, time since the last update.
 //! * `drops` (read): packets dropped for timeouts or capacity limits.
+//! * `evictions` (read): entries removed to keep within ENTRY_CAPACITY.
 //! * `count` (read): entries in the table.
 //! * `length` (read): packets saved in the table.
 //! * `insert` (write, `IP ETH`): adds or updates an entry.
@@ -87,11 +90,14 @@ pub struct TableConfig {
     pub timeout_j: i64,
 }
 
+/// ENTRY_CAPACITY when not given: about 10 MB of entries at most.
+pub const DEFAULT_ENTRY_CAPACITY: u32 = 65536;
+
 impl Default for TableConfig {
     fn default() -> Self {
         TableConfig {
             capacity: 2048,
-            entry_capacity: 0,
+            entry_capacity: DEFAULT_ENTRY_CAPACITY,
             entry_packet_capacity: 0,
             slim_factor: 2,
             timeout_j: 300 * HZ,
@@ -163,6 +169,8 @@ pub struct ArpTable {
     packet_count: u32,
     /// Packets dropped.
     pub drops: u64,
+    /// Entries removed to keep within ENTRY_CAPACITY.
+    pub evictions: u64,
 }
 
 /// A table shared by reference.
@@ -232,6 +240,9 @@ impl ArpTable {
                 .is_none_or(|e| e.expired(now, self.cfg.timeout_j));
             if !(expired || over) {
                 break;
+            }
+            if !expired {
+                self.evictions += 1;
             }
             self.drop_entry_packets(ip);
             self.age.remove(&key);
@@ -435,6 +446,7 @@ impl ArpTable {
         self.prev_seq = other.prev_seq;
         self.packet_count = other.packet_count;
         self.drops = other.drops;
+        self.evictions = other.evictions;
         other.packet_count = 0;
         true
     }
@@ -562,6 +574,7 @@ const H_LENGTH: u32 = 3;
 const H_INSERT: u32 = 4;
 const H_DELETE: u32 = 5;
 const H_CLEAR: u32 = 6;
+const H_EVICTIONS: u32 = 7;
 
 impl Element for ArpTableElement {
     fn class_name(&self) -> &'static str {
@@ -612,6 +625,7 @@ impl Element for ArpTableElement {
         vec![
             HandlerDef::read("table", H_TABLE),
             HandlerDef::read("drops", H_DROPS),
+            HandlerDef::read("evictions", H_EVICTIONS),
             HandlerDef::read("count", H_COUNT),
             HandlerDef::read("length", H_LENGTH),
             HandlerDef::write("insert", H_INSERT),
@@ -624,6 +638,7 @@ impl Element for ArpTableElement {
         Ok(match id {
             H_TABLE => t.unparse(jiffies(cx.now())),
             H_DROPS => t.drops.to_string(),
+            H_EVICTIONS => t.evictions.to_string(),
             H_COUNT => t.count().to_string(),
             _ => t.length().to_string(),
         })
@@ -652,6 +667,41 @@ mod tests {
 
     fn pkt() -> Packet {
         Packet::from_slice(&[0u8; 20])
+    }
+
+    /// A flood of packets to 70,000 unresolvable addresses: by default
+    /// the table stops at DEFAULT_ENTRY_CAPACITY entries (it used to grow
+    /// without bound), oldest first, and counts what it evicted; packets
+    /// stay within CAPACITY. `ENTRY_CAPACITY 0` still means unlimited.
+    #[test]
+    fn entries_are_bounded_by_default() {
+        let mut t = ArpTable::new(TableConfig::default());
+        let n: u32 = 70_000;
+        for i in 0..n {
+            let ip = Ipv4Addr::from(0x0a00_0000 + i);
+            assert!(t.append_query(ip, pkt(), i64::from(i)).is_ok());
+        }
+        assert_eq!(t.count(), DEFAULT_ENTRY_CAPACITY as usize);
+        assert_eq!(t.evictions, u64::from(n - DEFAULT_ENTRY_CAPACITY));
+        assert!(t.length() <= 2048);
+        // the newest survive
+        assert!(t
+            .lookup_eth(Ipv4Addr::from(0x0a00_0000 + n - 1), 0)
+            .is_none());
+        assert!(t
+            .unparse(0)
+            .contains(&Ipv4Addr::from(0x0a00_0000 + n - 1).to_string()));
+        assert!(!t.unparse(0).contains("10.0.0.0 "));
+
+        let mut t = ArpTable::new(TableConfig {
+            entry_capacity: 0,
+            ..TableConfig::default()
+        });
+        for i in 0..66_000u32 {
+            let _ = t.append_query(Ipv4Addr::from(0x0a00_0000 + i), pkt(), 0);
+        }
+        assert_eq!(t.count(), 66_000);
+        assert_eq!(t.evictions, 0);
     }
 
     #[test]

@@ -213,6 +213,7 @@ const H_PATTERNS: u32 = 6;
 const H_SIZE: u32 = 7;
 const H_CAPACITY: u32 = 8;
 const H_CLEAR: u32 = 9;
+const H_DROPS: u32 = 10;
 const H_PATTERN0: u32 = 100;
 
 /// One IPRewriter-family element.
@@ -230,6 +231,9 @@ pub struct Rewriter {
     shared_patterns: HashMap<String, Arc<Pattern>>,
     mappers: HashMap<ElementId, Arc<MapperShared>>,
     ninputs: usize,
+    /// Packets dropped: a `drop` input spec, a failed mapping, or no
+    /// usable IP header (the `drops` handler).
+    drops: u64,
 }
 
 impl Rewriter {
@@ -252,6 +256,7 @@ impl Rewriter {
             shared_patterns: HashMap::new(),
             mappers: HashMap::new(),
             ninputs: 0,
+            drops: 0,
         }
     }
 
@@ -557,6 +562,7 @@ impl Element for Rewriter {
         let mut cur: i32 = -1;
         for (p, &o) in batch.drain().zip(self.scratch.iter()) {
             if o < 0 {
+                self.drops += 1;
                 continue;
             }
             if o != cur && !run.is_empty() {
@@ -614,6 +620,7 @@ impl Element for Rewriter {
         }
         v.push(HandlerDef::read("nmappings", H_NMAPPINGS));
         v.push(HandlerDef::read("mapping_failures", H_FAILURES));
+        v.push(HandlerDef::read("drops", H_DROPS));
         v.push(HandlerDef::read("patterns", H_PATTERNS));
         v.push(HandlerDef::read("size", H_SIZE));
         v.push(HandlerDef::read_write("capacity", H_CAPACITY));
@@ -684,6 +691,7 @@ impl Element for Rewriter {
                 s
             }
             H_SIZE => set.size().to_string(),
+            H_DROPS => self.drops.to_string(),
             H_CAPACITY => set.capacity.to_string(),
             id if id >= H_PATTERN0 => match t.inputs.get((id - H_PATTERN0) as usize) {
                 Some(i) => format!("{}\n", i.unparse()),

@@ -42,6 +42,8 @@
 //! ## Handlers
 //!
 //! - `table` (read): mappings as `(SA, DA, ID) => (SA', DA', ID') ...`.
+//! - `drops` (read): packets dropped (a `drop` spec, a failed mapping, no
+//!   usable IP header).
 //! - `nmappings`, `mapping_failures`, `size` (read); `capacity`
 //!   (read/write); `clear` (write); `patterns` (read); `patternN`
 //!   (read/write): as IPRewriter.

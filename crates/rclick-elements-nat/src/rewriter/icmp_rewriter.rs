@@ -38,7 +38,7 @@
 //!
 //! ## Handlers
 //!
-//! None beyond the standard ones.
+//! - `drops` (read): packets dropped (not ICMP, or no usable IP header).
 //!
 //! ## Example
 //!
@@ -55,7 +55,7 @@ use std::net::Ipv4Addr;
 
 use rclick_core::args::{AnyArg, Args};
 use rclick_core::router::ElementId;
-use rclick_core::{ConfigureCx, Ctx, Element, InitCx, Packet, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch};
 use rclick_wire::checksum;
 
 use super::base::{Rewriter, REWRITER_CLASSES};
@@ -71,7 +71,11 @@ pub struct ICMPRewriter {
     handles: Vec<(RwHandle, i64)>,
     dst_anno: bool,
     reply_anno: Option<AnnoSlot>,
+    /// Packets dropped (the `drops` handler).
+    drops: u64,
 }
+
+const H_DROPS: u32 = 0;
 
 fn rd16(b: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([b[at], b[at + 1]])
@@ -315,6 +319,15 @@ impl Element for ICMPRewriter {
         }
         Ok(())
     }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read("drops", H_DROPS)]
+    }
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        match id {
+            H_DROPS => Ok(self.drops.to_string()),
+            _ => Err("handler not readable".into()),
+        }
+    }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let now = now_ms(cx.now());
         let mut run = PacketBatch::new();
@@ -322,6 +335,7 @@ impl Element for ICMPRewriter {
         for mut p in batch {
             let o = self.handle(&mut p, now);
             if o < 0 {
+                self.drops += 1;
                 continue;
             }
             if o != cur && !run.is_empty() {
@@ -416,8 +430,31 @@ mod tests {
         }
         let n = pkts.len();
         let key = seed(pkts);
+        // Every output counted: packets in = packets out + `drops`.
+        let mut cfg = cfg.to_string();
+        for rw in ["rw", "irw", "trw", "urw", "prw", "arw", "parw"] {
+            for o in 0..2 {
+                cfg = cfg.replace(
+                    &format!(" {rw}[{o}] -> Discard;"),
+                    &format!(" {rw}[{o}] -> {rw}_{o} :: Counter -> Discard;"),
+                );
+            }
+        }
         let r = testing::build(&cfg.replace("KEY", &key), &registry(), true).unwrap();
         r.run();
         assert!(n > 2000, "{n} packets");
+        let mut out = 0u64;
+        for rw in ["rw", "irw", "trw", "urw", "prw", "arw", "parw"] {
+            for o in 0..2 {
+                out += testing::read(&r, &format!("{rw}_{o}.count"))
+                    .parse::<u64>()
+                    .unwrap();
+            }
+            out += testing::read(&r, &format!("{rw}.drops"))
+                .parse::<u64>()
+                .unwrap();
+        }
+        assert_eq!(out, n as u64);
+        assert!(testing::read(&r, "irw.drops") != "0");
     }
 }

@@ -38,6 +38,8 @@
 //! ## Handlers
 //!
 //! - `table` (read): mappings as `(SA, DA) => (SA', DA') [*FOUT ROUT] ...`.
+//! - `drops` (read): packets dropped (a `drop` spec, a failed mapping, no
+//!   usable IP header).
 //! - `nmappings`, `mapping_failures`, `size` (read); `capacity`
 //!   (read/write); `clear` (write); `patterns` (read); `patternN`
 //!   (read/write): as IPRewriter.

@@ -41,6 +41,8 @@
 //! ## Handlers
 //!
 //! - `table` (read): mappings as `SA => SA' [*FOUT ROUT] iN expS`.
+//! - `drops` (read): packets dropped (a `drop` spec, a failed mapping, no
+//!   usable IP header).
 //! - `nmappings`, `mapping_failures`, `size` (read); `capacity`
 //!   (read/write); `clear` (write); `patterns` (read); `patternN`
 //!   (read/write): as IPRewriter.

@@ -82,6 +82,8 @@
 //!   rewritten TCP flow in the same format, or nothing.
 //! - `nmappings` (read): flows created by this element's inputs.
 //! - `mapping_failures` (read): flows that could not be created.
+//! - `drops` (read): packets dropped (a `drop` spec, a failed mapping, no
+//!   usable IP header).
 //! - `size` (read): flows in the (possibly shared) flow set.
 //! - `capacity` (read/write): the flow set's capacity; writing shrinks it.
 //! - `clear` (write): removes every flow.

@@ -45,6 +45,8 @@
 //! - `table` (read): the mapping table; `mappings` is its old name.
 //!   Mappings with a sequence delta show `seq +N`.
 //! - `lookup` (read with `SADDR SPORT DADDR DPORT`): the rewritten flow.
+//! - `drops` (read): packets dropped (a `drop` spec, a failed mapping, no
+//!   usable IP header).
 //! - `nmappings`, `mapping_failures`, `size` (read); `capacity`
 //!   (read/write); `clear` (write); `patterns` (read); `patternN`
 //!   (read/write): as IPRewriter.

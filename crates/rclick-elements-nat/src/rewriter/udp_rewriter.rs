@@ -40,6 +40,8 @@
 //! ## Handlers
 //!
 //! - `table` (read): the mapping table; `mappings` is its old name.
+//! - `drops` (read): packets dropped (a `drop` spec, a failed mapping, no
+//!   usable IP header).
 //! - `nmappings`, `mapping_failures`, `size` (read); `capacity`
 //!   (read/write); `clear` (write); `patterns` (read); `patternN`
 //!   (read/write): as IPRewriter.

@@ -394,6 +394,8 @@ impl Element for QueueElement {
             } else {
                 old.q.truncate(self.capacity);
             }
+            // Counted: a hot swap loses nothing silently.
+            self.drops += (n - self.capacity) as u64;
         }
         self.q.extend(old.q.drain(..));
         self.highwater = self.q.len();

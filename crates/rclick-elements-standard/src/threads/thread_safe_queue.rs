@@ -641,6 +641,9 @@ impl Element for ThreadSafeQueue {
                 all.len(),
                 cap
             ));
+            s.producer
+                .drops
+                .fetch_add((all.len() - cap) as u64, Ordering::Relaxed);
             all.truncate(cap);
         }
         let n = all.len() as u64;

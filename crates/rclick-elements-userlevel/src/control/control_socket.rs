@@ -33,7 +33,9 @@
 //! * VERBOSE: boolean. If true, print a message for each connection opened
 //!   and closed. Default false.
 //! * LOCALHOST: boolean. If true, a TCP socket accepts connections only on
-//!   the loopback address 127.0.0.1. Default false.
+//!   the loopback address 127.0.0.1. Default true (Click's default is
+//!   false: the protocol has no authentication, so listening on every
+//!   address must be asked for with `LOCALHOST false`).
 //! * RETRIES: integer. If the socket cannot be opened, try again once a
 //!   second, at most RETRIES times, then stop the router. Default 0
 //!   (fail at once).
@@ -69,6 +71,14 @@
 //! handler error; 521 data too big; 522 LLRPC error; 530 permission denied;
 //! 540 no router; 590 read handler error.
 //!
+//! Bounds (docs/RELIABILITY.md): a command line of at most 64 KiB; at
+//! most 64 MiB of `...DATA` (more is answered 521 and skipped unread); at
+//! most 1 MiB gathered by `...UNTIL` before its terminator; no command of a
+//! connection runs while more than 1 MiB of its replies wait to be sent (a
+//! client that does not read stops only itself); at most 128 connections
+//! at once (more are closed at once and counted by `refused`). A Unix
+//! socket is created with mode 0600.
+//!
 //! Hot swap: a ControlSocket replacing one of the same name, type and port
 //! (or a `+` port) takes over its listening socket and open connections,
 //! so clients are not interrupted.
@@ -80,6 +90,10 @@
 //! =h filename read-only
 //!
 //! The socket's file name (Unix sockets only).
+//!
+//! =h refused read-only
+//!
+//! Connections closed at once because 128 were open.
 //!
 //! =e
 //!
@@ -103,9 +117,15 @@ use super::protocol::{Handlers, Lookup, Progress, Session};
 
 /// Bytes read from one connection per pass.
 const READ_CHUNK: usize = 2048;
+/// A connection with more replies than this waiting to be sent runs no
+/// command (and reads nothing) until they are sent.
+const MAX_PENDING_OUTPUT: usize = 1 << 20;
+/// Connections open at once; more are closed as soon as accepted.
+const MAX_CONNECTIONS: usize = 128;
 
 const H_PORT: u32 = 0;
 const H_FILENAME: u32 = 1;
+const H_REFUSED: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Kind {
@@ -177,7 +197,7 @@ impl Conn {
     fn update_selects(&mut self, task: Option<TaskId>, done: bool, cx: &mut Ctx) {
         let fd = self.stream.fd();
         let s = &self.session;
-        let want_read = !done && !s.in_closed;
+        let want_read = !done && !s.in_closed && s.output.len() <= MAX_PENDING_OUTPUT;
         let want_write = !done && !s.out_closed && !s.output.is_empty();
         for (want, have, what) in [
             (want_read, &mut self.reading, Select::Read),
@@ -206,6 +226,8 @@ pub struct ControlSocket {
     verbose: bool,
     retry_warnings: bool,
     localhost: bool,
+    /// Connections closed at once because `MAX_CONNECTIONS` were open.
+    refused: u64,
     retries: i32,
     listener: Option<Listener>,
     conns: Vec<Conn>,
@@ -221,7 +243,8 @@ impl Default for ControlSocket {
             read_only: false,
             verbose: false,
             retry_warnings: true,
-            localhost: false,
+            localhost: true,
+            refused: 0,
             retries: 0,
             listener: None,
             conns: Vec::new(),
@@ -290,6 +313,10 @@ impl ControlSocket {
                 let _ = std::fs::remove_file(&self.target);
                 let l = UnixListener::bind(&self.target)
                     .map_err(|e| format!("bind: {}", strerror(&e)))?;
+                // Only the router's user may call its handlers.
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&self.target, std::fs::Permissions::from_mode(0o600))
+                    .map_err(|e| format!("chmod: {}", strerror(&e)))?;
                 l.set_nonblocking(true)
                     .map_err(|e| format!("fcntl: {}", strerror(&e)))?;
                 self.listener = Some(Listener::Unix(l));
@@ -352,6 +379,10 @@ impl ControlSocket {
             };
             match r {
                 Ok((stream, addr)) => {
+                    if self.conns.len() >= MAX_CONNECTIONS {
+                        self.refused += 1;
+                        continue;
+                    }
                     let ok = match &stream {
                         Stream::Tcp(s) => s.set_nonblocking(true),
                         Stream::Unix(s) => s.set_nonblocking(true),
@@ -397,6 +428,13 @@ impl ControlSocket {
         let mut conns = std::mem::take(&mut self.conns);
         let mut more = false;
         for c in &mut conns {
+            if c.session.output.len() > MAX_PENDING_OUTPUT {
+                // A client that does not read its replies waits alone.
+                flush(c);
+                let done = c.session.finished();
+                c.update_selects(self.task, done, cx);
+                continue;
+            }
             if !c.session.in_closed {
                 let mut buf = [0u8; READ_CHUNK];
                 match c.stream.read(&mut buf) {
@@ -548,7 +586,7 @@ impl Element for ControlSocket {
         let mut verbose = false;
         let mut retries: i32 = 0;
         let mut retry_warnings = true;
-        let mut localhost = false;
+        let mut localhost = true;
         let rest = Args::new(conf)
             .read_mp("TYPE", &mut ty)
             .read("READONLY", &mut read_only)
@@ -604,10 +642,14 @@ impl Element for ControlSocket {
         let hotswap = cx
             .hotswap_element()
             .is_some_and(|conf| self.compatible_with(&conf));
-        if hotswap && self.retries > 0 {
+        if hotswap {
             // The old socket holds the port: take it over (take_state);
-            // try on our own later if that does not happen.
-            self.retries -= 1;
+            // try on our own a second later if that does not happen.
+            // (Click does this only with RETRIES, and otherwise fails the
+            // swap with "bind: Address already in use".)
+            if self.retries > 0 {
+                self.retries -= 1;
+            }
             cx.schedule_timer_after(retry, Timestamp::from_sec(1));
             return Ok(());
         }
@@ -694,15 +736,18 @@ impl Element for ControlSocket {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        match self.kind {
+        let mut v = match self.kind {
             Kind::Tcp => vec![HandlerDef::read("port", H_PORT)],
             Kind::Unix => vec![HandlerDef::read("filename", H_FILENAME)],
-        }
+        };
+        v.push(HandlerDef::read("refused", H_REFUSED));
+        v
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         match id {
             H_PORT | H_FILENAME => Ok(self.target.clone()),
+            H_REFUSED => Ok(self.refused.to_string()),
             _ => Err("no such handler".into()),
         }
     }
@@ -826,6 +871,82 @@ mod tests {
         let out = client.join().unwrap();
         assert!(out.ends_with("200 Write handler 'stop' OK\r\n"), "{out}");
         assert!(sleeps < 50, "the router slept {sleeps} times in 300 ms");
+    }
+
+    fn local_address(r: &rclick_core::Router) -> std::net::SocketAddr {
+        let e = r.find("cs").unwrap();
+        r.with_element(e, |el| {
+            let cs = el.downcast_ref::<ControlSocket>().unwrap();
+            match &cs.listener {
+                Some(Listener::Tcp(l)) => l.local_addr().unwrap(),
+                _ => panic!("no TCP listener"),
+            }
+        })
+        .unwrap()
+    }
+
+    /// Without LOCALHOST a TCP ControlSocket listens on the loopback
+    /// address only (it used to listen on every address); `LOCALHOST
+    /// false` asks for every address.
+    #[test]
+    fn tcp_listens_on_loopback_unless_told_otherwise() {
+        let r = build("cs :: ControlSocket(tcp, 44900+);");
+        assert_eq!(local_address(&r).ip(), Ipv4Addr::LOCALHOST);
+        drop(r);
+        let r = build("cs :: ControlSocket(tcp, 44900+, LOCALHOST false);");
+        assert_eq!(local_address(&r).ip(), Ipv4Addr::UNSPECIFIED);
+    }
+
+    /// A hot swap to a configuration with the same ControlSocket takes
+    /// over its socket (it used to fail: "bind: Address already in use").
+    #[test]
+    fn hot_swap_takes_over_the_socket() {
+        let parse = rclick_lang::Options {
+            file_name: "config".into(),
+            defines: vec![],
+        };
+        let opts = rclick_core::BuildOptions {
+            threads: 1,
+            capture_log: true,
+            ..Default::default()
+        };
+        let h = rclick_core::HotConfig::new(parse.clone(), opts, None);
+        let reg = Arc::new(registry());
+        let text = "cs :: ControlSocket(tcp, 45900);";
+        let old = h
+            .build(
+                rclick_lang::parse(text, &parse).unwrap(),
+                text,
+                reg.clone(),
+                None,
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        let port = old.read_handler("cs.port", "").unwrap();
+        let new = h
+            .build(
+                rclick_lang::parse(text, &parse).unwrap(),
+                text,
+                reg,
+                Some(old.clone()),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        rclick_core::router::hotswap::transfer_state(&old, &new);
+        assert_eq!(new.read_handler("cs.port", "").unwrap(), port);
+        assert_eq!(local_address(&new).port().to_string(), port);
+    }
+
+    /// A Unix control socket is created for its owner only.
+    #[test]
+    fn unix_socket_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let path = std::env::temp_dir().join(format!("rclick-cs-mode-{}.sock", std::process::id()));
+        let r = build(&format!(
+            "cs :: ControlSocket(unix, \"{}\");",
+            path.display()
+        ));
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        drop(r);
     }
 
     #[test]

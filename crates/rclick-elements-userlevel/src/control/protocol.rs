@@ -37,6 +37,19 @@ pub mod code {
     pub const UNSPECIFIED: u16 = 590;
 }
 
+/// Longest command line kept while waiting for its end; a longer one is
+/// answered `500 Command line too long` and the connection's input closed.
+pub const MAX_LINE: usize = 64 << 10;
+/// Most data a `READDATA`, `WRITEDATA`, `SETDATA` or `LLRPC` command may
+/// announce; more is answered `521` and its bytes are skipped unread
+/// (never buffered).
+pub const MAX_DATA: usize = 64 << 20;
+/// Most data `READUNTIL`/`WRITEUNTIL` may gather before its terminator
+/// line; more is answered `521` and the connection's input closed (the
+/// stream cannot be resynchronised). Small because each new chunk is
+/// searched from the start: use `WRITEDATA` for big values.
+pub const MAX_UNTIL_DATA: usize = 1 << 20;
+
 /// What a handler name refers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Lookup {
@@ -86,6 +99,8 @@ pub struct Session {
     pub in_closed: bool,
     /// Nothing more can be sent.
     pub out_closed: bool,
+    /// Bytes still to skip of a too big `...DATA` command's data.
+    pub discard: usize,
 }
 
 /// Click's `String::printable`: control characters as `^X`, bytes above
@@ -187,7 +202,12 @@ impl Session {
     }
 
     /// Adds received bytes.
-    pub fn receive(&mut self, bytes: &[u8]) {
+    pub fn receive(&mut self, mut bytes: &[u8]) {
+        if self.discard > 0 {
+            let k = self.discard.min(bytes.len());
+            self.discard -= k;
+            bytes = &bytes[k..];
+        }
         if self.inpos > 0 && self.inpos == self.input.len() {
             self.input.clear();
             self.inpos = 0;
@@ -254,6 +274,11 @@ impl Session {
             return Progress::Idle;
         }
         let Some(mut end) = rest.iter().position(|&b| b == b'\r' || b == b'\n') else {
+            if rest.len() > MAX_LINE {
+                self.message(code::SYNTAX, "Command line too long", false);
+                self.close_input();
+                return Progress::Ran;
+            }
             if !self.in_closed {
                 return Progress::Blocked;
             }
@@ -291,8 +316,29 @@ impl Session {
         }
     }
 
-    /// Takes `n` bytes of input following the command line.
-    fn take_data(&mut self, n: usize) -> Result<Vec<u8>, Cmd> {
+    /// Reads no more input (after an error the stream cannot recover
+    /// from); replies already queued are still sent.
+    fn close_input(&mut self) {
+        self.in_closed = true;
+        self.input.clear();
+        self.inpos = 0;
+        self.discard = 0;
+    }
+
+    /// Takes `n` bytes of input following the command line; more than
+    /// [`MAX_DATA`] are answered 521 and skipped as they arrive.
+    fn take_data(&mut self, n: usize, what: &str) -> Result<Vec<u8>, Cmd> {
+        if n > MAX_DATA {
+            let k = n.min(self.pending_input().len());
+            self.inpos += k;
+            self.discard = n - k;
+            self.message(
+                code::DATA_TOO_BIG,
+                &format!("Data too large for {what} ({n} bytes, at most {MAX_DATA})"),
+                false,
+            );
+            return Err(Cmd::Done);
+        }
         if self.pending_input().len() < n {
             if self.in_closed {
                 self.message(code::SYNTAX, "Not enough data", false);
@@ -320,6 +366,15 @@ impl Session {
                 s += 1;
             }
             if s == buf.len() {
+                if buf.len() > MAX_UNTIL_DATA {
+                    self.message(
+                        code::DATA_TOO_BIG,
+                        &format!("Data too large (no terminator in {MAX_UNTIL_DATA} bytes)"),
+                        false,
+                    );
+                    self.close_input();
+                    return Err(Cmd::Done);
+                }
                 if self.in_closed {
                     self.message(code::SYNTAX, "Not enough data", false);
                     return Err(Cmd::Done);
@@ -375,7 +430,8 @@ impl Session {
                     self.message(code::SYNTAX, &format!("Syntax error in '{command}'"), false);
                     return Cmd::Done;
                 };
-                let data = match self.take_data(n) {
+                let what = format!("handler '{}'", word(1));
+                let data = match self.take_data(n, &what) {
                     Ok(d) => String::from_utf8_lossy(&d).into_owned(),
                     Err(c) => return c,
                 };
@@ -424,7 +480,7 @@ impl Session {
                 } else {
                     0
                 };
-                let data = match self.take_data(n) {
+                let data = match self.take_data(n, "LLRPC") {
                     Ok(d) => d,
                     Err(c) => return c,
                 };
@@ -831,5 +887,70 @@ mod tests {
         assert_eq!(canonical(".version"), "version");
         assert_eq!(canonical("0.version"), "version");
         assert_eq!(canonical("10.x"), "10.x");
+    }
+
+    /// A `WRITEDATA` announcing more than `MAX_DATA` is answered 521 and
+    /// its bytes are skipped as they arrive, never kept; the command after
+    /// them runs.
+    #[test]
+    fn too_big_data_is_refused_and_skipped() {
+        let mut s = Session::new();
+        let mut f = Fake::default();
+        let n = MAX_DATA + 10;
+        s.receive(format!("writedata s.switch {n}\n").as_bytes());
+        s.receive(&[b'x'; 1000]);
+        assert_eq!(s.step(&mut f, false), Progress::Ran);
+        let out = String::from_utf8_lossy(&s.output).into_owned();
+        assert!(
+            out.ends_with(&format!(
+                "521 Data too large for handler 's.switch' ({n} bytes, at most {MAX_DATA})\r\n"
+            )),
+            "{out}"
+        );
+        let chunk = vec![b'y'; 1 << 20];
+        let mut left = n - 1000;
+        while left > 0 {
+            let k = left.min(chunk.len());
+            s.receive(&chunk[..k]);
+            left -= k;
+            assert!(s.input.len() < 4096, "kept {}", s.input.len());
+        }
+        s.receive(b"write s.switch 5\n");
+        s.in_closed = true;
+        while s.step(&mut f, false) == Progress::Ran {}
+        assert_eq!(f.switch, 5);
+        assert!(f.writes.iter().all(|(_, v)| v.len() < 10));
+    }
+
+    /// `WRITEUNTIL` without its terminator and a command line without its
+    /// end stop at their bounds: 521 / 500, and no more input is taken.
+    #[test]
+    fn unterminated_data_and_lines_are_bounded() {
+        let mut s = Session::new();
+        let mut f = Fake::default();
+        s.receive(b"writeuntil s.switch END\n");
+        let chunk = vec![b'z'; 64 << 10];
+        let mut sent = 0;
+        while !s.in_closed && sent < 4 * MAX_UNTIL_DATA {
+            s.receive(&chunk);
+            sent += chunk.len();
+            s.step(&mut f, false);
+        }
+        assert!(
+            s.in_closed && sent <= MAX_UNTIL_DATA + 2 * chunk.len(),
+            "{sent}"
+        );
+        assert!(String::from_utf8_lossy(&s.output).contains("\r\n521 Data too large"));
+        assert!(f.writes.is_empty());
+
+        let mut s = Session::new();
+        let mut sent = 0;
+        while !s.in_closed && sent < 4 * MAX_LINE {
+            s.receive(&[b'r'; 1000]);
+            sent += 1000;
+            s.step(&mut f, false);
+        }
+        assert!(s.in_closed && sent <= MAX_LINE + 1000, "{sent}");
+        assert!(String::from_utf8_lossy(&s.output).ends_with("500 Command line too long\r\n"));
     }
 }

@@ -72,7 +72,9 @@
 //! ## Handlers
 //!
 //! * `count` (read): packets emitted on output 0.
-//! * `reset_counts` (write): sets `count` to 0.
+//! * `drops` (read): packets dropped: with FORCE_IP, non-IP packets when
+//!   there is no output 1.
+//! * `reset_counts` (write): sets `count` and `drops` to 0.
 //! * `sampling_prob` (read): the sampling probability actually used.
 //! * `active` (read/write): whether FromDump emits packets.
 //! * `encap` (read): the file's encapsulation (`ETHER`, `IP`, `SLL`, ...
@@ -159,6 +161,8 @@ pub struct FromDump {
     have_any_times: bool,
     packet: Option<Packet>,
     count: u64,
+    /// Non-IP packets dropped by FORCE_IP without an output 1.
+    drops: u64,
     timing_offset: Timestamp,
     packet_filepos: u64,
     task: Option<TaskId>,
@@ -192,6 +196,7 @@ impl Default for FromDump {
             have_any_times: false,
             packet: None,
             count: 0,
+            drops: 0,
             timing_offset: Timestamp::ZERO,
             packet_filepos: 0,
             task: None,
@@ -213,6 +218,7 @@ const H_PACKET_FILEPOS: u32 = 8;
 const H_STOP: u32 = 9;
 const H_EXTEND_INTERVAL: u32 = 10;
 const H_RESET_TIMING: u32 = 11;
+const H_DROPS: u32 = 12;
 
 /// Parses a time: `SEC[.FRAC]`, or an interval with units (`5min`).
 pub(crate) fn parse_time(s: &str) -> Result<Timestamp, String> {
@@ -465,6 +471,8 @@ impl FromDump {
                     cx.push(0, batch.take());
                 }
                 cx.push_one(1, p);
+            } else {
+                self.drops += 1;
             }
             return None;
         }
@@ -723,6 +731,7 @@ impl Element for FromDump {
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![
             HandlerDef::read("count", H_COUNT),
+            HandlerDef::read("drops", H_DROPS),
             HandlerDef::write("reset_counts", H_RESET_COUNTS),
             HandlerDef::read("sampling_prob", H_SAMPLING_PROB),
             HandlerDef::read_write("active", H_ACTIVE),
@@ -740,6 +749,7 @@ impl Element for FromDump {
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(match id {
             H_COUNT => self.count.to_string(),
+            H_DROPS => self.drops.to_string(),
             H_SAMPLING_PROB => unparse_prob(self.sampling_prob),
             H_ACTIVE => self.active.to_string(),
             H_ENCAP => self.encap(),
@@ -779,7 +789,10 @@ impl Element for FromDump {
                     self.set_active(true, cx);
                 }
             }
-            H_RESET_COUNTS => self.count = 0,
+            H_RESET_COUNTS => {
+                self.count = 0;
+                self.drops = 0;
+            }
             H_RESET_TIMING => {
                 self.first_time_relative = false;
                 self.last_time_relative = false;
@@ -855,7 +868,15 @@ mod tests {
             let r = testing::run(&conf, &registry()).unwrap();
             assert_eq!(testing::read(&r, "c.count"), "2");
             assert_eq!(testing::read(&r, "c1.count"), "1");
+            assert_eq!(testing::read(&r, "fd.drops"), "0");
         }
+        // Without output 1 the non-IP packet is dropped, and counted.
+        let f = write_pcap("force-ip-drop.pcap", Order::Little, false, 1, &recs);
+        let conf =
+            format!("fd :: FromDump({f}, STOP true, FORCE_IP true) -> c :: Counter -> Discard;");
+        let r = testing::run(&conf, &registry()).unwrap();
+        assert_eq!(testing::read(&r, "c.count"), "2");
+        assert_eq!(testing::read(&r, "fd.drops"), "1");
     }
 
     #[test]

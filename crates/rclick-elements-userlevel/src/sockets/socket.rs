@@ -127,7 +127,9 @@ use rclick_core::args::{ArgContext, Args, Word};
 use std::os::fd::RawFd;
 
 use rclick_core::router::Select;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, TaskId};
+use rclick_core::{
+    ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, TaskId, TimerId, Timestamp,
+};
 use rclick_packet::{Packet, PacketBatch};
 
 use super::conn::{self, Addr, Dgram, Kind, Listener, Opened, Options, Peer, Stream};
@@ -350,6 +352,10 @@ pub struct Socket {
     sent: u64,
     connections: u64,
     drops: DropCounter,
+    /// A hot swap from a Socket bound to the same address: its socket is
+    /// taken over (`take_state`); this timer opens our own if that did not
+    /// happen.
+    takeover_timer: Option<TimerId>,
 }
 
 impl Default for Socket {
@@ -379,6 +385,7 @@ impl Default for Socket {
             received: 0,
             sent: 0,
             connections: 0,
+            takeover_timer: None,
             drops: DropCounter::new(REASONS),
         }
     }
@@ -726,33 +733,23 @@ impl Element for Socket {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        let c = &self.cfg;
-        let opened = conn::open(c.kind, c.client, &c.remote, c.local.as_ref(), &c.opts)
-            .map_err(|e| self.open_error(e))?;
-        let state = match opened {
-            Opened::Listener(l) => {
-                self.local_address = l.local();
-                State::Server {
-                    listener: l,
-                    active: None,
-                }
+        if !self.cfg.client && cx.hotswap_element().is_some() {
+            // The old router's Socket of this name holds the address:
+            // take its socket over (Click fails the swap with "bind:
+            // Address already in use").
+            let t = cx.new_task(true);
+            self.task = Some(t);
+            self.buf = vec![0u8; RECV_BUF];
+            let timer = cx.new_timer();
+            cx.schedule_timer_after(timer, Timestamp::from_sec(1));
+            self.takeover_timer = Some(timer);
+            if cx.ninputs() > 0 && !cx.input_is_push(0) {
+                self.pull_input = true;
+                self.signal = cx.upstream_empty_signal(0, Some(t));
             }
-            Opened::Stream(s) => {
-                self.connections = 1;
-                self.local_address = match &c.local {
-                    Some(a) => a.to_string(),
-                    None => String::new(),
-                };
-                State::Client(Some(s))
-            }
-            Opened::Dgram(d) => {
-                self.local_address = d.local();
-                State::Dgram {
-                    sock: d,
-                    peer: None,
-                }
-            }
-        };
+            return Ok(());
+        }
+        let state = self.open_state()?;
         if self.cfg.verbose {
             let what = match &state {
                 State::Server { .. } => format!("listening on {}", self.local_address),
@@ -762,19 +759,10 @@ impl Element for Socket {
             cx.log(format!("{}: {what}", cx.name()));
         }
         self.state = Some(state);
-        self.bound_path = match (&c.remote, &c.local) {
-            (Addr::Path(p), _) if !c.client => Some(p.clone()),
-            (_, Some(Addr::Path(p))) => Some(p.clone()),
-            _ => None,
-        };
         self.buf = vec![0u8; RECV_BUF];
         let t = cx.new_task(true);
         self.task = Some(t);
-        let fd = match &self.state {
-            Some(State::Server { listener, .. }) => Some(listener.raw_fd()),
-            _ => self.data_fd(),
-        };
-        if let Some(fd) = fd {
+        if let Some(fd) = self.watched_fd() {
             cx.add_select(fd, Select::Read, t);
         }
         if cx.ninputs() > 0 && !cx.input_is_push(0) {
@@ -784,6 +772,45 @@ impl Element for Socket {
         Ok(())
     }
 
+    fn take_state(&mut self, old: &mut dyn Element, cx: &mut Ctx) {
+        let Some(o) = old.downcast_mut::<Socket>() else {
+            return;
+        };
+        let (a, b) = (&self.cfg, &o.cfg);
+        if self.state.is_some()
+            || a.kind != b.kind
+            || a.client != b.client
+            || a.remote != b.remote
+            || a.local != b.local
+        {
+            return;
+        }
+        let Some(state) = o.state.take() else { return };
+        self.state = Some(state);
+        self.local_address = o.local_address.clone();
+        self.bound_path = o.bound_path.take();
+        self.queue = std::mem::take(&mut o.queue);
+        self.offset = std::mem::take(&mut o.offset);
+        if let (Some(fd), Some(t)) = (self.watched_fd(), self.task) {
+            let _ = cx.add_select(fd, Select::Read, t);
+        }
+        self.update_write_select(cx);
+    }
+
+    fn run_timer(&mut self, timer: TimerId, cx: &mut Ctx) {
+        if Some(timer) != self.takeover_timer || self.state.is_some() {
+            return;
+        }
+        match self.open_state() {
+            Ok(state) => {
+                self.state = Some(state);
+                if let (Some(fd), Some(t)) = (self.watched_fd(), self.task) {
+                    let _ = cx.add_select(fd, Select::Read, t);
+                }
+            }
+            Err(e) => cx.log(format!("{}: {e}", cx.declaration())),
+        }
+    }
     fn cleanup(&mut self, _cx: &mut Ctx) {
         self.state = None;
         self.queue.clear();
@@ -858,6 +885,55 @@ impl Element for Socket {
                 Ok(())
             }
             _ => Err("no such handler".into()),
+        }
+    }
+}
+
+impl Socket {
+    /// Opens the configured socket (Click's `initialize_socket`).
+    fn open_state(&mut self) -> Result<State, String> {
+        let c = &self.cfg;
+        let opened = conn::open(c.kind, c.client, &c.remote, c.local.as_ref(), &c.opts)
+            .map_err(|e| self.open_error(e))?;
+        let state = match opened {
+            Opened::Listener(l) => {
+                self.local_address = l.local();
+                State::Server {
+                    listener: l,
+                    active: None,
+                }
+            }
+            Opened::Stream(s) => {
+                self.connections = 1;
+                self.local_address = match &c.local {
+                    Some(a) => a.to_string(),
+                    None => String::new(),
+                };
+                State::Client(Some(s))
+            }
+            Opened::Dgram(d) => {
+                self.local_address = d.local();
+                State::Dgram {
+                    sock: d,
+                    peer: None,
+                }
+            }
+        };
+        let c = &self.cfg;
+        self.bound_path = match (&c.remote, &c.local) {
+            (Addr::Path(p), _) if !c.client => Some(p.clone()),
+            (_, Some(Addr::Path(p))) => Some(p.clone()),
+            _ => None,
+        };
+        Ok(state)
+    }
+
+    /// The descriptor watched for input: the listener of a server, else
+    /// the data socket.
+    fn watched_fd(&self) -> Option<RawFd> {
+        match &self.state {
+            Some(State::Server { listener, .. }) => Some(listener.raw_fd()),
+            _ => self.data_fd(),
         }
     }
 }
@@ -979,6 +1055,40 @@ mod tests {
         assert_eq!(testing::read(&r, "s.received"), "3");
         assert_eq!(testing::read(&r, "s.sent"), "3");
         assert_eq!(testing::read(&r, "s.drops"), "0");
+    }
+
+    /// A hot swap to a configuration with the same server Socket takes
+    /// over its bound socket (it used to fail with "bind: Address already
+    /// in use", as Click does).
+    #[test]
+    fn hot_swap_takes_over_a_bound_socket() {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = probe.local_addr().unwrap().port();
+        drop(probe);
+        let parse = rclick_lang::Options::default();
+        let opts = rclick_core::BuildOptions {
+            threads: 1,
+            capture_log: true,
+            ..Default::default()
+        };
+        let h = rclick_core::HotConfig::new(parse.clone(), opts, None);
+        let reg = std::sync::Arc::new(registry());
+        let text = format!("s :: Socket(TCP, 127.0.0.1, {port}) -> Discard;");
+        let build = |from| {
+            h.build(
+                rclick_lang::parse(&text, &parse).unwrap(),
+                &text,
+                reg.clone(),
+                from,
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let old = build(None);
+        let addr = testing::read(&old, "s.local_address");
+        let new = build(Some(old.clone()));
+        rclick_core::router::hotswap::transfer_state(&old, &new);
+        assert_eq!(testing::read(&new, "s.local_address"), addr);
+        assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
     }
 
     #[test]
