@@ -52,7 +52,10 @@
 //! notifier off, with a timer for the moment the link is free, the next
 //! packet is eligible or the next class fits). Put any puller after it:
 //! `Unqueue`, `ToDevice`. RATE should be the real link's rate or a little
-//! below, so that the queue forms here, not in the device. Without RATE (or
+//! below, so that the queue forms here, not in the device. A pull that
+//! comes late (a timer's latency in real time) is credited with up to 1 ms
+//! of link time, so latency does not lower the rate; so after an idle
+//! period up to 1 ms worth of packets may leave back to back. Without RATE (or
 //! `RATE 0`) HFSC sends whenever it is pulled and something may be sent,
 //! and the puller must limit the rate (`LinkUnqueue`, a real link's
 //! ToDevice); upper limits and real-time eligibility still hold off
@@ -122,6 +125,11 @@ use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier, NotifierSignal, Packet, PacketBatch,
     TaskId, TimerId, Timestamp,
 };
+
+/// How late a pull may come and still send as if on time (ns): the most
+/// link time a late timer can cost nothing, and the longest burst at RATE
+/// after an idle period.
+const LATE_CREDIT: u64 = 1_000_000;
 
 const H_RATE: u32 = 0;
 const H_STATS: u32 = 1;
@@ -361,10 +369,11 @@ impl Element for HFSC {
             sched.served(i, len, realtime, next.as_ref().map(len_of), now);
             self.heads[i] = next;
             if self.rate > 0 {
-                self.link_free = self
-                    .link_free
-                    .max(now)
-                    .saturating_add(curve::seg_y2x(u64::from(len), self.rate));
+                // A pull that comes late (timer latency) is credited up
+                // to LATE_CREDIT of link time, so the latency does not
+                // lower the rate.
+                let start = self.link_free.max(now.saturating_sub(LATE_CREDIT));
+                self.link_free = start.saturating_add(curve::seg_y2x(u64::from(len), self.rate));
             }
             out.push(p);
         }
