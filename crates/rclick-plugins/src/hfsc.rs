@@ -92,6 +92,13 @@
 //!   active in link sharing), `fit` (fit time, with an upper limit).
 //! * `classes` (read): the tree, a line per class: `NAME PARENT [input N]
 //!   [rt C] [ls C] [ul C]`.
+//! * `drops` (read): packets dropped by a hot swap (below); otherwise HFSC
+//!   drops nothing.
+//!
+//! Hot swap (`hotconfig`, `-R`): an HFSC of the new configuration with
+//! the same element name takes the packet each old leaf held, by leaf
+//! name; a packet whose leaf is gone is dropped and counted in `drops`.
+//! Counters and curve state start afresh.
 //!
 //! ## Examples
 //!
@@ -135,6 +142,7 @@ const H_RATE: u32 = 0;
 const H_STATS: u32 = 1;
 const H_CLASS: u32 = 2;
 const H_CLASSES: u32 = 3;
+const H_DROPS: u32 = 4;
 
 /// The HFSC element.
 pub struct HFSC {
@@ -149,6 +157,8 @@ pub struct HFSC {
     notifier: Notifier,
     task: Option<TaskId>,
     timer: Option<TimerId>,
+    /// Packets dropped because a hot swap removed their leaf.
+    drops: u64,
 }
 
 impl Default for HFSC {
@@ -162,6 +172,7 @@ impl Default for HFSC {
             notifier: Notifier::new(false),
             task: None,
             timer: None,
+            drops: 0,
         }
     }
 }
@@ -317,6 +328,37 @@ impl Element for HFSC {
         Ok(())
     }
 
+    /// Hot swap: each leaf of the old HFSC hands its held packet to the
+    /// new leaf of the same name, which starts a backlogged period with
+    /// it; a packet whose leaf is gone is dropped and counted in `drops`.
+    /// Counters and curve state start afresh.
+    fn take_state(&mut self, old: &mut dyn Element, cx: &mut Ctx) {
+        let Some(o) = old.as_any_mut().downcast_mut::<HFSC>() else {
+            return;
+        };
+        let (Some(sched), Some(osched)) = (self.sched.as_mut(), o.sched.as_ref()) else {
+            return;
+        };
+        let now = nanos(cx.now());
+        for (i, head) in o.heads.iter_mut().enumerate() {
+            let Some(p) = head.take() else {
+                continue;
+            };
+            let to = osched.leaf_name(i).and_then(|n| sched.leaf_input(n));
+            match to {
+                Some(j) if self.heads.get(j).is_some_and(Option::is_none) => {
+                    sched.arrive(j, len_of(&p), now);
+                    self.heads[j] = Some(p);
+                }
+                _ => self.drops += 1,
+            }
+        }
+        if sched.any_backlogged() {
+            let n = self.notifier.clone();
+            cx.wake_notifier(&n);
+        }
+    }
+
     fn empty_notifier(&self) -> Option<Notifier> {
         Some(self.notifier.clone())
     }
@@ -389,6 +431,7 @@ impl Element for HFSC {
             HandlerDef::read("stats", H_STATS),
             HandlerDef::read_param("class", H_CLASS),
             HandlerDef::read("classes", H_CLASSES),
+            HandlerDef::read("drops", H_DROPS),
         ]
     }
 
@@ -397,6 +440,7 @@ impl Element for HFSC {
         let infos = || (0..sched.nclasses()).filter_map(|i| sched.class_info(i));
         match id {
             H_RATE => Ok(unparse_bandwidth(self.rate as f64)),
+            H_DROPS => Ok(self.drops.to_string()),
             H_STATS => Ok(infos().map(|i| Self::stats_line(&i) + "\n").collect()),
             H_CLASSES => Ok(infos()
                 .skip(1)
@@ -652,6 +696,41 @@ mod tests {
         assert!((3 * a).abs_diff(2 * b) <= 6000, "{a} {b}");
         assert!(b.abs_diff(c) <= 2000, "{b} {c}");
         assert_eq!(stat(&r, "gold", "bytes"), b + c);
+    }
+
+    /// A hot swap hands held packets to the leaves of the same name; the
+    /// packet of a leaf that is gone is counted.
+    #[test]
+    fn hot_swap_moves_held_packets_by_leaf_name() {
+        let conf = |classes: &str| {
+            format!(
+                "InfiniteSource(LIMIT 5) -> Queue -> [0] s :: HFSC(RATE 1Mbps, {classes});
+                 InfiniteSource(LIMIT 5) -> Queue -> [1] s;
+                 s -> Unqueue(ACTIVE false) -> Discard;
+                 Script(wait 0.1, stop);"
+            )
+        };
+        let old = testing::run(
+            &conf("CLASS a root ls 1Mbps, CLASS b root ls 1Mbps"),
+            &registry(),
+        )
+        .unwrap();
+        assert!(old
+            .read_handler("s.class", "a")
+            .unwrap()
+            .contains("backlogged true"));
+        let new = testing::build(
+            &conf("CLASS b root ls 1Mbps, CLASS c root ls 1Mbps"),
+            &registry(),
+            true,
+        )
+        .unwrap();
+        rclick_core::router::hotswap::transfer_state(&old, &new);
+        let b = new.read_handler("s.class", "b").unwrap();
+        assert!(b.contains("backlogged true"), "{b}");
+        assert!(b.contains("vtime "), "{b}");
+        assert_eq!(testing::read(&new, "s.drops"), "1");
+        assert_eq!(testing::read(&old, "s.drops"), "0");
     }
 
     #[test]

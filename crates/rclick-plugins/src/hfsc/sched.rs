@@ -283,6 +283,18 @@ impl Hfsc {
         self.classes.iter().position(|c| c.name == name)
     }
 
+    /// The name of the leaf on `input`.
+    pub fn leaf_name(&self, input: usize) -> Option<&str> {
+        self.leaves
+            .get(input)
+            .map(|&l| self.classes[l].name.as_str())
+    }
+
+    /// The input of the leaf named `name`.
+    pub fn leaf_input(&self, name: &str) -> Option<usize> {
+        self.find(name).and_then(|c| self.classes[c].input)
+    }
+
     /// Whether leaf `input` holds a packet.
     pub fn backlogged(&self, input: usize) -> bool {
         self.classes[self.leaves[input]].head.is_some()
