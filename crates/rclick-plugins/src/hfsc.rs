@@ -19,10 +19,12 @@
 //!   whatever the others do. A packet becomes *eligible* when the class is
 //!   due more service and gets a *deadline* by which the curve owes it;
 //!   the eligible packet with the earliest deadline is sent first. A
-//!   concave curve (`m1 > m2`) gives a short delay to a low-rate class
-//!   (160-byte voice packets at 64 kbps wait ~5 ms with `m1 512kbps d 5ms
-//!   m2 64kbps`, not the 20 ms a 64 kbps rate implies): delay and rate are
-//!   set apart.
+//!   concave curve (`m1 > m2`) gives a short delay to a low-rate class:
+//!   a 160-byte voice packet's deadline is 5 ms after it arrives with `m1
+//!   256kbps d 5ms m2 64kbps`, 20 ms with a linear 64 kbps curve; delay
+//!   and rate are set apart. A packet leaves by its deadline plus one
+//!   maximum-size packet's time on the link (the packet being sent is
+//!   not preempted), if the real-time curves fit under the link's rate.
 //! * **Link sharing** (`ls`): when no real-time packet is eligible, the
 //!   link goes down the tree to the active child with the smallest
 //!   *virtual time* (service received, measured along its `ls` curve), so
