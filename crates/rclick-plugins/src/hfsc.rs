@@ -1,6 +1,6 @@
 //! # HFSC
 //!
-//! `HFSC(RATE, CLASS SPEC, CLASS SPEC, ...)`
+//! `HFSC(RATE, [BURST,] CLASS SPEC, CLASS SPEC, ...)`
 //!
 //! **Category:** scheduling, plugins. Pulls from its inputs by Hierarchical
 //! Fair Service Curve scheduling (the Router Plugins paper's H-FSC plugin).
@@ -55,9 +55,10 @@
 //! packet is eligible or the next class fits). Put any puller after it:
 //! `Unqueue`, `ToDevice`. RATE should be the real link's rate or a little
 //! below, so that the queue forms here, not in the device. A pull that
-//! comes late (a timer's latency in real time) is credited with up to 1 ms
-//! of link time, so latency does not lower the rate; so after an idle
-//! period up to 1 ms worth of packets may leave back to back. Without RATE (or
+//! comes late (a timer's or the process's scheduling latency in real
+//! time) is credited with up to BURST of link time, so latency does not
+//! lower the rate; so after an idle period up to BURST worth of packets
+//! may leave back to back. Without RATE (or
 //! `RATE 0`) HFSC sends whenever it is pulled and something may be sent,
 //! and the puller must limit the rate (`LinkUnqueue`, a real link's
 //! ToDevice); upper limits and real-time eligibility still hold off
@@ -68,6 +69,8 @@
 //! Keywords:
 //!
 //! * `RATE` (bandwidth, default 0): the link's rate; see Pacing.
+//! * `BURST` (time, default 2ms): with RATE, how far behind schedule a
+//!   late pull may catch up; see Pacing.
 //! * `CLASS` (repeated, at least one): `NAME PARENT CURVES`, where PARENT
 //!   is `root` (the link) or a class given earlier, and CURVES any of
 //!   `rt CURVE`, `ls CURVE`, `sc CURVE` (both rt and ls), `ul CURVE`. A
@@ -129,16 +132,14 @@ pub use sched::{ClassInfo, ClassSpec, ClassStats, Hfsc};
 
 use std::fmt::Write as _;
 
-use rclick_core::args::{unparse_bandwidth, Args, Bandwidth};
+use rclick_core::args::{unparse_bandwidth, Args, Bandwidth, Interval};
 use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier, NotifierSignal, Packet, PacketBatch,
     TaskId, TimerId, Timestamp,
 };
 
-/// How late a pull may come and still send as if on time (ns): the most
-/// link time a late timer can cost nothing, and the longest burst at RATE
-/// after an idle period.
-const LATE_CREDIT: u64 = 1_000_000;
+/// BURST's default (ns).
+const DEFAULT_BURST: u64 = 2_000_000;
 
 const H_RATE: u32 = 0;
 const H_STATS: u32 = 1;
@@ -150,6 +151,8 @@ const H_DROPS: u32 = 4;
 pub struct HFSC {
     /// Link rate, bytes per second; 0: not paced.
     rate: u64,
+    /// How far behind a late pull may catch up (ns).
+    burst: u64,
     sched: Option<Hfsc>,
     /// The packet each leaf holds.
     heads: Vec<Option<Packet>>,
@@ -167,6 +170,7 @@ impl Default for HFSC {
     fn default() -> HFSC {
         HFSC {
             rate: 0,
+            burst: DEFAULT_BURST,
             sched: None,
             heads: Vec::new(),
             signals: Vec::new(),
@@ -298,9 +302,11 @@ impl Element for HFSC {
 
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         let mut rate = Bandwidth(0.0);
+        let mut burst = Interval::from_nanos(DEFAULT_BURST as i64);
         let mut classes: Vec<String> = Vec::new();
         Args::new(conf)
             .read_p("RATE", &mut rate)
+            .read("BURST", &mut burst)
             .read_all_with("CLASS", &mut classes, |s| Ok(s.to_string()))
             .complete()
             .map_err(|e| e.to_string())?;
@@ -311,12 +317,15 @@ impl Element for HFSC {
         if classes.is_empty() {
             return Err("CLASS: at least one class is required".into());
         }
+        let burst = u64::try_from(burst.as_nanos())
+            .map_err(|_| "BURST: must not be negative".to_string())?;
         let specs = classes
             .iter()
             .map(|c| ClassSpec::parse(c).map_err(|e| format!("CLASS: {e}")))
             .collect::<Result<Vec<_>, _>>()?;
         let sched = Hfsc::new(&specs, bps.round() as u64).map_err(|e| format!("CLASS: {e}"))?;
         self.rate = bps.round() as u64;
+        self.burst = burst;
         self.sched = Some(sched);
         Ok(())
     }
@@ -432,9 +441,9 @@ impl Element for HFSC {
             self.heads[i] = next;
             if self.rate > 0 {
                 // A pull that comes late (timer latency) is credited up
-                // to LATE_CREDIT of link time, so the latency does not
-                // lower the rate.
-                let start = self.link_free.max(now.saturating_sub(LATE_CREDIT));
+                // to BURST of link time, so the latency does not lower
+                // the rate.
+                let start = self.link_free.max(now.saturating_sub(self.burst));
                 self.link_free = start.saturating_add(curve::seg_y2x(u64::from(len), self.rate));
             }
             out.push(p);
@@ -790,6 +799,10 @@ mod tests {
         for (conf, want) in [
             ("HFSC(RATE 1Mbps)", "at least one class"),
             ("HFSC(RATE fast, CLASS a root ls 1Mbps)", "RATE"),
+            (
+                "HFSC(RATE 1Mbps, BURST -1ms, CLASS a root ls 1Mbps)",
+                "BURST",
+            ),
             ("HFSC(CLASS a root)", "CLASS: class a: a leaf needs"),
             (
                 "HFSC(RATE 1Mbps, CLASS a root rt 800kbps, CLASS b root rt 800kbps)",
