@@ -1021,7 +1021,7 @@ mod tests {
         let mut h = tree(&["a root ls 1Mbps ul 200kbps", "b root ls 1Kbps"], rate).unwrap();
         let deps = simulate(&mut h, rate, &burst(0, 500, 200, 0), 2 * SEC);
         let a = bytes_of(&deps, 0, 0, 2 * SEC);
-        assert!(a <= 50_000 + 500 && a >= 50_000 - 1000, "{a}");
+        assert!((50_000 - 1000..=50_000 + 500).contains(&a), "{a}");
         let info = h.class_info(h.find("a").unwrap()).unwrap();
         assert!(info.fit.is_some() && info.backlogged);
 
