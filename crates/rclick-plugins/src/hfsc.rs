@@ -319,10 +319,20 @@ impl Element for HFSC {
         }
         let burst = u64::try_from(burst.as_nanos())
             .map_err(|_| "BURST: must not be negative".to_string())?;
-        let specs = classes
+        // Every class that does not parse is reported, not just the first.
+        let (specs, errors): (Vec<_>, Vec<_>) = classes
             .iter()
-            .map(|c| ClassSpec::parse(c).map_err(|e| format!("CLASS: {e}")))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|c| ClassSpec::parse(c))
+            .partition(Result::is_ok);
+        if !errors.is_empty() {
+            let lines: Vec<String> = errors
+                .into_iter()
+                .filter_map(Result::err)
+                .map(|e| format!("CLASS: {e}"))
+                .collect();
+            return Err(lines.join("\n"));
+        }
+        let specs: Vec<ClassSpec> = specs.into_iter().filter_map(Result::ok).collect();
         let sched = Hfsc::new(&specs, bps.round() as u64).map_err(|e| format!("CLASS: {e}"))?;
         self.rate = bps.round() as u64;
         self.burst = burst;
@@ -823,6 +833,18 @@ mod tests {
             .unwrap_or_else(|| panic!("{conf} accepted"));
             assert!(e.contains(want), "{conf}: {e}");
         }
+        // every class that does not parse is named
+        let e = testing::build(
+            "Idle -> Queue -> s :: HFSC(CLASS a root ls fast, CLASS b root, CLASS c root xx 1) -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.contains("class a: ls: rate") && e.contains("class c: expected rt"),
+            "{e}"
+        );
         let r = testing::build(
             "Idle -> Queue -> s :: HFSC(CLASS a root ls 1Mbps) -> Discard;",
             &registry(),
