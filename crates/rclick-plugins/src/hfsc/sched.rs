@@ -1080,6 +1080,31 @@ mod tests {
         assert!(x + r + 1500 >= 6 * rate, "{x} {r}");
     }
 
+    /// A concave link-sharing curve gives a burst in link sharing too: a
+    /// class with ls m1 900kbps d 100ms m2 100kbps that becomes
+    /// backlogged next to a greedy ls 900kbps sibling gets about half the
+    /// link at first (the curves' slopes are equal for 100 ms), then a
+    /// tenth.
+    #[test]
+    fn concave_link_sharing_curve() {
+        let rate = 125_000;
+        let mut h = tree(
+            &[
+                "a root ls m1 900kbps d 100ms m2 100kbps",
+                "b root ls 900kbps",
+            ],
+            rate,
+        )
+        .unwrap();
+        let arr = merge(vec![burst(1, 500, 1000, 0), burst(0, 500, 200, SEC)]);
+        let deps = simulate(&mut h, rate, &arr, 3 * SEC);
+        let early = bytes_of(&deps, 0, SEC, SEC + 100 * MS);
+        let late = bytes_of(&deps, 0, SEC + 500 * MS, SEC + 900 * MS);
+        // 100 ms at half of 125 kB/s: ~6.2 kB; later 400 ms at a tenth: 5 kB
+        assert!((5_000..=7_500).contains(&early), "early {early}");
+        assert!((4_000..=6_000).contains(&late), "late {late}");
+    }
+
     /// A convex curve (m1 0 d 50ms m2 400kbps) delays the start of
     /// service and then gives m2.
     #[test]
