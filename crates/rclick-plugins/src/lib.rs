@@ -8,6 +8,7 @@ pub mod classifier;
 pub mod filter;
 pub mod flow_cache;
 pub mod flow_drr;
+pub mod hfsc;
 mod u64map;
 
 pub use classifier::{Classifier, FilterId};
@@ -18,15 +19,17 @@ pub mod plugin_manager;
 
 pub use flow_drr::FlowDRR;
 pub use flow_gate::FlowGate;
+pub use hfsc::HFSC;
 pub use plugin_manager::PluginManager;
 
-/// Registers FlowGate, PluginManager and FlowDRR.
+/// Registers FlowGate, PluginManager, FlowDRR and HFSC.
 pub fn register(r: &mut rclick_core::Registry) {
     r.add(
         "FlowDRR",
         || Box::<FlowDRR>::default(),
         include_str!("flow_drr.rs"),
     );
+    r.add("HFSC", || Box::<HFSC>::default(), include_str!("hfsc.rs"));
     r.add(
         "FlowGate",
         || Box::<FlowGate>::default(),
