@@ -189,6 +189,17 @@ impl Router {
             task_threads: Vec::new(),
         };
 
+        // 0. Requirements: load the packages the configuration requires
+        // (Click's messages have no landmark; later stages still report
+        // their errors, as Click's lexer goes on after a failed require).
+        for (ty, value) in &flat.requirement_pairs {
+            if ty == "package" {
+                if let Err(e) = registry.require_package(value) {
+                    b.errors.extend(e.lines().map(str::to_string));
+                }
+            }
+        }
+
         // 1. Instantiate.
         for fe in &flat.elements {
             let el = registry.create(&fe.class);
@@ -828,6 +839,27 @@ mod tests {
         )
         .map_err(|e| e.iter().map(|d| d.to_string()).collect::<Vec<_>>())?;
         Router::build(flat, registry(), BuildOptions::default()).map_err(|e| e.messages)
+    }
+
+    /// An unknown package is an error in Click's words, reported with
+    /// the later stages' errors; no router is built.
+    #[test]
+    fn unknown_package_is_an_error() {
+        let e = build("require(package \"nosuch\"); Src -> Foo -> Sink;")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            vec![
+                "While loading package 'nosuch':",
+                "  this program cannot load packages",
+                "requirement 'nosuch' not available",
+                "t:1: unknown element class 'Foo'",
+            ]
+        );
+        // compact_config is not a package.
+        let r = build("require(compact_config); s :: Src -> q :: Q -> k :: Sink;");
+        assert!(r.is_ok(), "{:?}", r.err());
     }
 
     #[test]

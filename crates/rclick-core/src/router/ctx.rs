@@ -1446,6 +1446,12 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    /// The registry of element classes this router was built with (the
+    /// PluginManager loads and unloads packages through it).
+    pub fn registry(&self) -> &crate::registry::Registry {
+        &self.rt.registry
+    }
+
     /// Makes and configures a new element of class `class` from the
     /// configuration string `config`, outside the router's graph (the
     /// plugin manager's `create`): it has no ports, tasks or timers of its
