@@ -2,12 +2,14 @@
 //! six-tuple filters, the filter table (a tuple-space classifier), the flow
 //! cache, `FlowGate` (the paper's gates) and `PluginManager` (its plugin
 //! control unit and plugin manager, reached through handlers and
-//! `rclick pmgr`). See docs/PLUGINS.md.
+//! `rclick pmgr`), and element packages loaded at run time (`package`).
+//! See docs/PLUGINS.md.
 
 pub mod classifier;
 pub mod filter;
 pub mod flow_cache;
 pub mod flow_drr;
+pub mod package;
 mod u64map;
 
 pub use classifier::{Classifier, FilterId};

@@ -50,6 +50,15 @@
 //! * `call` (read with parameter `INSTANCE.HANDLER [ARG]`): reads one of an
 //!   instance's handlers (`call Counter@1.count`).
 //! * `callwrite` (write `INSTANCE.HANDLER [VALUE]`): writes one.
+//! * `load` (read with parameter `PACKAGE`): loads an element package (a
+//!   name looked up as `require(package "NAME")` does, or a file path) and
+//!   registers its classes, so `create` can make instances of them and a
+//!   hot-swapped configuration can use them; returns `NAME: CLASS...`.
+//! * `unload` (write `PACKAGE`): removes a package and its classes;
+//!   refused, naming them, while instances or graph elements of its
+//!   classes exist.
+//! * `packages` (read): one line a loaded package: `NAME FILE: CLASS...
+//!   (N elements)`.
 //!
 //! ## Examples
 //!
@@ -109,6 +118,9 @@ mod h {
     pub const GATES: u32 = 5;
     pub const CALL: u32 = 6;
     pub const CALLWRITE: u32 = 7;
+    pub const LOAD: u32 = 8;
+    pub const UNLOAD: u32 = 9;
+    pub const PACKAGES: u32 = 10;
 }
 
 /// Splits off the first word of `s`.
@@ -374,6 +386,67 @@ impl PluginManager {
     }
 }
 
+impl PluginManager {
+    /// `load NAME|PATH`: loads a package; returns `NAME: CLASS...`.
+    fn load(&mut self, arg: &str, cx: &mut Ctx) -> Result<String, String> {
+        let (what, extra) = word(arg);
+        if what.is_empty() || !extra.is_empty() {
+            return Err("load: expected PACKAGE (a name on the search path, or a file)".into());
+        }
+        let p = cx.registry().load_package(what)?;
+        Ok(format!("{}: {}", p.name, p.classes.join(" ")))
+    }
+
+    /// `unload NAME`: refused while an instance or graph element of one of
+    /// the package's classes exists, naming them.
+    fn unload(&mut self, arg: &str, cx: &mut Ctx) -> Result<(), String> {
+        let (name, extra) = word(arg);
+        if name.is_empty() || !extra.is_empty() {
+            return Err("unload: expected PACKAGE".into());
+        }
+        let packages = cx.registry().packages();
+        let Some(p) = packages.iter().find(|p| p.name == name) else {
+            return Err(format!("no package '{name}' is loaded"));
+        };
+        let ours = |class: &str| p.classes.iter().any(|c| *c == class);
+        let mut users: Vec<String> = (0..cx.nelements())
+            .filter(|&e| ours(&cx.element_info(e).class))
+            .map(|e| cx.element_info(e).name.clone())
+            .collect();
+        users.extend(
+            self.instances
+                .iter()
+                .filter(|(_, i)| ours(&i.class))
+                .map(|(n, _)| n.clone()),
+        );
+        if !users.is_empty() {
+            return Err(format!(
+                "package '{name}' is in use by {}; free its instances and remove its elements first",
+                users.join(", ")
+            ));
+        }
+        cx.registry().unload_package(name)
+    }
+
+    /// `packages`: one line a loaded package.
+    fn packages(cx: &Ctx) -> String {
+        cx.registry()
+            .packages()
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {}: {} ({} element{})\n",
+                    p.name,
+                    p.path,
+                    p.classes.join(" "),
+                    p.elements,
+                    if p.elements == 1 { "" } else { "s" }
+                )
+            })
+            .collect()
+    }
+}
+
 impl Element for PluginManager {
     fn class_name(&self) -> &'static str {
         "PluginManager"
@@ -439,6 +512,9 @@ impl Element for PluginManager {
             HandlerDef::read("gates", h::GATES),
             HandlerDef::read_param("call", h::CALL).expensive(),
             HandlerDef::write("callwrite", h::CALLWRITE),
+            HandlerDef::read_param("load", h::LOAD).expensive(),
+            HandlerDef::write("unload", h::UNLOAD),
+            HandlerDef::read("packages", h::PACKAGES),
         ]
     }
     fn read_handler(&mut self, id: u32, param: &str, cx: &mut Ctx) -> Result<String, String> {
@@ -447,6 +523,8 @@ impl Element for PluginManager {
             h::LIST => Ok(self.list(cx)),
             h::GATES => Ok(self.gates.iter().map(|g| format!("{}\n", g.0)).collect()),
             h::CALL => self.call(param, false, cx),
+            h::LOAD => self.load(param, cx),
+            h::PACKAGES => Ok(Self::packages(cx)),
             _ => Err("no such handler".into()),
         }
     }
@@ -456,6 +534,7 @@ impl Element for PluginManager {
             h::UNBIND => self.unbind(value, cx),
             h::FREE => self.free(value),
             h::CALLWRITE => self.call(value, true, cx).map(|_| ()),
+            h::UNLOAD => self.unload(value, cx),
             _ => Err("no such handler".into()),
         }
     }

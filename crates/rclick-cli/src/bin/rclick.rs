@@ -107,9 +107,10 @@ enum Command {
     },
     /// List the element classes.
     Elements,
-    /// The plugin manager: create plugin instances in a running router and
-    /// bind them to filters at its FlowGates, through its ControlSocket
-    /// (`create CLASS [CONFIG]`, `bind GATE INSTANCE FILTER`,
+    /// The plugin manager: load element packages into a running router,
+    /// create plugin instances and bind them to filters at its FlowGates,
+    /// through its ControlSocket (`load PACKAGE|FILE`, `unload PACKAGE`,
+    /// `packages`, `create CLASS [CONFIG]`, `bind GATE INSTANCE FILTER`,
     /// `unbind INSTANCE [FILTER]`, `free INSTANCE`, `list`, `gates`,
     /// `call INSTANCE.HANDLER`, `callwrite INSTANCE.HANDLER VALUE`).
     Pmgr(rclick_cli::pmgr::PmgrOptions),
