@@ -58,7 +58,55 @@ pub(crate) mod test_util {
         crate::register(&mut r);
         r.add("SeqStamp", || Box::<SeqStamp>::default(), "");
         r.add("SeqCheck", || Box::<SeqCheck>::default(), "");
+        r.add("InitProbe", || Box::<InitProbe>::default(), "");
         r
+    }
+
+    /// Says whether it was initialized (`initialized`) and cleaned up
+    /// (the shared `CLEANED` count); with `TIMER` it asks for a timer when
+    /// initialized, with `FAIL` its initialization fails.
+    #[derive(Default)]
+    pub struct InitProbe {
+        timer: bool,
+        fail: bool,
+        initialized: bool,
+    }
+
+    /// InitProbe cleanups so far.
+    pub static CLEANED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    impl Element for InitProbe {
+        fn class_name(&self) -> &'static str {
+            "InitProbe"
+        }
+        fn configure(
+            &mut self,
+            conf: &[String],
+            _cx: &mut rclick_core::ConfigureCx,
+        ) -> Result<(), String> {
+            self.timer = conf.iter().any(|a| a == "TIMER");
+            self.fail = conf.iter().any(|a| a == "FAIL");
+            Ok(())
+        }
+        fn initialize(&mut self, cx: &mut rclick_core::InitCx) -> Result<(), String> {
+            if self.fail {
+                return Err("probe refused".into());
+            }
+            if self.timer {
+                cx.new_timer();
+            }
+            self.initialized = true;
+            Ok(())
+        }
+        fn cleanup(&mut self, _cx: &mut Ctx) {
+            CLEANED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        fn handlers(&self) -> Vec<HandlerDef> {
+            vec![HandlerDef::read("initialized", 0)]
+        }
+        fn read_handler(&mut self, _: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
+            Ok(self.initialized.to_string())
+        }
     }
 
     /// The IPv4 destination of a packet whose network header is set.

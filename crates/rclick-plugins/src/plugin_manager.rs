@@ -17,9 +17,15 @@
 //! It must accept pushes on input 0 and push on output 0 (a class whose
 //! input or output 0 is pull is refused). It is configured as if it stood
 //! where the configuration's first FlowGate stands (so `Switch(1)` may name
-//! that gate's output 1), and is not initialized, so classes that need tasks, timers or
-//! neighbours in the graph do not work as instances (Counter, Paint,
-//! SetIPDSCP, IPFilter, the per-packet IP elements do).
+//! that gate's output 1), then initialized there (its `initialize` runs;
+//! `free` runs its `cleanup`). It sees no neighbours: no connections, no
+//! other element. A class whose initialization asks for a task, a timer,
+//! descriptors to watch or a say in when the router stops is refused at
+//! `create`, naming what it asked for: the router's task and timer tables
+//! are fixed when it is built, and an instance is outside its graph. So
+//! per-packet classes work as instances (Counter, Paint, SetIPDSCP,
+//! IPFilter, the per-packet IP elements, package classes);
+//! queues with tasks, shapers with timers and sources do not.
 //!
 //! Every request is checked completely before anything changes; a bad one
 //! changes nothing and its error says why. Binding changes enter the gate
@@ -213,21 +219,18 @@ impl PluginManager {
         let Some(&(_, at)) = self.gates.first() else {
             return Err("create: the configuration has no FlowGate to bind instances at".into());
         };
-        let el = cx.create_element(class, config, at)?;
-        match ProcessingSpec::parse(el.processing()) {
-            Ok(s) if s.input(0) == Processing::Pull => {
-                return Err(format!(
+        let el = cx.create_element(class, config, at, |el| {
+            match ProcessingSpec::parse(el.processing()) {
+                Ok(s) if s.input(0) == Processing::Pull => Err(format!(
                     "{class}: its input 0 is pull; an instance must accept pushes"
-                ))
-            }
-            Ok(s) if s.output(0) == Processing::Pull => {
-                return Err(format!(
+                )),
+                Ok(s) if s.output(0) == Processing::Pull => Err(format!(
                     "{class}: its output 0 is pull; an instance must push its packets on"
-                ))
+                )),
+                Ok(_) => Ok(()),
+                Err(e) => Err(format!("{class}: {e}")),
             }
-            Ok(_) => {}
-            Err(e) => return Err(format!("{class}: {e}")),
-        }
+        })?;
         self.next += 1;
         let name = format!("{}@{}", el.class_name(), self.next);
         self.instances.insert(
@@ -325,14 +328,20 @@ impl PluginManager {
         Ok(())
     }
 
-    fn free(&mut self, arg: &str) -> Result<(), String> {
+    fn free(&mut self, arg: &str, cx: &mut Ctx) -> Result<(), String> {
         let (inst, extra) = word(arg);
         if !extra.is_empty() {
             return Err("free: expected INSTANCE".into());
         }
         match &self.instance(inst)?.place {
             Place::Free(_) => {
-                self.instances.remove(inst);
+                if let Some(Instance {
+                    place: Place::Free(mut el),
+                    ..
+                }) = self.instances.remove(inst)
+                {
+                    el.cleanup(cx);
+                }
                 Ok(())
             }
             Place::Bound { gate_name, .. } => Err(format!(
@@ -408,7 +417,7 @@ impl PluginManager {
         let Some(p) = packages.iter().find(|p| p.name == name) else {
             return Err(format!("no package '{name}' is loaded"));
         };
-        let ours = |class: &str| p.classes.iter().any(|c| *c == class);
+        let ours = |class: &str| p.classes.contains(&class);
         let mut users: Vec<String> = (0..cx.nelements())
             .filter(|&e| ours(&cx.element_info(e).class))
             .map(|e| cx.element_info(e).name.clone())
@@ -532,7 +541,7 @@ impl Element for PluginManager {
         match id {
             h::BIND => self.bind(value, cx),
             h::UNBIND => self.unbind(value, cx),
-            h::FREE => self.free(value),
+            h::FREE => self.free(value, cx),
             h::CALLWRITE => self.call(value, true, cx).map(|_| ()),
             h::UNLOAD => self.unload(value, cx),
             _ => Err("no such handler".into()),
@@ -601,6 +610,39 @@ mod tests {
         );
         r.write_handler("pm.free", &c).unwrap();
         assert_eq!(testing::read(&r, "pm.list"), "");
+    }
+
+    /// Instances are initialized; what needs the graph is refused; free
+    /// cleans up.
+    #[test]
+    fn instances_are_initialized_and_cleaned_up() {
+        use std::sync::atomic::Ordering;
+        let r = testing::build(&config("10", true), &registry(), true).unwrap();
+        let p = r.read_handler("pm.create", "InitProbe").unwrap();
+        assert_eq!(
+            r.read_handler("pm.call", &format!("{p}.initialized"))
+                .unwrap(),
+            "true"
+        );
+        let e = r.read_handler("pm.create", "InitProbe TIMER").unwrap_err();
+        assert_eq!(
+            e,
+            "InitProbe(TIMER): needs a timer, which an element made at run time \
+             cannot have (it is outside the router's graph)"
+        );
+        let e = r.read_handler("pm.create", "InitProbe FAIL").unwrap_err();
+        assert_eq!(e, "InitProbe(FAIL): probe refused");
+        assert_eq!(
+            testing::read(&r, "pm.list"),
+            format!("{p} InitProbe() unbound\n"),
+            "refused instances are not kept"
+        );
+        let before = crate::test_util::CLEANED.load(Ordering::Relaxed);
+        r.write_handler("pm.free", &p).unwrap();
+        assert_eq!(
+            crate::test_util::CLEANED.load(Ordering::Relaxed),
+            before + 1
+        );
     }
 
     #[test]

@@ -107,6 +107,55 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
+    /// A builder for initializing one element made while `rt` runs (a
+    /// plugin instance, `Ctx::create_element`): it sees `rt`'s elements'
+    /// facts and names but none of the elements, connections, tasks or
+    /// timers; whatever the element asks for lands here, where the caller
+    /// looks at it. Its clock stands still at `rt`'s now.
+    pub(crate) fn scratch(rt: &RouterInner) -> Builder {
+        let n = rt.info.len();
+        Builder {
+            elements: (0..n).map(|_| None).collect(),
+            info: rt.info.clone(),
+            connections: Vec::new(),
+            tasks: Vec::new(),
+            timers: Vec::new(),
+            element_tasks: vec![Vec::new(); n],
+            stop_handlers: Vec::new(),
+            names: rt.names.clone(),
+            home_thread: HashMap::new(),
+            tickets: HashMap::new(),
+            clock: Clock::simulated_from(rt.clock.now()),
+            errors: Vec::new(),
+            capture: true,
+            log: Vec::new(),
+            runcount_delta: 0,
+            external_tasks: Vec::new(),
+            hotswap_from: None,
+            selects: Vec::new(),
+            nthreads: rt.nthreads,
+            task_threads: Vec::new(),
+        }
+    }
+
+    /// What an element initialized in a scratch builder asked for that
+    /// an element outside the graph cannot have, if anything.
+    pub(crate) fn needs_graph(&self) -> Option<&'static str> {
+        if !self.tasks.is_empty() {
+            Some("a task")
+        } else if !self.timers.is_empty() {
+            Some("a timer")
+        } else if !self.selects.is_empty() {
+            Some("descriptors to watch")
+        } else if !self.stop_handlers.is_empty() || self.runcount_delta != 0 {
+            Some("a say in when the router stops")
+        } else if !self.external_tasks.is_empty() {
+            Some("external events")
+        } else {
+            None
+        }
+    }
+
     /// Prints (or keeps, when capturing) log lines produced while building.
     pub(crate) fn emit(&mut self, lines: Vec<String>) {
         if self.capture {

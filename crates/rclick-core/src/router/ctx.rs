@@ -1452,19 +1452,26 @@ impl<'a> Ctx<'a> {
         &self.rt.registry
     }
 
-    /// Makes and configures a new element of class `class` from the
-    /// configuration string `config`, outside the router's graph (the
-    /// plugin manager's `create`): it has no ports, tasks or timers of its
-    /// own and is not initialized; whoever holds it calls its `push` with
-    /// its own context, so its outputs are the caller's. It is configured
-    /// as if it stood in element `at`'s place (`at`'s port counts, names
-    /// looked up from there). Configuration errors come back as one
-    /// message.
+    /// Makes, configures and initializes a new element of class `class`
+    /// from the configuration string `config`, outside the router's graph
+    /// (the plugin manager's `create`): it has no ports of its own; whoever
+    /// holds it calls its `push` with its own context, so its outputs are
+    /// the caller's. It is configured and initialized as if it stood in
+    /// element `at`'s place (`at`'s port counts and processing, names
+    /// looked up from there), but sees no neighbours: no connections, no
+    /// other element (`InitCx::with_element` finds none). An element
+    /// whose `initialize` asks for a task, a timer, descriptors to watch,
+    /// a stop handler or external events is refused, naming what it
+    /// asked for: the router's task and timer tables are fixed when it is
+    /// built. `check` looks at the configured element before it is
+    /// initialized (the plugin manager refuses pull ports there). Errors
+    /// come back as one message.
     pub fn create_element(
         &mut self,
         class: &str,
         config: &str,
         at: ElementId,
+        check: impl FnOnce(&dyn Element) -> Result<(), String>,
     ) -> Result<Box<dyn Element>, String> {
         let rt = self.rt;
         if at >= rt.info.len() {
@@ -1479,6 +1486,19 @@ impl<'a> Ctx<'a> {
         let r = el.configure(&args, &mut ccx);
         rt.log_messages(std::mem::take(&mut ccx.messages));
         r.map_err(|m| format!("{class}({config}): {m}"))?;
+        check(&*el)?;
+        let mut b = Builder::scratch(rt);
+        let r = el.initialize(&mut InitCx::new(at, &mut b));
+        for l in std::mem::take(&mut b.log) {
+            rt.log_line(l);
+        }
+        r.map_err(|m| format!("{class}({config}): {m}"))?;
+        if let Some(what) = b.needs_graph() {
+            return Err(format!(
+                "{class}({config}): needs {what}, which an element made at run time \
+                 cannot have (it is outside the router's graph)"
+            ));
+        }
         Ok(el)
     }
 
