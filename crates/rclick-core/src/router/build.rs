@@ -1,5 +1,5 @@
 //! Building a router from a flat configuration, in Click's stages:
-//! instantiate, check port ranges, resolve push/pull, check completeness,
+//! load required packages, instantiate, check port ranges, resolve push/pull, check completeness,
 //! configure (in phase order), initialize (in phase order).
 //!
 //! Each stage reports every error it finds before the build gives up, and
