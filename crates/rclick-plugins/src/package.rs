@@ -272,6 +272,7 @@ pub unsafe fn from_descriptor(
                 last_panic: String::new(),
                 scratch: String::new(),
                 outs: Vec::new(),
+                noutputs: 0,
             })
         });
         let manual = if manual.trim().is_empty() {
@@ -314,6 +315,8 @@ pub struct PackageElement {
     scratch: String,
     /// Per-output batches of the push being handled.
     outs: Vec<PacketBatch>,
+    /// Output count, known once initialized (0 before).
+    noutputs: usize,
 }
 
 // SAFETY: the state pointer belongs to this element alone (the package's
@@ -333,6 +336,23 @@ extern "C" fn sink_write(ctx: *mut c_void, ptr: *const u8, len: usize) {
     // SAFETY: the package passes `len` readable bytes (abi contract).
     let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
     s.push_str(&String::from_utf8_lossy(bytes));
+}
+
+/// The ABI's `make_writable`: copies the packet's buffer if it is shared
+/// and points the raw packet at the writable bytes.
+extern "C" fn make_writable(raw: *mut RawPacket) -> i32 {
+    if raw.is_null() {
+        return 1;
+    }
+    // SAFETY: the package passes back the raw packet `handle` gave it,
+    // during the same `action` call: `host` is that call's `&mut Packet`,
+    // which `handle` does not touch until the call returns.
+    let (raw, p) = unsafe { (&mut *raw, &mut *(*raw).host.cast::<Packet>()) };
+    let d = p.data_mut();
+    raw.data = d.as_mut_ptr();
+    raw.len = d.len();
+    raw.writable = 1;
+    0
 }
 
 /// A sink appending to `s`, valid while `s` is borrowed.
@@ -371,13 +391,18 @@ impl PackageElement {
             paint: p.paint_anno(),
             reserved: [0; 3],
         };
-        let data = p.data_mut();
+        // Read-only until the package asks (`make_writable`): a packet
+        // sharing its buffer (a source's clones) is copied only if written.
+        let (data, len) = (p.data().as_ptr().cast_mut(), p.len());
         let mut raw = RawPacket {
-            data: data.as_mut_ptr(),
-            len: data.len(),
+            data,
+            len,
             pull: 0,
             take: 0,
             anno,
+            writable: 0,
+            host: (&mut p as *mut Packet).cast(),
+            make_writable,
         };
         let r = (self.class.action)(self.state, &mut raw, sink(&mut self.scratch));
         if r == abi::ACTION_PANIC {
@@ -432,6 +457,24 @@ impl Element for PackageElement {
         }
         self.state = st;
         Ok(())
+    }
+    fn initialize(&mut self, cx: &mut rclick_core::InitCx) -> Result<(), String> {
+        self.noutputs = cx.noutputs();
+        Ok(())
+    }
+    /// With one output, a package element is a per-packet element: its
+    /// batch loop and fused chains (`simple_action`) do the same.
+    fn is_simple(&self) -> bool {
+        self.noutputs == 1
+    }
+    fn simple_action(&mut self, p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+        self.handle(p, 1).map(|x| x.1)
+    }
+    /// The action sees one packet at a time and calls nothing of the
+    /// router's, so a batch of them is the same as one at a time (with
+    /// several outputs the order between outputs would differ).
+    fn batch_transparent(&self) -> bool {
+        self.noutputs <= 1
     }
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
         let n = cx.noutputs();
@@ -559,9 +602,11 @@ mod tests {
                 _ => {}
             }
             self.count += 1;
-            let skip = self.skip.min(p.len());
-            for b in &mut p.data_mut()[skip..] {
-                *b ^= self.key;
+            if self.skip < p.len() {
+                let skip = self.skip;
+                for b in &mut p.data_mut()[skip..] {
+                    *b ^= self.key;
+                }
             }
             p.set_paint(7);
             p.take(1);
@@ -640,6 +685,22 @@ mod tests {
         assert_eq!(port, 0);
         assert_eq!(p.data(), &[1, 2 ^ 15, 3 ^ 15]);
         assert_eq!(p.paint_anno(), 7);
+        // A packet sharing its buffer is copied only when written.
+        let orig = Packet::from_slice(&[1, 2, 3, 4]);
+        let (_, p) = pe.handle(orig.clone(), 1).unwrap();
+        assert!(!p.is_shared(), "written: copied");
+        assert_eq!(
+            orig.data(),
+            &[1, 2, 3, 4],
+            "the other packet keeps its bytes"
+        );
+        assert_eq!(p.data(), &[1, 2 ^ 15, 3 ^ 15]);
+        let mut err = String::new();
+        let args = [Str::new("KEY 15"), Str::new("SKIP 100")];
+        let ro = (pe.class.new)(args.as_ptr(), 2, sink(&mut err));
+        (pe.class.destroy)(std::mem::replace(&mut pe.state, ro));
+        let (_, p) = pe.handle(orig.clone(), 1).unwrap();
+        assert!(p.is_shared(), "only read: not copied");
         assert_eq!(r.packages()[0].elements, 1);
         assert!(r.unload_package("test-xor").is_err());
         drop(el);

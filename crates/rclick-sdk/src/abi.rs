@@ -26,8 +26,10 @@
 //! * A class's `new` returns an opaque state pointer (null on error); the
 //!   router passes it to `action` and `read`, from one thread at a time,
 //!   and to `destroy` exactly once.
-//! * `action` gets a [`RawPacket`] whose bytes it may change in place for
-//!   the duration of the call and returns an output port (`>= 0`),
+//! * `action` gets a [`RawPacket`] whose bytes it may read for the
+//!   duration of the call, and change in place once it has called the
+//!   packet's `make_writable` (the router then copies a buffer shared with
+//!   other packets, as Click's `uniqueify`); it returns an output port (`>= 0`),
 //!   [`ACTION_DROP`] or [`ACTION_PANIC`]. It may ask the router to remove
 //!   bytes at the front (`pull`) or end (`take`) and change the
 //!   annotations in `anno`; the router applies both after the call.
@@ -133,8 +135,8 @@ pub struct RawAnno {
 #[repr(C)]
 #[derive(Debug)]
 pub struct RawPacket {
-    /// The packet's data: `len` bytes, writable, not shared with any other
-    /// packet, valid until `action` returns.
+    /// The packet's data: `len` bytes, valid until `action` returns;
+    /// read-only while `writable` is 0.
     pub data: *mut u8,
     /// The data's length.
     pub len: usize,
@@ -144,6 +146,14 @@ pub struct RawPacket {
     pub take: usize,
     /// In and out: the annotations.
     pub anno: RawAnno,
+    /// 1 once `data` may be written (after `make_writable`), else 0.
+    pub writable: u32,
+    /// The router's packet (opaque).
+    pub host: *mut c_void,
+    /// Makes the data writable: the router copies it if it is shared and
+    /// updates `data` and `writable`. Returns 0, or nonzero (and nothing
+    /// changes) if it could not.
+    pub make_writable: extern "C" fn(packet: *mut RawPacket) -> i32,
 }
 
 /// Makes an element: `new(args, nargs, err)` with the configuration's

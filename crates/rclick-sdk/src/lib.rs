@@ -82,43 +82,65 @@ pub trait PackageElement: Sized + 'static {
     }
 }
 
-/// A packet, as an element sees it during `action`.
+/// A packet, as an element sees it during `action`. Reading costs
+/// nothing; the first `data_mut` (or `network_header_mut`) asks the router
+/// to make the bytes writable, which copies them if another packet shares
+/// them (Click's `uniqueify`).
 pub struct Packet<'a> {
     raw: &'a mut RawPacket,
-    bytes: &'a mut [u8],
 }
 
 impl<'a> Packet<'a> {
     /// Wraps a raw packet.
     ///
     /// # Safety
-    /// `raw.data` must point to `raw.len` bytes, writable and used by
-    /// nothing else for `'a` (the router's promise for an `action` call).
+    /// `raw.data` must point to `raw.len` bytes readable for `'a`, and
+    /// writable and used by nothing else once `raw.writable` is 1 (after
+    /// `raw.make_writable`): the router's promise for an `action` call.
     pub unsafe fn from_raw(raw: &'a mut RawPacket) -> Packet<'a> {
-        let bytes: &'a mut [u8] = if raw.len == 0 || raw.data.is_null() {
-            &mut []
-        } else {
-            // SAFETY: the caller's contract.
-            unsafe { std::slice::from_raw_parts_mut(raw.data, raw.len) }
-        };
         raw.pull = 0;
         raw.take = 0;
-        Packet { raw, bytes }
+        Packet { raw }
     }
 
     fn range(&self) -> std::ops::Range<usize> {
-        self.raw.pull..self.bytes.len() - self.raw.take
+        self.raw.pull..self.raw.len - self.raw.take
+    }
+
+    fn bytes(&self) -> &[u8] {
+        if self.raw.len == 0 || self.raw.data.is_null() {
+            return &[];
+        }
+        // SAFETY: `from_raw`'s contract: `len` readable bytes for `'a`,
+        // and `&self` keeps `data_mut` from handing them out meanwhile.
+        unsafe { std::slice::from_raw_parts(self.raw.data, self.raw.len) }
     }
 
     /// The data.
     pub fn data(&self) -> &[u8] {
         let r = self.range();
-        &self.bytes[r]
+        &self.bytes()[r]
     }
-    /// The data, to change in place.
+    /// The data, to change in place. Panics (caught at the boundary: the
+    /// packet is dropped and counted) if the router cannot make it
+    /// writable.
     pub fn data_mut(&mut self) -> &mut [u8] {
+        if self.raw.writable == 0 {
+            let make = self.raw.make_writable;
+            let raw: *mut RawPacket = &mut *self.raw;
+            if make(raw) != 0 || self.raw.writable == 0 {
+                panic!("the router could not make the packet writable");
+            }
+        }
         let r = self.range();
-        &mut self.bytes[r]
+        if self.raw.len == 0 || self.raw.data.is_null() {
+            return &mut [];
+        }
+        // SAFETY: `writable` is 1, so by `from_raw`'s contract the `len`
+        // bytes are writable and ours alone; `&mut self` makes this the only
+        // borrow.
+        let all = unsafe { std::slice::from_raw_parts_mut(self.raw.data, self.raw.len) };
+        &mut all[r]
     }
     /// The data's length.
     pub fn len(&self) -> usize {
@@ -501,6 +523,17 @@ mod tests {
 
     export_package!("echo-pkg", [Echo]);
 
+    /// The tests' buffers are the test's own: writable as they are.
+    extern "C" fn writable_here(raw: *mut RawPacket) -> i32 {
+        // SAFETY: the shim passes the packet it was given.
+        unsafe { (*raw).writable = 1 };
+        0
+    }
+
+    extern "C" fn refuse(_: *mut RawPacket) -> i32 {
+        1
+    }
+
     extern "C" fn to_string(ctx: *mut c_void, ptr: *const u8, len: usize) {
         // SAFETY: test: ctx is a &mut String, ptr/len a str.
         let s = unsafe { &mut *ctx.cast::<String>() };
@@ -557,6 +590,9 @@ mod tests {
             pull: 0,
             take: 0,
             anno: abi::RawAnno::default(),
+            writable: 0,
+            host: std::ptr::null_mut(),
+            make_writable: writable_here,
         };
         let mut e = String::new();
         assert_eq!((c.action)(st, &mut raw, sink(&mut e)), 3);
@@ -570,12 +606,32 @@ mod tests {
             pull: 0,
             take: 0,
             anno: abi::RawAnno::default(),
+            writable: 0,
+            host: std::ptr::null_mut(),
+            make_writable: writable_here,
         };
         assert_eq!((c.action)(st, &mut raw, sink(&mut e)), abi::ACTION_PANIC);
         assert_eq!(e, "panicked: bad byte");
+        // A packet the router cannot make writable: a caught panic too,
+        // and the bytes are untouched.
+        let mut bytes = [4u8];
+        let mut raw = RawPacket {
+            data: bytes.as_mut_ptr(),
+            len: 1,
+            pull: 0,
+            take: 0,
+            anno: abi::RawAnno::default(),
+            writable: 0,
+            host: std::ptr::null_mut(),
+            make_writable: refuse,
+        };
+        e.clear();
+        assert_eq!((c.action)(st, &mut raw, sink(&mut e)), abi::ACTION_PANIC);
+        assert_eq!(e, "panicked: the router could not make the packet writable");
+        assert_eq!(bytes, [4]);
         let mut out = String::new();
         assert_eq!((c.read)(st, 0, sink(&mut out)), abi::STATUS_OK);
-        assert_eq!(out, "2");
+        assert_eq!(out, "3", "every action call counted, panicking ones too");
         out.clear();
         assert_eq!((c.read)(st, 1, sink(&mut out)), abi::STATUS_ERROR);
         assert_eq!(out, "broken");
@@ -612,6 +668,9 @@ mod tests {
                 transport_offset: -1,
                 ..Default::default()
             },
+            writable: 0,
+            host: std::ptr::null_mut(),
+            make_writable: writable_here,
         };
         // SAFETY: `bytes` outlives `p`, nothing else uses it.
         let mut p = unsafe { Packet::from_raw(&mut raw) };

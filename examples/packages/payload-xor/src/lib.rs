@@ -55,7 +55,9 @@ FromDump(in.pcap) -> Strip(14) -> PayloadXor(KEY 0x5a, OFFSET 20) -> ...
 ";
 
     fn new(conf: &mut Config) -> Result<Self, String> {
-        let key: String = conf.keyword("KEY")?.ok_or("KEY: missing (a byte, such as 90 or 0x5a)")?;
+        let key: String = conf
+            .keyword("KEY")?
+            .ok_or("KEY: missing (a byte, such as 90 or 0x5a)")?;
         let key = parse_byte(&key).ok_or_else(|| format!("KEY: expected a byte, not '{key}'"))?;
         let offset = conf.keyword("OFFSET")?.unwrap_or(0);
         Ok(PayloadXor {
@@ -67,11 +69,16 @@ FromDump(in.pcap) -> Strip(14) -> PayloadXor(KEY 0x5a, OFFSET 20) -> ...
     }
 
     fn action(&mut self, p: &mut Packet) -> Action {
-        if let Some(tail) = p.data_mut().get_mut(self.offset..) {
+        if self.offset > p.len() {
+            return Action::Emit(0);
+        }
+        self.count += 1;
+        if self.offset < p.len() {
+            // Only now is the packet made writable (copied if shared).
+            let tail = &mut p.data_mut()[self.offset..];
             for b in tail.iter_mut() {
                 *b ^= self.key;
             }
-            self.count += 1;
             self.bytes += tail.len() as u64;
         }
         Action::Emit(0)
