@@ -707,6 +707,51 @@ mod tests {
         r.unload_package("test-xor").unwrap();
     }
 
+    /// The PluginManager's load, create, unload and packages, and unload
+    /// refused while an instance or a graph element of the package exists.
+    #[test]
+    fn plugin_manager_loads_and_unloads() {
+        let conf = "Idle -> g :: FlowGate(sched) -> Discard; pm :: PluginManager;";
+        let rt = testing::build(conf, &registry(), true).unwrap();
+        let e = rt.read_handler("pm.create", "TestXor KEY 1").unwrap_err();
+        assert!(e.contains("unknown element class 'TestXor'"), "{e}");
+        assert_eq!(
+            rt.read_handler("pm.load", "test-xor").unwrap(),
+            "test-xor: TestXor"
+        );
+        let e = rt.read_handler("pm.load", "test-xor").unwrap_err();
+        assert!(e.contains("already loaded"), "{e}");
+        let e = rt.read_handler("pm.load", "").unwrap_err();
+        assert!(e.contains("load: expected PACKAGE"), "{e}");
+        let i = rt.read_handler("pm.create", "TestXor KEY 1").unwrap();
+        assert_eq!(i, "TestXor@1");
+        assert_eq!(
+            testing::read(&rt, "pm.packages"),
+            "test-xor here: TestXor (1 element)\n"
+        );
+        let e = rt.write_handler("pm.unload", "test-xor").unwrap_err();
+        assert_eq!(
+            e,
+            "package 'test-xor' is in use by TestXor@1; free its instances and \
+             remove its elements first"
+        );
+        assert_eq!(
+            rt.write_handler("pm.unload", "nosuch").unwrap_err(),
+            "no package 'nosuch' is loaded"
+        );
+        rt.write_handler("pm.free", &i).unwrap();
+        rt.write_handler("pm.unload", "test-xor").unwrap();
+        assert_eq!(testing::read(&rt, "pm.packages"), "");
+        assert!(rt.read_handler("pm.create", "TestXor KEY 1").is_err());
+
+        // A graph element of the package's classes keeps it loaded.
+        let conf = "require(package \"test-xor\"); Idle -> x :: TestXor(KEY 2)
+            -> g :: FlowGate(sched) -> Discard; pm :: PluginManager;";
+        let rt = testing::build(conf, &registry(), true).unwrap();
+        let e = rt.write_handler("pm.unload", "test-xor").unwrap_err();
+        assert!(e.contains("in use by x;"), "{e}");
+    }
+
     #[test]
     fn configuration_errors_name_the_element() {
         let r = registry();
