@@ -534,6 +534,23 @@ mod tests {
         1
     }
 
+    /// A raw packet over `bytes`, read-only until `make_writable`.
+    fn raw_packet(
+        bytes: &mut [u8],
+        make_writable: extern "C" fn(*mut RawPacket) -> i32,
+    ) -> RawPacket {
+        RawPacket {
+            data: bytes.as_mut_ptr(),
+            len: bytes.len(),
+            pull: 0,
+            take: 0,
+            anno: abi::RawAnno::default(),
+            writable: 0,
+            host: std::ptr::null_mut(),
+            make_writable,
+        }
+    }
+
     extern "C" fn to_string(ctx: *mut c_void, ptr: *const u8, len: usize) {
         // SAFETY: test: ctx is a &mut String, ptr/len a str.
         let s = unsafe { &mut *ctx.cast::<String>() };
@@ -584,47 +601,20 @@ mod tests {
         let st = (c.new)(args.as_ptr(), 1, sink(&mut err));
         assert!(!st.is_null());
         let mut bytes = [4u8, 5, 6];
-        let mut raw = RawPacket {
-            data: bytes.as_mut_ptr(),
-            len: 3,
-            pull: 0,
-            take: 0,
-            anno: abi::RawAnno::default(),
-            writable: 0,
-            host: std::ptr::null_mut(),
-            make_writable: writable_here,
-        };
+        let mut raw = raw_packet(&mut bytes, writable_here);
         let mut e = String::new();
         assert_eq!((c.action)(st, &mut raw, sink(&mut e)), 3);
         assert_eq!(bytes[0], 5);
         assert_eq!((raw.pull, raw.take, raw.anno.paint), (1, 0, 7));
         // A panic is caught: the code says so and the message arrives.
         let mut bytes = [0xffu8];
-        let mut raw = RawPacket {
-            data: bytes.as_mut_ptr(),
-            len: 1,
-            pull: 0,
-            take: 0,
-            anno: abi::RawAnno::default(),
-            writable: 0,
-            host: std::ptr::null_mut(),
-            make_writable: writable_here,
-        };
+        let mut raw = raw_packet(&mut bytes, writable_here);
         assert_eq!((c.action)(st, &mut raw, sink(&mut e)), abi::ACTION_PANIC);
         assert_eq!(e, "panicked: bad byte");
         // A packet the router cannot make writable: a caught panic too,
         // and the bytes are untouched.
         let mut bytes = [4u8];
-        let mut raw = RawPacket {
-            data: bytes.as_mut_ptr(),
-            len: 1,
-            pull: 0,
-            take: 0,
-            anno: abi::RawAnno::default(),
-            writable: 0,
-            host: std::ptr::null_mut(),
-            make_writable: refuse,
-        };
+        let mut raw = raw_packet(&mut bytes, refuse);
         e.clear();
         assert_eq!((c.action)(st, &mut raw, sink(&mut e)), abi::ACTION_PANIC);
         assert_eq!(e, "panicked: the router could not make the packet writable");
@@ -658,20 +648,10 @@ mod tests {
     #[test]
     fn packet_pull_take_and_offsets() {
         let mut bytes = [1u8, 2, 3, 4, 5, 6];
-        let mut raw = RawPacket {
-            data: bytes.as_mut_ptr(),
-            len: 6,
-            pull: 9,
-            take: 9,
-            anno: abi::RawAnno {
-                network_offset: 2,
-                transport_offset: -1,
-                ..Default::default()
-            },
-            writable: 0,
-            host: std::ptr::null_mut(),
-            make_writable: writable_here,
-        };
+        let mut raw = raw_packet(&mut bytes, writable_here);
+        (raw.pull, raw.take) = (9, 9);
+        raw.anno.network_offset = 2;
+        raw.anno.transport_offset = -1;
         // SAFETY: `bytes` outlives `p`, nothing else uses it.
         let mut p = unsafe { Packet::from_raw(&mut raw) };
         assert_eq!(p.len(), 6, "from_raw clears pull and take");
