@@ -82,10 +82,13 @@
 //!
 //! FlowGate, ControlSocket
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
+use rclick_core::args::Args;
 use rclick_core::spec::{Processing, ProcessingSpec};
-use rclick_core::{Ctx, Element, ElementId, HandlerDef, HandlerKind, InitCx};
+use rclick_core::{
+    ConfigureCx, Ctx, Element, ElementId, HandlerDef, HandlerKind, InitCx, Loan, TaskId, TimerId,
+};
 
 use crate::filter::Filter;
 use crate::flow_gate::FlowGate;
@@ -104,15 +107,39 @@ struct Instance {
     class: String,
     config: String,
     place: Place,
+    /// The manager's tasks and timers it runs as its own.
+    loan: Loan,
 }
 
 /// The PluginManager element.
-#[derive(Default)]
 pub struct PluginManager {
     /// (gate NAME, element) of every FlowGate.
     gates: Vec<(String, ElementId)>,
     instances: BTreeMap<String, Instance>,
     next: u64,
+    /// TASKS and TIMERS.
+    ntasks: u32,
+    ntimers: u32,
+    /// Tasks and timers no instance has.
+    spare: Loan,
+    /// Which instance runs each lent task and timer.
+    task_owner: HashMap<TaskId, String>,
+    timer_owner: HashMap<TimerId, String>,
+}
+
+impl Default for PluginManager {
+    fn default() -> PluginManager {
+        PluginManager {
+            gates: Vec::new(),
+            instances: BTreeMap::new(),
+            next: 0,
+            ntasks: 16,
+            ntimers: 16,
+            spare: Loan::default(),
+            task_owner: HashMap::new(),
+            timer_owner: HashMap::new(),
+        }
+    }
 }
 
 mod h {
@@ -219,8 +246,11 @@ impl PluginManager {
         let Some(&(_, at)) = self.gates.first() else {
             return Err("create: the configuration has no FlowGate to bind instances at".into());
         };
-        let el = cx.create_element(class, config, at, |el| {
-            match ProcessingSpec::parse(el.processing()) {
+        let (el, loan) = cx.create_element(
+            class,
+            config,
+            at,
+            |el| match ProcessingSpec::parse(el.processing()) {
                 Ok(s) if s.input(0) == Processing::Pull => Err(format!(
                     "{class}: its input 0 is pull; an instance must accept pushes"
                 )),
@@ -229,16 +259,24 @@ impl PluginManager {
                 )),
                 Ok(_) => Ok(()),
                 Err(e) => Err(format!("{class}: {e}")),
-            }
-        })?;
+            },
+            &mut self.spare,
+        )?;
         self.next += 1;
         let name = format!("{}@{}", el.class_name(), self.next);
+        for t in &loan.tasks {
+            self.task_owner.insert(*t, name.clone());
+        }
+        for t in &loan.timers {
+            self.timer_owner.insert(*t, name.clone());
+        }
         self.instances.insert(
             name.clone(),
             Instance {
                 class: el.class_name().to_string(),
                 config: config.to_string(),
                 place: Place::Free(el),
+                loan,
             },
         );
         Ok(name)
@@ -284,7 +322,14 @@ impl PluginManager {
         // The element rides in `carried` so that a gate that could not be
         // entered (the closure never ran) or refused it leaves it here.
         let mut carried = element;
-        let r = on_gate(cx, gate, |g, cx| g.bind(&name, carried.take(), filter, cx));
+        let lent = !instance.loan.tasks.is_empty() || !instance.loan.timers.is_empty();
+        let r = on_gate(cx, gate, |g, cx| {
+            let r = g.bind(&name, carried.take(), filter, cx);
+            if r.is_ok() && lent {
+                g.mark_lent(&name);
+            }
+            r
+        });
         let result = match r {
             Ok(Ok(())) => Ok(()),
             Ok(Err((e, back))) => {
@@ -337,10 +382,22 @@ impl PluginManager {
             Place::Free(_) => {
                 if let Some(Instance {
                     place: Place::Free(mut el),
+                    loan,
                     ..
                 }) = self.instances.remove(inst)
                 {
                     el.cleanup(cx);
+                    // Its tasks and timers stop and go back to the spares.
+                    for t in loan.tasks {
+                        cx.unschedule_task(t);
+                        self.task_owner.remove(&t);
+                        self.spare.tasks.push(t);
+                    }
+                    for t in loan.timers {
+                        cx.unschedule_timer(t);
+                        self.timer_owner.remove(&t);
+                        self.spare.timers.push(t);
+                    }
                 }
                 Ok(())
             }
@@ -374,24 +431,37 @@ impl PluginManager {
         out
     }
 
+    /// Runs `f` on instance `name` where it is: here, or entered at its
+    /// gate (with the gate's context).
+    fn on_instance<R>(
+        &mut self,
+        name: String,
+        cx: &mut Ctx,
+        f: impl FnOnce(&mut dyn Element, &mut Ctx) -> R,
+    ) -> Result<R, String> {
+        let i = self
+            .instances
+            .get_mut(&name)
+            .ok_or_else(|| format!("no instance '{name}'"))?;
+        match &mut i.place {
+            Place::Free(el) => Ok(f(&mut **el, cx)),
+            Place::Bound { gate, .. } => on_gate(cx, *gate, |g, cx| {
+                let el = g
+                    .instance_mut(&name)
+                    .ok_or_else(|| format!("'{name}' is missing from its gate"))?;
+                Ok(f(&mut **el, cx))
+            })?,
+        }
+    }
+
     fn call(&mut self, arg: &str, write: bool, cx: &mut Ctx) -> Result<String, String> {
         let (spec, value) = word(arg);
         let (inst, handler) = spec
             .rsplit_once('.')
             .ok_or_else(|| "expected INSTANCE.HANDLER".to_string())?;
-        let i = self
-            .instances
-            .get_mut(inst)
-            .ok_or_else(|| format!("no instance '{inst}'"))?;
-        match &mut i.place {
-            Place::Free(el) => call_handler(&mut **el, handler, value, write, cx),
-            Place::Bound { gate, .. } => on_gate(cx, *gate, |g, cx| {
-                let el = g
-                    .instance_mut(inst)
-                    .ok_or_else(|| format!("'{inst}' is missing from its gate"))?;
-                call_handler(&mut **el, handler, value, write, cx)
-            })?,
-        }
+        self.on_instance(inst.to_string(), cx, |el, cx| {
+            call_handler(el, handler, value, write, cx)
+        })?
     }
 }
 
@@ -466,7 +536,24 @@ impl Element for PluginManager {
     fn configure_phase(&self) -> i32 {
         rclick_core::phase::LAST
     }
+    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+        let (mut tasks, mut timers) = (16u32, 16u32);
+        Args::new(conf)
+            .read("TASKS", &mut tasks)
+            .read("TIMERS", &mut timers)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        if tasks > 4096 || timers > 4096 {
+            return Err("TASKS and TIMERS: at most 4096 each".into());
+        }
+        (self.ntasks, self.ntimers) = (tasks, timers);
+        Ok(())
+    }
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        self.spare = Loan {
+            tasks: (0..self.ntasks).map(|_| cx.new_task(false)).collect(),
+            timers: (0..self.ntimers).map(|_| cx.new_timer()).collect(),
+        };
         let mut gates: Vec<(String, ElementId)> = Vec::new();
         for e in 0..cx.nelements() {
             if cx.element_info(e).class != "FlowGate" {
@@ -499,6 +586,11 @@ impl Element for PluginManager {
         };
         self.next = o.next;
         for (name, i) in std::mem::take(&mut o.instances) {
+            // Tasks and timers are the old router's: such an instance
+            // stays with it (its gate leaves it behind too).
+            if !i.loan.tasks.is_empty() || !i.loan.timers.is_empty() {
+                continue;
+            }
             let place = match i.place {
                 Place::Free(el) => Place::Free(el),
                 Place::Bound { gate_name, .. } => {
@@ -509,6 +601,21 @@ impl Element for PluginManager {
                 }
             };
             self.instances.insert(name, Instance { place, ..i });
+        }
+    }
+    /// A lent task: run by the instance that has it, entered where it is
+    /// (here, or at its gate, whose outputs are then its outputs).
+    fn run_task(&mut self, task: TaskId, cx: &mut Ctx) -> bool {
+        let Some(name) = self.task_owner.get(&task) else {
+            return false;
+        };
+        self.on_instance(name.clone(), cx, |el, cx| el.run_task(task, cx))
+            .unwrap_or(false)
+    }
+    /// A lent timer: likewise.
+    fn run_timer(&mut self, timer: TimerId, cx: &mut Ctx) {
+        if let Some(name) = self.timer_owner.get(&timer) {
+            let _ = self.on_instance(name.clone(), cx, |el, cx| el.run_timer(timer, cx));
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
@@ -624,12 +731,6 @@ mod tests {
                 .unwrap(),
             "true"
         );
-        let e = r.read_handler("pm.create", "InitProbe TIMER").unwrap_err();
-        assert_eq!(
-            e,
-            "InitProbe(TIMER): needs a timer, which an element made at run time \
-             cannot have (it is outside the router's graph)"
-        );
         let e = r.read_handler("pm.create", "InitProbe FAIL").unwrap_err();
         assert_eq!(e, "InitProbe(FAIL): probe refused");
         assert_eq!(
@@ -642,6 +743,51 @@ mod tests {
         assert_eq!(
             crate::test_util::CLEANED.load(Ordering::Relaxed),
             before + 1
+        );
+    }
+
+    /// Instances run the manager's spare tasks and timers as their own;
+    /// a task's pushes leave by its gate's outputs; more than are spare is
+    /// refused; free gives them back.
+    #[test]
+    fn instances_have_lent_tasks_and_timers() {
+        let conf = config("100", false).replace(
+            "pm :: PluginManager;",
+            "pm :: PluginManager(TASKS 1, TIMERS 1); Script(wait 3.5s, stop);",
+        );
+        let r = testing::build(&conf, &registry(), true).unwrap();
+        let t = r.read_handler("pm.create", "InitProbe TIMER").unwrap();
+        let e = r.read_handler("pm.create", "InitProbe TIMER").unwrap_err();
+        assert_eq!(
+            e,
+            "InitProbe(TIMER): needs more tasks or timers than are lent, which an element \
+             made at run time cannot have (it is outside the router's graph)"
+        );
+        let k = r.read_handler("pm.create", "InitProbe TASK").unwrap();
+        r.write_handler("pm.bind", &format!("sched {k} 10.0.0.1 * * * * *"))
+            .unwrap();
+        r.run();
+        assert_eq!(
+            r.read_handler("pm.call", &format!("{k}.runs")).unwrap(),
+            "3"
+        );
+        assert_eq!(
+            testing::read(&r, "d1.count"),
+            "3",
+            "the task's packets left by the gate's output 1"
+        );
+        let fires: u64 = r
+            .read_handler("pm.call", &format!("{t}.fires"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(fires, 3, "the timer fired each second for 3.5 s");
+        // Freed: its timer stops and is spare again.
+        r.write_handler("pm.free", &t).unwrap();
+        let t2 = r.read_handler("pm.create", "InitProbe TIMER").unwrap();
+        assert_eq!(
+            r.read_handler("pm.call", &format!("{t2}.fires")).unwrap(),
+            "0"
         );
     }
 
@@ -746,6 +892,11 @@ mod tests {
         let free = old.read_handler("pm.create", "Null").unwrap();
         old.write_handler("pm.bind", &format!("sched {c} * 198.51.100.1 * * * *"))
             .unwrap();
+        // Instances running lent tasks or timers stay with the old router.
+        let lent = old.read_handler("pm.create", "InitProbe TASK").unwrap();
+        old.write_handler("pm.bind", &format!("sched {lent} 10.0.0.1 * * * * *"))
+            .unwrap();
+        let lent_free = old.read_handler("pm.create", "InitProbe TIMER").unwrap();
         old.run();
         assert_eq!(
             old.read_handler("pm.call", &format!("{c}.count")).unwrap(),
@@ -758,13 +909,18 @@ mod tests {
             format!("* 198.51.100.1 * * * * -> {c}\n")
         );
         assert!(testing::read(&new, "pm.list").contains(&format!("{free} Null() unbound")));
+        let list = testing::read(&new, "pm.list");
+        assert!(
+            !list.contains(&lent) && !list.contains(&lent_free),
+            "{list}"
+        );
         new.run();
         assert_eq!(
             new.read_handler("pm.call", &format!("{c}.count")).unwrap(),
             "100"
         );
         // The next instance gets a new number.
-        assert_eq!(new.read_handler("pm.create", "Null").unwrap(), "Null@3");
+        assert_eq!(new.read_handler("pm.create", "Null").unwrap(), "Null@5");
     }
 
     #[test]

@@ -104,6 +104,24 @@ pub(crate) struct Builder {
     /// Tasks placed on a thread of their own, whatever their element's
     /// home thread: (task, thread).
     pub task_threads: Vec<(u32, usize)>,
+    /// Initializing an element made at run time: the tasks and timers it
+    /// may have (another element's, lent), and what it took of them.
+    pub lend: Option<Lending>,
+}
+
+/// Tasks and timers lent to an element made at run time while it is
+/// initialized ([`Builder::scratch`]).
+#[derive(Debug, Default)]
+pub(crate) struct Lending {
+    /// Still free.
+    pub tasks: Vec<crate::element::TaskId>,
+    pub timers: Vec<crate::element::TimerId>,
+    /// Taken: each task and whether to schedule it.
+    pub took_tasks: Vec<(crate::element::TaskId, bool)>,
+    /// Taken: each timer and when it fires (`i64::MIN`: not scheduled).
+    pub took_timers: Vec<(crate::element::TimerId, i64)>,
+    /// It asked for more than there were.
+    pub short: bool,
 }
 
 impl Builder {
@@ -135,13 +153,18 @@ impl Builder {
             selects: Vec::new(),
             nthreads: rt.nthreads,
             task_threads: Vec::new(),
+            lend: None,
         }
     }
 
     /// What an element initialized in a scratch builder asked for that
     /// an element outside the graph cannot have, if anything.
     pub(crate) fn needs_graph(&self) -> Option<&'static str> {
-        if !self.tasks.is_empty() {
+        if self.lend.as_ref().is_some_and(|l| l.short) {
+            Some("more tasks or timers than are lent")
+        } else if !self.task_threads.is_empty() {
+            Some("tasks on threads of their own")
+        } else if !self.tasks.is_empty() {
             Some("a task")
         } else if !self.timers.is_empty() {
             Some("a timer")
@@ -236,6 +259,7 @@ impl Router {
             selects: Vec::new(),
             nthreads: opts.threads.max(1),
             task_threads: Vec::new(),
+            lend: None,
         };
 
         // 0. Requirements: load the packages the configuration requires
