@@ -1,6 +1,6 @@
 //! # PluginManager
 //!
-//! `PluginManager`
+//! `PluginManager([TASKS N, TIMERS N])`
 //!
 //! **Category:** plugins. The Router Plugins paper's plugin control unit:
 //! creates plugin instances at run time and binds them to filters at
@@ -19,13 +19,26 @@
 //! where the configuration's first FlowGate stands (so `Switch(1)` may name
 //! that gate's output 1), then initialized there (its `initialize` runs;
 //! `free` runs its `cleanup`). It sees no neighbours: no connections, no
-//! other element. A class whose initialization asks for a task, a timer,
-//! descriptors to watch or a say in when the router stops is refused at
-//! `create`, naming what it asked for: the router's task and timer tables
-//! are fixed when it is built, and an instance is outside its graph. So
-//! per-packet classes work as instances (Counter, Paint, SetIPDSCP,
-//! IPFilter, the per-packet IP elements, package classes);
-//! queues with tasks, shapers with timers and sources do not.
+//! other element.
+//!
+//! The router's task and timer tables are fixed when it is built, so the
+//! manager makes TASKS tasks and TIMERS timers of its own at start and
+//! lends them: an instance that asks for a task or timer while it is
+//! initialized gets one of these, and the manager passes each run on to
+//! the instance, where it is (entered at its gate when bound, so what a
+//! task or timer pushes leaves by the gate's outputs; unbound, by none:
+//! lost and counted). `free` stops them and takes them back. A class that
+//! asks for more than are spare, or for descriptors to watch, tasks on
+//! threads of their own, or a say in when the router stops, is refused at
+//! `create`, naming what it asked for. Pull ports stay refused, so queues
+//! and pull schedulers are not instances; per-packet classes, package
+//! classes, and push elements with timers or tasks (a source bound at a
+//! gate sends through it) are.
+//!
+//! Keywords:
+//!
+//! * `TASKS` (unsigned, default 16, at most 4096): tasks to lend.
+//! * `TIMERS` (unsigned, default 16, at most 4096): timers to lend.
 //!
 //! Every request is checked completely before anything changes; a bad one
 //! changes nothing and its error says why. Binding changes enter the gate
@@ -37,7 +50,8 @@
 //! the same name takes the old one's instances. Bound instances stay bound
 //! where the new configuration has a FlowGate of the same element name and
 //! NAME (which takes them over); instances bound at a gate the new
-//! configuration lacks are destroyed with the old router.
+//! configuration lacks are destroyed with the old router, and so are
+//! instances running lent tasks or timers (those are the old router's).
 //!
 //! ## Handlers
 //!
