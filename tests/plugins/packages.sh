@@ -64,6 +64,27 @@ echo "$err" | grep -q "While configuring 'PayloadXor@2 :: PayloadXor':" \
     || fail "bad KEY: $err"
 ok
 
+# A panic inside the library is caught at the boundary: that packet is
+# dropped and counted, the element goes on.
+out=$(RCLICK_PACKAGE_PATH="$PKGT/release" "$BIN/click" -e 'require(package "payload-xor");
+InfiniteSource(LIMIT 10, STOP true) -> p :: PanicEvery(3) -> c :: Counter -> Discard;' \
+    -h c.count -h p.panics -h p.seen -h p.last_panic 2>/dev/null) || fail "PanicEvery run"
+expect='c.count:
+7
+
+p.panics:
+3
+
+p.seen:
+10
+
+p.last_panic:
+panicked: packet 9 is a multiple of 3
+'
+[ "$out" = "$(printf '%s' "$expect")" ] || fail "PanicEvery output:
+$out"
+ok
+
 # 3. An unknown package is an error, in Click's words.
 err=$(CLICKPATH="$T/cp" "$BIN/click" -e 'require(package "nosuch"); Idle -> Discard' 2>&1) \
     && fail "unknown package accepted"
@@ -93,10 +114,10 @@ echo "$err" | grep -q "unknown element class 'PayloadXor'" || fail "create befor
 err=$($P load nosuch 2>&1) && fail "load nosuch accepted"
 echo "$err" | grep -q "can't find required package 'libnosuch.so'" || fail "load nosuch: $err"
 out=$($P load "$SO") || fail "load: $out"
-[ "$out" = "payload-xor: PayloadXor LengthSplit" ] || fail "load printed '$out'"
+[ "$out" = "payload-xor: PayloadXor LengthSplit PanicEvery" ] || fail "load printed '$out'"
 err=$($P load "$SO" 2>&1) && fail "second load accepted"
 echo "$err" | grep -q "already loaded" || fail "second load: $err"
-$P packages | grep -q "^payload-xor $SO: PayloadXor LengthSplit (0 elements)$" || fail "packages: $($P packages)"
+$P packages | grep -q "^payload-xor $SO: PayloadXor LengthSplit PanicEvery (0 elements)$" || fail "packages: $($P packages)"
 I=$($P create PayloadXor KEY 0x5a, OFFSET 28) || fail "create: $I"
 [ "$I" = "PayloadXor@1" ] || fail "create printed '$I'"
 $P bind sched "$I" '* 198.51.100.1 udp * 53 *' || fail "bind"
@@ -114,7 +135,7 @@ $P unload payload-xor || fail "unload"
 err=$($P create PayloadXor KEY 1 2>&1) && fail "create after unload accepted"
 # Loaded again, by name this time (on the router's RCLICK_PACKAGE_PATH).
 out=$($P load payload-xor) || fail "reload: $out"
-[ "$out" = "payload-xor: PayloadXor LengthSplit" ] || fail "reload printed '$out'"
+[ "$out" = "payload-xor: PayloadXor LengthSplit PanicEvery" ] || fail "reload printed '$out'"
 $P unload payload-xor || fail "unload after reload"
 sleep 0.1
 kill -TERM "$PID"; wait "$PID" || fail "router exit status"; PID=

@@ -1,8 +1,9 @@
 //! `payload-xor`: an example rclick element package (docs/PLUGINS.md).
 //!
-//! Two classes, written against rclick-sdk in ordinary safe Rust:
-//! `PayloadXor` (a per-packet action with keywords and read handlers) and
-//! `LengthSplit` (two outputs).
+//! Three classes, written against rclick-sdk in ordinary safe Rust:
+//! `PayloadXor` (a per-packet action with keywords and read handlers),
+//! `LengthSplit` (two outputs) and `PanicEvery` (panics, caught at the
+//! boundary).
 
 use rclick_sdk::{Action, Config, PackageElement, Packet};
 
@@ -137,7 +138,58 @@ output 1.
     }
 }
 
-rclick_sdk::export_package!("payload-xor", [PayloadXor, LengthSplit]);
+/// The PanicEvery element.
+pub struct PanicEvery {
+    every: u64,
+    seen: u64,
+}
+
+impl PackageElement for PanicEvery {
+    const CLASS: &'static str = "PanicEvery";
+    const HANDLERS: &'static [&'static str] = &["seen"];
+    const MANUAL: &'static str = "\
+# PanicEvery
+
+`PanicEvery(N)`
+
+**Category:** example package `payload-xor`. Panics on every Nth packet,
+to show the package boundary catching it.
+
+**Ports:** 1 input, 1 output. **Processing:** agnostic.
+
+## Description
+
+Passes packets on, but panics on packets N, 2N, 3N... The SDK catches
+each panic at the boundary: the router drops that packet and counts it in
+`panics`, keeps the message in `last_panic`, and the element goes on.
+
+## Handlers
+
+* `seen` (read): packets seen, the ones it panicked on included.
+";
+
+    fn new(conf: &mut Config) -> Result<Self, String> {
+        let every: u64 = conf.positional("N")?.ok_or("N: missing")?;
+        if every == 0 {
+            return Err("N: expected a positive number".into());
+        }
+        Ok(PanicEvery { every, seen: 0 })
+    }
+
+    fn action(&mut self, _p: &mut Packet) -> Action {
+        self.seen += 1;
+        if self.seen % self.every == 0 {
+            panic!("packet {} is a multiple of {}", self.seen, self.every);
+        }
+        Action::Emit(0)
+    }
+
+    fn read_handler(&self, _name: &str) -> Result<String, String> {
+        Ok(self.seen.to_string())
+    }
+}
+
+rclick_sdk::export_package!("payload-xor", [PayloadXor, LengthSplit, PanicEvery]);
 
 #[cfg(test)]
 mod tests {
