@@ -178,7 +178,7 @@ each panic at the boundary: the router drops that packet and counts it in
 
     fn action(&mut self, _p: &mut Packet) -> Action {
         self.seen += 1;
-        if self.seen % self.every == 0 {
+        if self.seen.is_multiple_of(self.every) {
             panic!("packet {} is a multiple of {}", self.seen, self.every);
         }
         Action::Emit(0)
