@@ -118,8 +118,13 @@ out=$($P load "$SO") || fail "load: $out"
 err=$($P load "$SO" 2>&1) && fail "second load accepted"
 echo "$err" | grep -q "already loaded" || fail "second load: $err"
 $P packages | grep -q "^payload-xor $SO: PayloadXor LengthSplit PanicEvery (0 elements)$" || fail "packages: $($P packages)"
-I=$($P create PayloadXor KEY 0x5a, OFFSET 28) || fail "create: $I"
+I=$($P create PayloadXor KEY 0x11, OFFSET 28) || fail "create: $I"
 [ "$I" = "PayloadXor@1" ] || fail "create printed '$I'"
+# The package's write handler: a bad value changes nothing and says why.
+err=$($P callwrite "$I.key" 300 2>&1) && fail "bad key accepted"
+echo "$err" | grep -q "KEY: expected a byte, not '300'" || fail "bad key: $err"
+$P callwrite "$I.key" 0x5a || fail "callwrite key"
+[ "$($P call "$I.key")" = 90 ] || fail "key after write: $($P call "$I.key")"
 $P bind sched "$I" '* 198.51.100.1 udp * 53 *' || fail "bind"
 sleep 0.3
 n=$($P call "$I.count")

@@ -47,11 +47,37 @@ struct ClassFns {
     name: &'static str,
     port_count: &'static str,
     processing: &'static str,
-    handlers: Vec<&'static str>,
+    /// The package's handlers: name, index among its read handlers, index
+    /// among its write handlers.
+    handlers: Vec<PkgHandler>,
+    write: abi::WriteFn,
     new: abi::NewFn,
     action: abi::ActionFn,
     read: abi::ReadFn,
     destroy: abi::DestroyFn,
+}
+
+/// One handler of a package class.
+struct PkgHandler {
+    name: &'static str,
+    read: Option<u32>,
+    write: Option<u32>,
+}
+
+/// Interned copies of `n` strings at `p` (none if `p` is null).
+///
+/// # Safety
+/// `p` is null or points to `n` valid `Str`s.
+unsafe fn names(p: *const Str, n: usize) -> Vec<&'static str> {
+    if n == 0 || p.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts(p, n) }
+        .iter()
+        // SAFETY: the caller's contract, for each string.
+        .map(|s| intern(&unsafe { s.as_str() }))
+        .collect()
 }
 
 /// Finds and opens packages.
@@ -240,16 +266,33 @@ pub unsafe fn from_descriptor(
         }
         PortCount::parse(&pc).map_err(|e| format!("{shown}: class {cname}: {e}"))?;
         ProcessingSpec::parse(&pr).map_err(|e| format!("{shown}: class {cname}: {e}"))?;
-        let handlers: Vec<&'static str> = if c.nhandlers == 0 || c.handlers.is_null() {
-            Vec::new()
-        } else {
-            // SAFETY: `handlers` points to `nhandlers` strings (caller).
-            unsafe { std::slice::from_raw_parts(c.handlers, c.nhandlers) }
-                .iter()
-                // SAFETY: as above.
-                .map(|s| intern(&unsafe { s.as_str() }))
-                .collect()
+        // SAFETY: each list points to its count of strings (caller).
+        let (reads, writes) = unsafe {
+            (
+                names(c.handlers, c.nhandlers),
+                names(c.write_handlers, c.nwrite_handlers),
+            )
         };
+        let mut handlers: Vec<PkgHandler> = Vec::new();
+        for (i, n) in reads.iter().enumerate() {
+            if !handlers.iter().any(|h| h.name == *n) {
+                handlers.push(PkgHandler {
+                    name: n,
+                    read: Some(i as u32),
+                    write: None,
+                });
+            }
+        }
+        for (i, n) in writes.iter().enumerate() {
+            match handlers.iter_mut().find(|h| h.name == *n) {
+                Some(h) => h.write = h.write.or(Some(i as u32)),
+                None => handlers.push(PkgHandler {
+                    name: n,
+                    read: None,
+                    write: Some(i as u32),
+                }),
+            }
+        }
         let fns = Arc::new(ClassFns {
             name: intern(&cname),
             port_count: intern(&pc),
@@ -258,6 +301,7 @@ pub unsafe fn from_descriptor(
             new: c.new,
             action: c.action,
             read: c.read,
+            write: c.write,
             destroy: c.destroy,
         });
         let weak = weak.clone();
@@ -360,6 +404,22 @@ fn sink(s: &mut String) -> Sink {
     Sink {
         ctx: (s as *mut String).cast(),
         write: sink_write,
+    }
+}
+
+impl PackageElement {
+    /// A handler call's status: a caught panic is counted and kept.
+    fn status(&mut self, r: i32, msg: String) -> Result<(), String> {
+        match r {
+            abi::STATUS_OK => Ok(()),
+            abi::STATUS_PANIC => {
+                self.counts.panics += 1;
+                self.last_panic = msg.clone();
+                Err(msg)
+            }
+            _ if msg.is_empty() => Err("the package's handler failed".into()),
+            _ => Err(msg),
+        }
     }
 }
 
@@ -518,7 +578,14 @@ impl Element for PackageElement {
             .handlers
             .iter()
             .enumerate()
-            .map(|(i, h)| HandlerDef::read(h, H_PACKAGE + i as u32))
+            .map(|(i, h)| {
+                let id = H_PACKAGE + i as u32;
+                match (h.read, h.write) {
+                    (Some(_), Some(_)) => HandlerDef::read_write(h.name, id),
+                    (None, Some(_)) => HandlerDef::write(h.name, id),
+                    _ => HandlerDef::read(h.name, id),
+                }
+            })
             .collect();
         v.push(HandlerDef::read("drops", H_DROPS));
         v.push(HandlerDef::read("panics", H_PANICS));
@@ -533,25 +600,40 @@ impl Element for PackageElement {
             H_PANICS => self.counts.panics.to_string(),
             H_ERRORS => self.counts.errors.to_string(),
             H_LAST_PANIC => self.last_panic.clone(),
-            H_LIST => self.class.handlers.join("\n"),
+            H_LIST => {
+                let v: Vec<&str> = self.class.handlers.iter().map(|h| h.name).collect();
+                v.join("\n")
+            }
             id if id >= H_PACKAGE && self.state.is_null() => {
                 return Err("the element is not configured".into())
             }
             id if id >= H_PACKAGE => {
+                let ridx = self
+                    .class
+                    .handlers
+                    .get((id - H_PACKAGE) as usize)
+                    .and_then(|h| h.read)
+                    .ok_or("no such handler")?;
                 let mut out = String::new();
-                let r = (self.class.read)(self.state, id - H_PACKAGE, sink(&mut out));
-                match r {
-                    abi::STATUS_OK => out,
-                    abi::STATUS_PANIC => {
-                        self.counts.panics += 1;
-                        self.last_panic = out.clone();
-                        return Err(out);
-                    }
-                    _ => return Err(out),
-                }
+                let r = (self.class.read)(self.state, ridx, sink(&mut out));
+                self.status(r, out.clone())?;
+                out
             }
             _ => return Err("no such handler".into()),
         })
+    }
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        let widx = id
+            .checked_sub(H_PACKAGE)
+            .and_then(|k| self.class.handlers.get(k as usize))
+            .and_then(|h| h.write)
+            .ok_or("no such handler")?;
+        if self.state.is_null() {
+            return Err("the element is not configured".into());
+        }
+        let mut err = String::new();
+        let r = (self.class.write)(self.state, widx, Str::new(value), sink(&mut err));
+        self.status(r, err)
     }
 }
 
@@ -584,6 +666,7 @@ mod tests {
     impl Author for TestXor {
         const CLASS: &'static str = "TestXor";
         const HANDLERS: &'static [&'static str] = &["count", "key"];
+        const WRITE_HANDLERS: &'static [&'static str] = &["key", "reset"];
         const MANUAL: &'static str = "# TestXor\n";
         fn new(conf: &mut Config) -> Result<Self, String> {
             let key = conf.keyword("KEY")?.ok_or("KEY: missing")?;
@@ -617,6 +700,17 @@ mod tests {
                 "count" => self.count.to_string(),
                 _ => self.key.to_string(),
             })
+        }
+        fn write_handler(&mut self, name: &str, value: &str) -> Result<(), String> {
+            match name {
+                "key" => {
+                    self.key = value
+                        .parse()
+                        .map_err(|_| format!("KEY: bad value '{value}'"))?
+                }
+                _ => self.count = 0,
+            }
+            Ok(())
         }
     }
 
@@ -660,7 +754,19 @@ mod tests {
             "9",
             "one byte taken off each"
         );
-        assert_eq!(testing::read(&rt, "x.package_handlers"), "count\nkey");
+        assert_eq!(
+            testing::read(&rt, "x.package_handlers"),
+            "count\nkey\nreset"
+        );
+        // Write handlers: a bad value changes nothing and says why.
+        let e = rt.write_handler("x.key", "300").unwrap_err();
+        assert!(e.contains("KEY: bad value '300'"), "{e}");
+        assert_eq!(testing::read(&rt, "x.key"), "255");
+        rt.write_handler("x.key", "7").unwrap();
+        assert_eq!(testing::read(&rt, "x.key"), "7");
+        rt.write_handler("x.reset", "").unwrap();
+        assert_eq!(testing::read(&rt, "x.count"), "0");
+        assert!(rt.read_handler("x.reset", "").is_err(), "write-only");
         // Panics, drops and errors: dropped and counted, never passed on.
         assert_eq!(testing::read(&rt, "x2.panics"), "2");
         assert_eq!(testing::read(&rt, "x2.last_panic"), "panicked: 0xEE");

@@ -26,6 +26,8 @@
 //! * A class's `new` returns an opaque state pointer (null on error); the
 //!   router passes it to `action` and `read`, from one thread at a time,
 //!   and to `destroy` exactly once.
+//! * `read` and `write` handlers are called from one thread at a time too,
+//!   between packets.
 //! * `action` gets a [`RawPacket`] whose bytes it may read for the
 //!   duration of the call, and change in place once it has called the
 //!   packet's `make_writable` (the router then copies a buffer shared with
@@ -166,6 +168,10 @@ pub type ActionFn = extern "C" fn(state: *mut c_void, packet: *mut RawPacket, er
 /// Reads handler number `handler` (an index into `ClassDesc::handlers`)
 /// into `out`; returns a `STATUS_` code.
 pub type ReadFn = extern "C" fn(state: *mut c_void, handler: u32, out: Sink) -> i32;
+/// Writes `value` to write handler number `handler` (an index into
+/// `ClassDesc::write_handlers`); returns a `STATUS_` code, the reason in
+/// `err`.
+pub type WriteFn = extern "C" fn(state: *mut c_void, handler: u32, value: Str, err: Sink) -> i32;
 /// Destroys an element's state.
 pub type DestroyFn = extern "C" fn(state: *mut c_void);
 
@@ -193,6 +199,13 @@ pub struct ClassDesc {
     pub nhandlers: usize,
     /// Reads a handler.
     pub read: ReadFn,
+    /// The write handlers' names (a name in both lists is one handler,
+    /// read and written).
+    pub write_handlers: *const Str,
+    /// How many.
+    pub nwrite_handlers: usize,
+    /// Writes a handler.
+    pub write: WriteFn,
 }
 
 /// The package: what the entry symbol returns.

@@ -71,6 +71,9 @@ pub trait PackageElement: Sized + 'static {
     const MANUAL: &'static str = "";
     /// The read handlers' names (besides the router's own).
     const HANDLERS: &'static [&'static str] = &[];
+    /// The write handlers' names (a name also in `HANDLERS` is one
+    /// handler, read and written).
+    const WRITE_HANDLERS: &'static [&'static str] = &[];
 
     /// Makes an element from its configuration; an error says why.
     fn new(conf: &mut Config) -> Result<Self, String>;
@@ -79,6 +82,12 @@ pub trait PackageElement: Sized + 'static {
     /// Reads the handler `name` (one of `HANDLERS`).
     fn read_handler(&self, name: &str) -> Result<String, String> {
         Err(format!("no read handler '{name}'"))
+    }
+    /// Writes `value` to the handler `name` (one of `WRITE_HANDLERS`); an
+    /// error says why (and should change nothing).
+    fn write_handler(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let _ = value;
+        Err(format!("no write handler '{name}'"))
     }
 }
 
@@ -399,6 +408,36 @@ extern "C" fn read_shim<T: PackageElement>(state: *mut c_void, handler: u32, out
     }
 }
 
+extern "C" fn write_shim<T: PackageElement>(
+    state: *mut c_void,
+    handler: u32,
+    value: Str,
+    err: Sink,
+) -> i32 {
+    let Some(name) = T::WRITE_HANDLERS.get(handler as usize) else {
+        err.put("no such handler");
+        return abi::STATUS_ERROR;
+    };
+    if state.is_null() {
+        return abi::STATUS_ERROR;
+    }
+    // SAFETY: the router passes a valid string for the call (abi contract).
+    let value = unsafe { value.as_str() }.into_owned();
+    // SAFETY: as in `action_shim`.
+    let el = unsafe { &mut *state.cast::<T>() };
+    match catch_unwind(AssertUnwindSafe(|| el.write_handler(name, &value))) {
+        Ok(Ok(())) => abi::STATUS_OK,
+        Ok(Err(e)) => {
+            err.put(&e);
+            abi::STATUS_ERROR
+        }
+        Err(p) => {
+            err.put(&panic_text(&*p));
+            abi::STATUS_PANIC
+        }
+    }
+}
+
 extern "C" fn destroy_shim<T: PackageElement>(state: *mut c_void) {
     if state.is_null() {
         return;
@@ -430,8 +469,12 @@ impl<const N: usize> HandlerNames<N> {
 
 impl ClassDesc {
     /// The descriptor of class `T`, whose handler names are `handlers`
-    /// (from [`HandlerNames::of`]`(T::HANDLERS)`).
-    pub const fn of<T: PackageElement>(handlers: &'static [Str]) -> ClassDesc {
+    /// and `write_handlers` (from [`HandlerNames::of`]`(T::HANDLERS)` and
+    /// `(T::WRITE_HANDLERS)`).
+    pub const fn of<T: PackageElement>(
+        handlers: &'static [Str],
+        write_handlers: &'static [Str],
+    ) -> ClassDesc {
         ClassDesc {
             name: Str::new(T::CLASS),
             port_count: Str::new(T::PORT_COUNT),
@@ -443,6 +486,9 @@ impl ClassDesc {
             handlers: handlers.as_ptr(),
             nhandlers: handlers.len(),
             read: read_shim::<T>,
+            write_handlers: write_handlers.as_ptr(),
+            nwrite_handlers: write_handlers.len(),
+            write: write_shim::<T>,
         }
     }
 }
@@ -472,7 +518,10 @@ macro_rules! export_package {
                 const N: usize = <$class as $crate::PackageElement>::HANDLERS.len();
                 static NAMES: $crate::HandlerNames<N> =
                     $crate::HandlerNames::of(<$class as $crate::PackageElement>::HANDLERS);
-                $crate::abi::ClassDesc::of::<$class>(&NAMES.0)
+                const W: usize = <$class as $crate::PackageElement>::WRITE_HANDLERS.len();
+                static WNAMES: $crate::HandlerNames<W> =
+                    $crate::HandlerNames::of(<$class as $crate::PackageElement>::WRITE_HANDLERS);
+                $crate::abi::ClassDesc::of::<$class>(&NAMES.0, &WNAMES.0)
             }),+];
             static DESC: $crate::abi::PackageDesc = $crate::abi::PackageDesc::new($name, CLASSES);
             &DESC
@@ -492,6 +541,7 @@ mod tests {
     impl PackageElement for Echo {
         const CLASS: &'static str = "Echo";
         const HANDLERS: &'static [&'static str] = &["seen", "broken"];
+        const WRITE_HANDLERS: &'static [&'static str] = &["seen"];
         fn new(conf: &mut Config) -> Result<Self, String> {
             let port = conf.positional("PORT")?.unwrap_or(0);
             if conf.keyword::<bool>("PANIC")? == Some(true) {
@@ -518,6 +568,12 @@ mod tests {
                 "seen" => Ok(self.seen.to_string()),
                 _ => Err("broken".into()),
             }
+        }
+        fn write_handler(&mut self, _name: &str, value: &str) -> Result<(), String> {
+            self.seen = value
+                .parse()
+                .map_err(|_| format!("not a number: '{value}'"))?;
+            Ok(())
         }
     }
 
@@ -627,6 +683,21 @@ mod tests {
         assert_eq!(out, "broken");
         out.clear();
         assert_eq!((c.read)(st, 9, sink(&mut out)), abi::STATUS_ERROR);
+        // Write handlers.
+        assert_eq!(c.nwrite_handlers, 1);
+        out.clear();
+        assert_eq!(
+            (c.write)(st, 0, Str::new("x"), sink(&mut out)),
+            abi::STATUS_ERROR
+        );
+        assert_eq!(out, "not a number: 'x'");
+        out.clear();
+        assert_eq!(
+            (c.write)(st, 0, Str::new("40"), sink(&mut out)),
+            abi::STATUS_OK
+        );
+        assert_eq!((c.read)(st, 0, sink(&mut out)), abi::STATUS_OK);
+        assert_eq!(out, "40");
         (c.destroy)(st);
     }
 

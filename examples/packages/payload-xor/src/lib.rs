@@ -18,6 +18,7 @@ pub struct PayloadXor {
 impl PackageElement for PayloadXor {
     const CLASS: &'static str = "PayloadXor";
     const HANDLERS: &'static [&'static str] = &["count", "bytes", "key"];
+    const WRITE_HANDLERS: &'static [&'static str] = &["key"];
     const MANUAL: &'static str = "\
 # PayloadXor
 
@@ -43,7 +44,8 @@ Keywords:
 
 * `count` (read): packets XORed.
 * `bytes` (read): bytes XORed.
-* `key` (read): KEY.
+* `key` (read/write): KEY; a write changes it (a bad byte changes
+  nothing).
 * `drops`, `panics`, `errors`, `last_panic` (read): the router's counters
   for every package element.
 
@@ -83,6 +85,17 @@ FromDump(in.pcap) -> Strip(14) -> PayloadXor(KEY 0x5a, OFFSET 20) -> ...
             self.bytes += tail.len() as u64;
         }
         Action::Emit(0)
+    }
+
+    fn write_handler(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "key" => {
+                self.key = parse_byte(value.trim())
+                    .ok_or_else(|| format!("KEY: expected a byte, not '{value}'"))?;
+                Ok(())
+            }
+            _ => Err(format!("no handler '{name}'")),
+        }
     }
 
     fn read_handler(&self, name: &str) -> Result<String, String> {
