@@ -16,7 +16,8 @@ use std::sync::Arc;
 use rclick_core::{BuildOptions, HotConfig, Registry, Router};
 use rclick_lang::{Diagnostic, FlatConfig, Options};
 
-/// Every element class this build knows.
+/// Every element class this build knows, and the loader of element
+/// packages (`require(package "NAME")`, the PluginManager's `load`).
 pub fn registry() -> Registry {
     let mut r = Registry::new();
     rclick_elements_standard::register(&mut r);
@@ -26,6 +27,7 @@ pub fn registry() -> Registry {
     rclick_elements_nat::register(&mut r);
     rclick_elements_userlevel::register(&mut r);
     rclick_plugins::register(&mut r);
+    rclick_plugins::package::install_loader(&mut r);
     r
 }
 

@@ -4,6 +4,9 @@
 //! handlers of the configuration's `PluginManager` element:
 //!
 //! ```text
+//! rclick pmgr -s SOCKET load PACKAGE|FILE          prints NAME: CLASS...
+//! rclick pmgr -s SOCKET unload PACKAGE
+//! rclick pmgr -s SOCKET packages
 //! rclick pmgr -s SOCKET create CLASS [CONFIG...]   prints the instance's name
 //! rclick pmgr -s SOCKET bind GATE INSTANCE FILTER...
 //! rclick pmgr -s SOCKET unbind INSTANCE [FILTER...]
@@ -18,7 +21,8 @@
 //! their text arrives byte for byte. The manager element is found by class
 //! (the global `list` handler, then each element's `class`) unless
 //! `--manager NAME` names it. A refused request prints the router's reason
-//! and exits 1.
+//! and exits 1. `load` with a file path makes a relative path absolute
+//! here first (the router resolves it in its own working directory).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -201,14 +205,24 @@ pub fn run(o: &PmgrOptions) -> Result<String, String> {
     let arg = args.join(" ");
     // (handler, read?) for each command.
     let (handler, read) = match cmd.as_str() {
-        "create" | "call" => (cmd.as_str(), true),
-        "list" | "gates" => (cmd.as_str(), true),
-        "bind" | "unbind" | "free" | "callwrite" => (cmd.as_str(), false),
+        "create" | "call" | "load" => (cmd.as_str(), true),
+        "list" | "gates" | "packages" => (cmd.as_str(), true),
+        "bind" | "unbind" | "free" | "callwrite" | "unload" => (cmd.as_str(), false),
         other => {
             return Err(format!(
-                "pmgr: unknown command '{other}' (create, bind, unbind, free, list, gates, call, callwrite)"
+                "pmgr: unknown command '{other}' (load, unload, packages, create, bind, unbind, \
+                 free, list, gates, call, callwrite)"
             ))
         }
+    };
+    // A package file named by a relative path is the one here, not in the
+    // router's working directory.
+    let arg = if cmd == "load" && (arg.contains('/') || arg.ends_with(".so")) {
+        std::fs::canonicalize(&arg)
+            .map(|p| p.display().to_string())
+            .unwrap_or(arg)
+    } else {
+        arg
     };
     let mut c = Client::open(o)?;
     let manager = match &o.manager {

@@ -24,5 +24,5 @@ pub use rclick_lang::confparse;
 pub use rclick_packet::{Packet, PacketBatch, Timestamp};
 pub use registry::{ClassInfo, Registry};
 pub use router::{
-    BuildError, BuildOptions, ConfigureCx, Ctx, ElementId, HotConfig, InitCx, Router,
+    BuildError, BuildOptions, ConfigureCx, Ctx, ElementId, HotConfig, InitCx, Loan, Router,
 };

@@ -88,6 +88,9 @@ struct Binding {
     instance: String,
     element: Box<dyn Element>,
     filters: Vec<FilterId>,
+    /// It runs tasks or timers lent by this router's PluginManager: it
+    /// cannot move to another router (hot swap).
+    lent: bool,
 }
 
 /// What exists only while something is bound.
@@ -225,6 +228,7 @@ impl FlowGate {
                     instance: instance.to_string(),
                     element,
                     filters: Vec::new(),
+                    lent: false,
                 };
                 match b.bindings.iter().position(Option::is_none) {
                     Some(i) => {
@@ -296,6 +300,16 @@ impl FlowGate {
             self.bound = None;
         }
         Ok(Some(gone.element))
+    }
+
+    /// Marks `instance` as running tasks or timers lent by this router's
+    /// PluginManager: a hot swap leaves it behind (with the old router).
+    pub fn mark_lent(&mut self, instance: &str) {
+        if let Some(i) = self.binding_index(instance) {
+            if let Some(b) = self.bound.as_mut().and_then(|b| b.bindings[i].as_mut()) {
+                b.lent = true;
+            }
+        }
     }
 
     /// The element bound here as `instance`, for handler calls.
@@ -468,6 +482,17 @@ impl Element for FlowGate {
         self.bound = o.bound.take();
         self.old_stats = o.stats();
         self.tick = o.tick;
+        // Instances with lent tasks or timers stay with the old router.
+        let lent: Vec<String> = self
+            .bound
+            .iter()
+            .flat_map(|b| b.bindings.iter().flatten())
+            .filter(|x| x.lent)
+            .map(|x| x.instance.clone())
+            .collect();
+        for name in lent {
+            let _ = self.unbind(&name, None);
+        }
         if let Some(b) = self.bound.as_deref_mut() {
             b.cache = FlowCache::new(self.cache_size, self.timeout);
             if let Some(t) = self.timer {

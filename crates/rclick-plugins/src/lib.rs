@@ -2,13 +2,15 @@
 //! six-tuple filters, the filter table (a tuple-space classifier), the flow
 //! cache, `FlowGate` (the paper's gates) and `PluginManager` (its plugin
 //! control unit and plugin manager, reached through handlers and
-//! `rclick pmgr`). See docs/PLUGINS.md.
+//! `rclick pmgr`), and element packages loaded at run time (`package`).
+//! See docs/PLUGINS.md.
 
 pub mod classifier;
 pub mod filter;
 pub mod flow_cache;
 pub mod flow_drr;
 pub mod hfsc;
+pub mod package;
 mod u64map;
 
 pub use classifier::{Classifier, FilterId};
@@ -59,7 +61,92 @@ pub(crate) mod test_util {
         crate::register(&mut r);
         r.add("SeqStamp", || Box::<SeqStamp>::default(), "");
         r.add("SeqCheck", || Box::<SeqCheck>::default(), "");
+        r.add("InitProbe", || Box::<InitProbe>::default(), "");
         r
+    }
+
+    /// Says whether it was initialized (`initialized`) and cleaned up
+    /// (the shared `CLEANED` count). With `TIMER` it has a timer that
+    /// fires every second (`fires`); with `TASK` a task, scheduled at
+    /// start, that pushes a 1-byte packet out of output 1 on each of its
+    /// first 3 runs (`runs`); with `FAIL` its initialization fails.
+    #[derive(Default)]
+    pub struct InitProbe {
+        timer: Option<rclick_core::TimerId>,
+        wants_timer: bool,
+        wants_task: bool,
+        fail: bool,
+        initialized: bool,
+        fires: u64,
+        runs: u64,
+    }
+
+    /// InitProbe cleanups so far.
+    pub static CLEANED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    impl Element for InitProbe {
+        fn class_name(&self) -> &'static str {
+            "InitProbe"
+        }
+        fn port_count(&self) -> &'static str {
+            "1/-"
+        }
+        fn configure(
+            &mut self,
+            conf: &[String],
+            _cx: &mut rclick_core::ConfigureCx,
+        ) -> Result<(), String> {
+            self.wants_timer = conf.iter().any(|a| a == "TIMER");
+            self.wants_task = conf.iter().any(|a| a == "TASK");
+            self.fail = conf.iter().any(|a| a == "FAIL");
+            Ok(())
+        }
+        fn initialize(&mut self, cx: &mut rclick_core::InitCx) -> Result<(), String> {
+            if self.fail {
+                return Err("probe refused".into());
+            }
+            if self.wants_timer {
+                let t = cx.new_timer();
+                cx.schedule_timer_after(t, rclick_core::Timestamp::from_sec(1));
+                self.timer = Some(t);
+            }
+            if self.wants_task {
+                cx.new_task(true);
+            }
+            self.initialized = true;
+            Ok(())
+        }
+        fn run_timer(&mut self, t: rclick_core::TimerId, cx: &mut Ctx) {
+            self.fires += 1;
+            cx.schedule_timer_after(t, rclick_core::Timestamp::from_sec(1));
+        }
+        fn run_task(&mut self, _t: rclick_core::TaskId, cx: &mut Ctx) -> bool {
+            self.runs += 1;
+            let mut b = rclick_core::PacketBatch::new();
+            b.push(Packet::from_slice(&[1]));
+            cx.push(1, b);
+            if self.runs < 3 {
+                cx.reschedule();
+            }
+            true
+        }
+        fn cleanup(&mut self, _cx: &mut Ctx) {
+            CLEANED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        fn handlers(&self) -> Vec<HandlerDef> {
+            vec![
+                HandlerDef::read("initialized", 0),
+                HandlerDef::read("fires", 1),
+                HandlerDef::read("runs", 2),
+            ]
+        }
+        fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
+            Ok(match id {
+                0 => self.initialized.to_string(),
+                1 => self.fires.to_string(),
+                _ => self.runs.to_string(),
+            })
+        }
     }
 
     /// The IPv4 destination of a packet whose network header is set.

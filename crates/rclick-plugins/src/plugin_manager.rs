@@ -1,6 +1,6 @@
 //! # PluginManager
 //!
-//! `PluginManager`
+//! `PluginManager([TASKS N, TIMERS N])`
 //!
 //! **Category:** plugins. The Router Plugins paper's plugin control unit:
 //! creates plugin instances at run time and binds them to filters at
@@ -17,9 +17,28 @@
 //! It must accept pushes on input 0 and push on output 0 (a class whose
 //! input or output 0 is pull is refused). It is configured as if it stood
 //! where the configuration's first FlowGate stands (so `Switch(1)` may name
-//! that gate's output 1), and is not initialized, so classes that need tasks, timers or
-//! neighbours in the graph do not work as instances (Counter, Paint,
-//! SetIPDSCP, IPFilter, the per-packet IP elements do).
+//! that gate's output 1), then initialized there (its `initialize` runs;
+//! `free` runs its `cleanup`). It sees no neighbours: no connections, no
+//! other element.
+//!
+//! The router's task and timer tables are fixed when it is built, so the
+//! manager makes TASKS tasks and TIMERS timers of its own at start and
+//! lends them: an instance that asks for a task or timer while it is
+//! initialized gets one of these, and the manager passes each run on to
+//! the instance, where it is (entered at its gate when bound, so what a
+//! task or timer pushes leaves by the gate's outputs; unbound, by none:
+//! lost and counted). `free` stops them and takes them back. A class that
+//! asks for more than are spare, or for descriptors to watch, tasks on
+//! threads of their own, or a say in when the router stops, is refused at
+//! `create`, naming what it asked for. Pull ports stay refused, so queues
+//! and pull schedulers are not instances; per-packet classes, package
+//! classes, and push elements with timers or tasks (a source bound at a
+//! gate sends through it) are.
+//!
+//! Keywords:
+//!
+//! * `TASKS` (unsigned, default 16, at most 4096): tasks to lend.
+//! * `TIMERS` (unsigned, default 16, at most 4096): timers to lend.
 //!
 //! Every request is checked completely before anything changes; a bad one
 //! changes nothing and its error says why. Binding changes enter the gate
@@ -31,7 +50,8 @@
 //! the same name takes the old one's instances. Bound instances stay bound
 //! where the new configuration has a FlowGate of the same element name and
 //! NAME (which takes them over); instances bound at a gate the new
-//! configuration lacks are destroyed with the old router.
+//! configuration lacks are destroyed with the old router, and so are
+//! instances running lent tasks or timers (those are the old router's).
 //!
 //! ## Handlers
 //!
@@ -50,6 +70,15 @@
 //! * `call` (read with parameter `INSTANCE.HANDLER [ARG]`): reads one of an
 //!   instance's handlers (`call Counter@1.count`).
 //! * `callwrite` (write `INSTANCE.HANDLER [VALUE]`): writes one.
+//! * `load` (read with parameter `PACKAGE`): loads an element package (a
+//!   name looked up as `require(package "NAME")` does, or a file path) and
+//!   registers its classes, so `create` can make instances of them and a
+//!   hot-swapped configuration can use them; returns `NAME: CLASS...`.
+//! * `unload` (write `PACKAGE`): removes a package and its classes;
+//!   refused, naming them, while instances or graph elements of its
+//!   classes exist.
+//! * `packages` (read): one line a loaded package: `NAME FILE: CLASS...
+//!   (N elements)`.
 //!
 //! ## Examples
 //!
@@ -67,10 +96,13 @@
 //!
 //! FlowGate, ControlSocket
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
+use rclick_core::args::Args;
 use rclick_core::spec::{Processing, ProcessingSpec};
-use rclick_core::{Ctx, Element, ElementId, HandlerDef, HandlerKind, InitCx};
+use rclick_core::{
+    ConfigureCx, Ctx, Element, ElementId, HandlerDef, HandlerKind, InitCx, Loan, TaskId, TimerId,
+};
 
 use crate::filter::Filter;
 use crate::flow_gate::FlowGate;
@@ -89,15 +121,39 @@ struct Instance {
     class: String,
     config: String,
     place: Place,
+    /// The manager's tasks and timers it runs as its own.
+    loan: Loan,
 }
 
 /// The PluginManager element.
-#[derive(Default)]
 pub struct PluginManager {
     /// (gate NAME, element) of every FlowGate.
     gates: Vec<(String, ElementId)>,
     instances: BTreeMap<String, Instance>,
     next: u64,
+    /// TASKS and TIMERS.
+    ntasks: u32,
+    ntimers: u32,
+    /// Tasks and timers no instance has.
+    spare: Loan,
+    /// Which instance runs each lent task and timer.
+    task_owner: HashMap<TaskId, String>,
+    timer_owner: HashMap<TimerId, String>,
+}
+
+impl Default for PluginManager {
+    fn default() -> PluginManager {
+        PluginManager {
+            gates: Vec::new(),
+            instances: BTreeMap::new(),
+            next: 0,
+            ntasks: 16,
+            ntimers: 16,
+            spare: Loan::default(),
+            task_owner: HashMap::new(),
+            timer_owner: HashMap::new(),
+        }
+    }
 }
 
 mod h {
@@ -109,6 +165,9 @@ mod h {
     pub const GATES: u32 = 5;
     pub const CALL: u32 = 6;
     pub const CALLWRITE: u32 = 7;
+    pub const LOAD: u32 = 8;
+    pub const UNLOAD: u32 = 9;
+    pub const PACKAGES: u32 = 10;
 }
 
 /// Splits off the first word of `s`.
@@ -201,29 +260,37 @@ impl PluginManager {
         let Some(&(_, at)) = self.gates.first() else {
             return Err("create: the configuration has no FlowGate to bind instances at".into());
         };
-        let el = cx.create_element(class, config, at)?;
-        match ProcessingSpec::parse(el.processing()) {
-            Ok(s) if s.input(0) == Processing::Pull => {
-                return Err(format!(
+        let (el, loan) = cx.create_element(
+            class,
+            config,
+            at,
+            |el| match ProcessingSpec::parse(el.processing()) {
+                Ok(s) if s.input(0) == Processing::Pull => Err(format!(
                     "{class}: its input 0 is pull; an instance must accept pushes"
-                ))
-            }
-            Ok(s) if s.output(0) == Processing::Pull => {
-                return Err(format!(
+                )),
+                Ok(s) if s.output(0) == Processing::Pull => Err(format!(
                     "{class}: its output 0 is pull; an instance must push its packets on"
-                ))
-            }
-            Ok(_) => {}
-            Err(e) => return Err(format!("{class}: {e}")),
-        }
+                )),
+                Ok(_) => Ok(()),
+                Err(e) => Err(format!("{class}: {e}")),
+            },
+            &mut self.spare,
+        )?;
         self.next += 1;
         let name = format!("{}@{}", el.class_name(), self.next);
+        for t in &loan.tasks {
+            self.task_owner.insert(*t, name.clone());
+        }
+        for t in &loan.timers {
+            self.timer_owner.insert(*t, name.clone());
+        }
         self.instances.insert(
             name.clone(),
             Instance {
                 class: el.class_name().to_string(),
                 config: config.to_string(),
                 place: Place::Free(el),
+                loan,
             },
         );
         Ok(name)
@@ -269,7 +336,14 @@ impl PluginManager {
         // The element rides in `carried` so that a gate that could not be
         // entered (the closure never ran) or refused it leaves it here.
         let mut carried = element;
-        let r = on_gate(cx, gate, |g, cx| g.bind(&name, carried.take(), filter, cx));
+        let lent = !instance.loan.tasks.is_empty() || !instance.loan.timers.is_empty();
+        let r = on_gate(cx, gate, |g, cx| {
+            let r = g.bind(&name, carried.take(), filter, cx);
+            if r.is_ok() && lent {
+                g.mark_lent(&name);
+            }
+            r
+        });
         let result = match r {
             Ok(Ok(())) => Ok(()),
             Ok(Err((e, back))) => {
@@ -313,14 +387,32 @@ impl PluginManager {
         Ok(())
     }
 
-    fn free(&mut self, arg: &str) -> Result<(), String> {
+    fn free(&mut self, arg: &str, cx: &mut Ctx) -> Result<(), String> {
         let (inst, extra) = word(arg);
         if !extra.is_empty() {
             return Err("free: expected INSTANCE".into());
         }
         match &self.instance(inst)?.place {
             Place::Free(_) => {
-                self.instances.remove(inst);
+                if let Some(Instance {
+                    place: Place::Free(mut el),
+                    loan,
+                    ..
+                }) = self.instances.remove(inst)
+                {
+                    el.cleanup(cx);
+                    // Its tasks and timers stop and go back to the spares.
+                    for t in loan.tasks {
+                        cx.unschedule_task(t);
+                        self.task_owner.remove(&t);
+                        self.spare.tasks.push(t);
+                    }
+                    for t in loan.timers {
+                        cx.unschedule_timer(t);
+                        self.timer_owner.remove(&t);
+                        self.spare.timers.push(t);
+                    }
+                }
                 Ok(())
             }
             Place::Bound { gate_name, .. } => Err(format!(
@@ -353,24 +445,98 @@ impl PluginManager {
         out
     }
 
+    /// Runs `f` on instance `name` where it is: here, or entered at its
+    /// gate (with the gate's context).
+    fn on_instance<R>(
+        &mut self,
+        name: String,
+        cx: &mut Ctx,
+        f: impl FnOnce(&mut dyn Element, &mut Ctx) -> R,
+    ) -> Result<R, String> {
+        let i = self
+            .instances
+            .get_mut(&name)
+            .ok_or_else(|| format!("no instance '{name}'"))?;
+        match &mut i.place {
+            Place::Free(el) => Ok(f(&mut **el, cx)),
+            Place::Bound { gate, .. } => on_gate(cx, *gate, |g, cx| {
+                let el = g
+                    .instance_mut(&name)
+                    .ok_or_else(|| format!("'{name}' is missing from its gate"))?;
+                Ok(f(&mut **el, cx))
+            })?,
+        }
+    }
+
     fn call(&mut self, arg: &str, write: bool, cx: &mut Ctx) -> Result<String, String> {
         let (spec, value) = word(arg);
         let (inst, handler) = spec
             .rsplit_once('.')
             .ok_or_else(|| "expected INSTANCE.HANDLER".to_string())?;
-        let i = self
-            .instances
-            .get_mut(inst)
-            .ok_or_else(|| format!("no instance '{inst}'"))?;
-        match &mut i.place {
-            Place::Free(el) => call_handler(&mut **el, handler, value, write, cx),
-            Place::Bound { gate, .. } => on_gate(cx, *gate, |g, cx| {
-                let el = g
-                    .instance_mut(inst)
-                    .ok_or_else(|| format!("'{inst}' is missing from its gate"))?;
-                call_handler(&mut **el, handler, value, write, cx)
-            })?,
+        self.on_instance(inst.to_string(), cx, |el, cx| {
+            call_handler(el, handler, value, write, cx)
+        })?
+    }
+}
+
+impl PluginManager {
+    /// `load NAME|PATH`: loads a package; returns `NAME: CLASS...`.
+    fn load(&mut self, arg: &str, cx: &mut Ctx) -> Result<String, String> {
+        let (what, extra) = word(arg);
+        if what.is_empty() || !extra.is_empty() {
+            return Err("load: expected PACKAGE (a name on the search path, or a file)".into());
         }
+        let p = cx.registry().load_package(what)?;
+        Ok(format!("{}: {}", p.name, p.classes.join(" ")))
+    }
+
+    /// `unload NAME`: refused while an instance or graph element of one of
+    /// the package's classes exists, naming them.
+    fn unload(&mut self, arg: &str, cx: &mut Ctx) -> Result<(), String> {
+        let (name, extra) = word(arg);
+        if name.is_empty() || !extra.is_empty() {
+            return Err("unload: expected PACKAGE".into());
+        }
+        let packages = cx.registry().packages();
+        let Some(p) = packages.iter().find(|p| p.name == name) else {
+            return Err(format!("no package '{name}' is loaded"));
+        };
+        let ours = |class: &str| p.classes.contains(&class);
+        let mut users: Vec<String> = (0..cx.nelements())
+            .filter(|&e| ours(&cx.element_info(e).class))
+            .map(|e| cx.element_info(e).name.clone())
+            .collect();
+        users.extend(
+            self.instances
+                .iter()
+                .filter(|(_, i)| ours(&i.class))
+                .map(|(n, _)| n.clone()),
+        );
+        if !users.is_empty() {
+            return Err(format!(
+                "package '{name}' is in use by {}; free its instances and remove its elements first",
+                users.join(", ")
+            ));
+        }
+        cx.registry().unload_package(name)
+    }
+
+    /// `packages`: one line a loaded package.
+    fn packages(cx: &Ctx) -> String {
+        cx.registry()
+            .packages()
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {}: {} ({} element{})\n",
+                    p.name,
+                    p.path,
+                    p.classes.join(" "),
+                    p.elements,
+                    if p.elements == 1 { "" } else { "s" }
+                )
+            })
+            .collect()
     }
 }
 
@@ -384,7 +550,24 @@ impl Element for PluginManager {
     fn configure_phase(&self) -> i32 {
         rclick_core::phase::LAST
     }
+    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+        let (mut tasks, mut timers) = (16u32, 16u32);
+        Args::new(conf)
+            .read("TASKS", &mut tasks)
+            .read("TIMERS", &mut timers)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        if tasks > 4096 || timers > 4096 {
+            return Err("TASKS and TIMERS: at most 4096 each".into());
+        }
+        (self.ntasks, self.ntimers) = (tasks, timers);
+        Ok(())
+    }
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        self.spare = Loan {
+            tasks: (0..self.ntasks).map(|_| cx.new_task(false)).collect(),
+            timers: (0..self.ntimers).map(|_| cx.new_timer()).collect(),
+        };
         let mut gates: Vec<(String, ElementId)> = Vec::new();
         for e in 0..cx.nelements() {
             if cx.element_info(e).class != "FlowGate" {
@@ -417,6 +600,11 @@ impl Element for PluginManager {
         };
         self.next = o.next;
         for (name, i) in std::mem::take(&mut o.instances) {
+            // Tasks and timers are the old router's: such an instance
+            // stays with it (its gate leaves it behind too).
+            if !i.loan.tasks.is_empty() || !i.loan.timers.is_empty() {
+                continue;
+            }
             let place = match i.place {
                 Place::Free(el) => Place::Free(el),
                 Place::Bound { gate_name, .. } => {
@@ -429,6 +617,21 @@ impl Element for PluginManager {
             self.instances.insert(name, Instance { place, ..i });
         }
     }
+    /// A lent task: run by the instance that has it, entered where it is
+    /// (here, or at its gate, whose outputs are then its outputs).
+    fn run_task(&mut self, task: TaskId, cx: &mut Ctx) -> bool {
+        let Some(name) = self.task_owner.get(&task) else {
+            return false;
+        };
+        self.on_instance(name.clone(), cx, |el, cx| el.run_task(task, cx))
+            .unwrap_or(false)
+    }
+    /// A lent timer: likewise.
+    fn run_timer(&mut self, timer: TimerId, cx: &mut Ctx) {
+        if let Some(name) = self.timer_owner.get(&timer) {
+            let _ = self.on_instance(name.clone(), cx, |el, cx| el.run_timer(timer, cx));
+        }
+    }
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![
             HandlerDef::read_param("create", h::CREATE).expensive(),
@@ -439,6 +642,9 @@ impl Element for PluginManager {
             HandlerDef::read("gates", h::GATES),
             HandlerDef::read_param("call", h::CALL).expensive(),
             HandlerDef::write("callwrite", h::CALLWRITE),
+            HandlerDef::read_param("load", h::LOAD).expensive(),
+            HandlerDef::write("unload", h::UNLOAD),
+            HandlerDef::read("packages", h::PACKAGES),
         ]
     }
     fn read_handler(&mut self, id: u32, param: &str, cx: &mut Ctx) -> Result<String, String> {
@@ -447,6 +653,8 @@ impl Element for PluginManager {
             h::LIST => Ok(self.list(cx)),
             h::GATES => Ok(self.gates.iter().map(|g| format!("{}\n", g.0)).collect()),
             h::CALL => self.call(param, false, cx),
+            h::LOAD => self.load(param, cx),
+            h::PACKAGES => Ok(Self::packages(cx)),
             _ => Err("no such handler".into()),
         }
     }
@@ -454,8 +662,9 @@ impl Element for PluginManager {
         match id {
             h::BIND => self.bind(value, cx),
             h::UNBIND => self.unbind(value, cx),
-            h::FREE => self.free(value),
+            h::FREE => self.free(value, cx),
             h::CALLWRITE => self.call(value, true, cx).map(|_| ()),
+            h::UNLOAD => self.unload(value, cx),
             _ => Err("no such handler".into()),
         }
     }
@@ -522,6 +731,78 @@ mod tests {
         );
         r.write_handler("pm.free", &c).unwrap();
         assert_eq!(testing::read(&r, "pm.list"), "");
+    }
+
+    /// Instances are initialized; what needs the graph is refused; free
+    /// cleans up.
+    #[test]
+    fn instances_are_initialized_and_cleaned_up() {
+        use std::sync::atomic::Ordering;
+        let r = testing::build(&config("10", true), &registry(), true).unwrap();
+        let p = r.read_handler("pm.create", "InitProbe").unwrap();
+        assert_eq!(
+            r.read_handler("pm.call", &format!("{p}.initialized"))
+                .unwrap(),
+            "true"
+        );
+        let e = r.read_handler("pm.create", "InitProbe FAIL").unwrap_err();
+        assert_eq!(e, "InitProbe(FAIL): probe refused");
+        assert_eq!(
+            testing::read(&r, "pm.list"),
+            format!("{p} InitProbe() unbound\n"),
+            "refused instances are not kept"
+        );
+        let before = crate::test_util::CLEANED.load(Ordering::Relaxed);
+        r.write_handler("pm.free", &p).unwrap();
+        assert_eq!(
+            crate::test_util::CLEANED.load(Ordering::Relaxed),
+            before + 1
+        );
+    }
+
+    /// Instances run the manager's spare tasks and timers as their own;
+    /// a task's pushes leave by its gate's outputs; more than are spare is
+    /// refused; free gives them back.
+    #[test]
+    fn instances_have_lent_tasks_and_timers() {
+        let conf = config("100", false).replace(
+            "pm :: PluginManager;",
+            "pm :: PluginManager(TASKS 1, TIMERS 1); Script(wait 3.5s, stop);",
+        );
+        let r = testing::build(&conf, &registry(), true).unwrap();
+        let t = r.read_handler("pm.create", "InitProbe TIMER").unwrap();
+        let e = r.read_handler("pm.create", "InitProbe TIMER").unwrap_err();
+        assert_eq!(
+            e,
+            "InitProbe(TIMER): needs more tasks or timers than are lent, which an element \
+             made at run time cannot have (it is outside the router's graph)"
+        );
+        let k = r.read_handler("pm.create", "InitProbe TASK").unwrap();
+        r.write_handler("pm.bind", &format!("sched {k} 10.0.0.1 * * * * *"))
+            .unwrap();
+        r.run();
+        assert_eq!(
+            r.read_handler("pm.call", &format!("{k}.runs")).unwrap(),
+            "3"
+        );
+        assert_eq!(
+            testing::read(&r, "d1.count"),
+            "3",
+            "the task's packets left by the gate's output 1"
+        );
+        let fires: u64 = r
+            .read_handler("pm.call", &format!("{t}.fires"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(fires, 3, "the timer fired each second for 3.5 s");
+        // Freed: its timer stops and is spare again.
+        r.write_handler("pm.free", &t).unwrap();
+        let t2 = r.read_handler("pm.create", "InitProbe TIMER").unwrap();
+        assert_eq!(
+            r.read_handler("pm.call", &format!("{t2}.fires")).unwrap(),
+            "0"
+        );
     }
 
     #[test]
@@ -625,6 +906,11 @@ mod tests {
         let free = old.read_handler("pm.create", "Null").unwrap();
         old.write_handler("pm.bind", &format!("sched {c} * 198.51.100.1 * * * *"))
             .unwrap();
+        // Instances running lent tasks or timers stay with the old router.
+        let lent = old.read_handler("pm.create", "InitProbe TASK").unwrap();
+        old.write_handler("pm.bind", &format!("sched {lent} 10.0.0.1 * * * * *"))
+            .unwrap();
+        let lent_free = old.read_handler("pm.create", "InitProbe TIMER").unwrap();
         old.run();
         assert_eq!(
             old.read_handler("pm.call", &format!("{c}.count")).unwrap(),
@@ -637,13 +923,18 @@ mod tests {
             format!("* 198.51.100.1 * * * * -> {c}\n")
         );
         assert!(testing::read(&new, "pm.list").contains(&format!("{free} Null() unbound")));
+        let list = testing::read(&new, "pm.list");
+        assert!(
+            !list.contains(&lent) && !list.contains(&lent_free),
+            "{list}"
+        );
         new.run();
         assert_eq!(
             new.read_handler("pm.call", &format!("{c}.count")).unwrap(),
             "100"
         );
         // The next instance gets a new number.
-        assert_eq!(new.read_handler("pm.create", "Null").unwrap(), "Null@3");
+        assert_eq!(new.read_handler("pm.create", "Null").unwrap(), "Null@5");
     }
 
     #[test]

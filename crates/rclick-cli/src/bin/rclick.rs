@@ -115,12 +115,21 @@ enum Command {
     Doc {
         /// The class name (for example Counter).
         class: String,
+        /// Load this element package first (a name on CLICKPATH or
+        /// RCLICK_PACKAGE_PATH, or a file); may be repeated.
+        #[arg(short = 'p', long = "package", value_name = "PACKAGE")]
+        packages: Vec<String>,
     },
     /// List the element classes.
-    Elements,
-    /// The plugin manager: create plugin instances in a running router and
-    /// bind them to filters at its FlowGates, through its ControlSocket
-    /// (`create CLASS [CONFIG]`, `bind GATE INSTANCE FILTER`,
+    Elements {
+        /// Load this element package first; may be repeated.
+        #[arg(short = 'p', long = "package", value_name = "PACKAGE")]
+        packages: Vec<String>,
+    },
+    /// The plugin manager: load element packages into a running router,
+    /// create plugin instances and bind them to filters at its FlowGates,
+    /// through its ControlSocket (`load PACKAGE|FILE`, `unload PACKAGE`,
+    /// `packages`, `create CLASS [CONFIG]`, `bind GATE INSTANCE FILTER`,
     /// `unbind INSTANCE [FILTER]`, `free INSTANCE`, `list`, `gates`,
     /// `call INSTANCE.HANDLER`, `callwrite INSTANCE.HANDLER VALUE`).
     Pmgr(rclick_cli::pmgr::PmgrOptions),
@@ -213,8 +222,10 @@ fn main() {
                 1
             }
         },
-        Command::Doc { class } => {
-            let reg = registry();
+        Command::Doc { class, packages } => {
+            let Some(reg) = registry_with(&packages) else {
+                std::process::exit(1)
+            };
             match reg.get(&class) {
                 Some(c) => {
                     print!("{}", c.manual());
@@ -245,14 +256,30 @@ fn main() {
                 1
             }
         },
-        Command::Elements => {
-            for n in registry().names() {
-                println!("{n}");
+        Command::Elements { packages } => match registry_with(&packages) {
+            Some(reg) => {
+                for n in reg.names() {
+                    println!("{n}");
+                }
+                0
             }
-            0
-        }
+            None => 1,
+        },
     };
     std::process::exit(status);
+}
+
+/// The registry with `packages` loaded; `None` (after printing why) if
+/// one fails to load.
+fn registry_with(packages: &[String]) -> Option<rclick_core::Registry> {
+    let reg = registry();
+    for p in packages {
+        if let Err(e) = reg.load_package(p) {
+            eprintln!("{e}");
+            return None;
+        }
+    }
+    Some(reg)
 }
 
 fn check(source: Source, defines: &[(String, String)]) -> i32 {

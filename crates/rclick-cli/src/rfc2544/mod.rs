@@ -1210,7 +1210,9 @@ fn targets(r: &Report, previous: Option<&Report>) -> Vec<Target> {
                 fmt_rate(p.offered_fps),
                 p.offered_fps / ndr
             ),
-            (None, None, Some(_)) => "2x the NDR is above the generator's ceiling: not offered".into(),
+            (None, None, Some(_)) => {
+                "2x the NDR is above the generator's ceiling: not offered".into()
+            }
             (None, None, None) => "not measured".into(),
         },
         met: reached.map(|(p, ndr)| p.delivered_fps >= 0.95 * ndr),

@@ -1,5 +1,5 @@
 //! Building a router from a flat configuration, in Click's stages:
-//! instantiate, check port ranges, resolve push/pull, check completeness,
+//! load required packages, instantiate, check port ranges, resolve push/pull, check completeness,
 //! configure (in phase order), initialize (in phase order).
 //!
 //! Each stage reports every error it finds before the build gives up, and
@@ -107,6 +107,9 @@ pub(crate) struct Builder {
     /// `connections` indexed by element, made on the first graph search
     /// (the connections are final by then).
     pub conn_index: Option<Arc<ConnIndex>>,
+    /// Initializing an element made at run time: the tasks and timers it
+    /// may have (another element's, lent), and what it took of them.
+    pub lend: Option<Lending>,
 }
 
 /// The connections leaving and entering each element (indices into
@@ -119,7 +122,77 @@ pub(crate) struct ConnIndex {
     pub to: Vec<Vec<usize>>,
 }
 
+/// Tasks and timers lent to an element made at run time while it is
+/// initialized ([`Builder::scratch`]).
+#[derive(Debug, Default)]
+pub(crate) struct Lending {
+    /// Still free.
+    pub tasks: Vec<crate::element::TaskId>,
+    pub timers: Vec<crate::element::TimerId>,
+    /// Taken: each task and whether to schedule it.
+    pub took_tasks: Vec<(crate::element::TaskId, bool)>,
+    /// Taken: each timer and when it fires (`i64::MIN`: not scheduled).
+    pub took_timers: Vec<(crate::element::TimerId, i64)>,
+    /// It asked for more than there were.
+    pub short: bool,
+}
+
 impl Builder {
+    /// A builder for initializing one element made while `rt` runs (a
+    /// plugin instance, `Ctx::create_element`): it sees `rt`'s elements'
+    /// facts and names but none of the elements, connections, tasks or
+    /// timers; whatever the element asks for lands here, where the caller
+    /// looks at it. Its clock stands still at `rt`'s now.
+    pub(crate) fn scratch(rt: &RouterInner) -> Builder {
+        let n = rt.info.len();
+        Builder {
+            elements: (0..n).map(|_| None).collect(),
+            info: rt.info.clone(),
+            connections: Vec::new(),
+            tasks: Vec::new(),
+            timers: Vec::new(),
+            element_tasks: vec![Vec::new(); n],
+            stop_handlers: Vec::new(),
+            names: rt.names.clone(),
+            home_thread: HashMap::new(),
+            tickets: HashMap::new(),
+            clock: Clock::simulated_from(rt.clock.now()),
+            errors: Vec::new(),
+            capture: true,
+            log: Vec::new(),
+            runcount_delta: 0,
+            external_tasks: Vec::new(),
+            hotswap_from: None,
+            selects: Vec::new(),
+            nthreads: rt.nthreads,
+            task_threads: Vec::new(),
+            conn_index: None,
+            lend: None,
+        }
+    }
+
+    /// What an element initialized in a scratch builder asked for that
+    /// an element outside the graph cannot have, if anything.
+    pub(crate) fn needs_graph(&self) -> Option<&'static str> {
+        if self.lend.as_ref().is_some_and(|l| l.short) {
+            Some("more tasks or timers than are lent")
+        } else if !self.task_threads.is_empty() {
+            Some("tasks on threads of their own")
+        } else if !self.tasks.is_empty() {
+            Some("a task")
+        } else if !self.timers.is_empty() {
+            Some("a timer")
+        } else if !self.selects.is_empty() {
+            Some("descriptors to watch")
+        } else if !self.stop_handlers.is_empty() || self.runcount_delta != 0 {
+            Some("a say in when the router stops")
+        } else if !self.external_tasks.is_empty() {
+            Some("external events")
+        } else {
+            None
+        }
+    }
+
     /// An empty builder for `n` elements.
     fn new(n: usize, opts: &BuildOptions) -> Builder {
         Builder {
@@ -148,6 +221,7 @@ impl Builder {
             nthreads: opts.threads.max(1),
             task_threads: Vec::new(),
             conn_index: None,
+            lend: None,
         }
     }
 
@@ -197,6 +271,17 @@ impl Builder {
 /// used once as it must be. Nothing is configured or initialized.
 fn resolve(b: &mut Builder, flat: &FlatConfig, registry: &Registry) -> Result<(), BuildError> {
     let n = flat.elements.len();
+    // 0. Requirements: load the packages the configuration requires
+    // (Click's messages have no landmark; later stages still report
+    // their errors, as Click's lexer goes on after a failed require).
+    for (ty, value) in &flat.requirement_pairs {
+        if ty == "package" {
+            if let Err(e) = registry.require_package(value) {
+                b.errors.extend(e.lines().map(str::to_string));
+            }
+        }
+    }
+
     // 1. Instantiate.
     for fe in &flat.elements {
         let el = registry.create(&fe.class);
@@ -923,6 +1008,27 @@ mod tests {
         )
         .map_err(|e| e.iter().map(|d| d.to_string()).collect::<Vec<_>>())?;
         Router::build(flat, registry(), BuildOptions::default()).map_err(|e| e.messages)
+    }
+
+    /// An unknown package is an error in Click's words, reported with
+    /// the later stages' errors; no router is built.
+    #[test]
+    fn unknown_package_is_an_error() {
+        let e = build("require(package \"nosuch\"); Src -> Foo -> Sink;")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            vec![
+                "While loading package 'nosuch':",
+                "  this program cannot load packages",
+                "requirement 'nosuch' not available",
+                "t:1: unknown element class 'Foo'",
+            ]
+        );
+        // compact_config is not a package.
+        let r = build("require(compact_config); s :: Src -> q :: Q -> k :: Sink;");
+        assert!(r.is_ok(), "{:?}", r.err());
     }
 
     #[test]

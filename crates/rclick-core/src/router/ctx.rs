@@ -15,6 +15,17 @@ use crate::element::{Element, TaskId, TimerId};
 use crate::notifier::{Notifier, NotifierSignal};
 use crate::spec::Processing;
 
+/// Tasks and timers an element made at run time may take as its own
+/// ([`Ctx::create_element`]): its holder's spare ones, whose runs the
+/// holder passes on to it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Loan {
+    /// Tasks.
+    pub tasks: Vec<TaskId>,
+    /// Timers.
+    pub timers: Vec<TimerId>,
+}
+
 /// Named values elements define for others (AddressInfo's `eth0:ip`),
 /// keyed by kind and name: Click's NameInfo.
 #[derive(Clone, Debug, Default)]
@@ -320,6 +331,19 @@ impl<'a> InitCx<'a> {
 
     /// Creates a task for this element, scheduled at start when `scheduled`.
     pub fn new_task(&mut self, scheduled: bool) -> TaskId {
+        if let Some(l) = &mut self.b.lend {
+            // An element made at run time: one of the lent tasks.
+            return match l.tasks.pop() {
+                Some(t) => {
+                    l.took_tasks.push((t, scheduled));
+                    t
+                }
+                None => {
+                    l.short = true;
+                    TaskId(u32::MAX)
+                }
+            };
+        }
         let id = self.b.tasks.len() as u32;
         self.b.tasks.push(TaskInfo {
             element: self.id,
@@ -344,6 +368,18 @@ impl<'a> InitCx<'a> {
 
     /// Creates a timer for this element.
     pub fn new_timer(&mut self) -> TimerId {
+        if let Some(l) = &mut self.b.lend {
+            return match l.timers.pop() {
+                Some(t) => {
+                    l.took_timers.push((t, i64::MIN));
+                    t
+                }
+                None => {
+                    l.short = true;
+                    TimerId(u32::MAX)
+                }
+            };
+        }
         let id = self.b.timers.len() as u32;
         self.b.timers.push(TimerInfo {
             element: self.id,
@@ -356,9 +392,15 @@ impl<'a> InitCx<'a> {
 
     /// Schedules timer `t` to fire at `when` once the router runs.
     pub fn schedule_timer_at(&mut self, t: TimerId, when: Timestamp) {
-        self.b.timers[t.0 as usize]
-            .expiry
-            .store(when.as_nsec(), Ordering::Relaxed);
+        if let Some(l) = &mut self.b.lend {
+            if let Some(x) = l.took_timers.iter_mut().find(|x| x.0 == t) {
+                x.1 = when.as_nsec();
+            }
+            return;
+        }
+        if let Some(ti) = self.b.timers.get(t.0 as usize) {
+            ti.expiry.store(when.as_nsec(), Ordering::Relaxed);
+        }
     }
 
     /// Schedules timer `t` to fire `after` from now.
@@ -1500,20 +1542,40 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// Makes and configures a new element of class `class` from the
-    /// configuration string `config`, outside the router's graph (the
-    /// plugin manager's `create`): it has no ports, tasks or timers of its
-    /// own and is not initialized; whoever holds it calls its `push` with
-    /// its own context, so its outputs are the caller's. It is configured
-    /// as if it stood in element `at`'s place (`at`'s port counts, names
-    /// looked up from there). Configuration errors come back as one
-    /// message.
+    /// The registry of element classes this router was built with (the
+    /// PluginManager loads and unloads packages through it).
+    pub fn registry(&self) -> &crate::registry::Registry {
+        &self.rt.registry
+    }
+
+    /// Makes, configures and initializes a new element of class `class`
+    /// from the configuration string `config`, outside the router's graph
+    /// (the plugin manager's `create`): it has no ports of its own; whoever
+    /// holds it calls its `push` with its own context, so its outputs are
+    /// the caller's. It is configured and initialized as if it stood in
+    /// element `at`'s place (`at`'s port counts and processing, names
+    /// looked up from there), but sees no neighbours: no connections, no
+    /// other element (`InitCx::with_element` finds none).
+    ///
+    /// The router's task and timer tables are fixed when it is built, so
+    /// the tasks and timers the element asks for while initializing come
+    /// from `loan`: the caller's own spare ones, whose runs the caller
+    /// passes on to the element (`run_task`, `run_timer` with the same
+    /// ids). What it took is removed from `loan` and returned; those asked
+    /// to be scheduled are. An element asking for more than `loan` has,
+    /// or for descriptors to watch, tasks on threads of their own, a stop
+    /// handler or external events, is refused, naming what it asked for.
+    /// `check` looks at the configured element before it is initialized
+    /// (the plugin manager refuses pull ports there). Errors come back as
+    /// one message; a failure takes nothing from `loan`.
     pub fn create_element(
         &mut self,
         class: &str,
         config: &str,
         at: ElementId,
-    ) -> Result<Box<dyn Element>, String> {
+        check: impl FnOnce(&dyn Element) -> Result<(), String>,
+        loan: &mut Loan,
+    ) -> Result<(Box<dyn Element>, Loan), String> {
         let rt = self.rt;
         if at >= rt.info.len() {
             return Err(format!("no element number {at}"));
@@ -1527,7 +1589,42 @@ impl<'a> Ctx<'a> {
         let r = el.configure(&args, &mut ccx);
         rt.log_messages(std::mem::take(&mut ccx.messages));
         r.map_err(|m| format!("{class}({config}): {m}"))?;
-        Ok(el)
+        check(&*el)?;
+        let mut b = Builder::scratch(rt);
+        b.lend = Some(super::build::Lending {
+            tasks: loan.tasks.iter().rev().copied().collect(),
+            timers: loan.timers.iter().rev().copied().collect(),
+            ..Default::default()
+        });
+        let r = el.initialize(&mut InitCx::new(at, &mut b));
+        for l in std::mem::take(&mut b.log) {
+            rt.log_line(l);
+        }
+        r.map_err(|m| format!("{class}({config}): {m}"))?;
+        if let Some(what) = b.needs_graph() {
+            return Err(format!(
+                "{class}({config}): needs {what}, which an element made at run time \
+                 cannot have (it is outside the router's graph)"
+            ));
+        }
+        let lent = b.lend.take().unwrap_or_default();
+        let took = Loan {
+            tasks: lent.took_tasks.iter().map(|t| t.0).collect(),
+            timers: lent.took_timers.iter().map(|t| t.0).collect(),
+        };
+        loan.tasks.retain(|t| !took.tasks.contains(t));
+        loan.timers.retain(|t| !took.timers.contains(t));
+        for (t, scheduled) in lent.took_tasks {
+            if scheduled {
+                self.schedule_task(t);
+            }
+        }
+        for (t, when) in lent.took_timers {
+            if when != i64::MIN {
+                self.schedule_timer_at(t, Timestamp::from_nsec(when));
+            }
+        }
+        Ok((el, took))
     }
 
     /// The task table entry (tests).

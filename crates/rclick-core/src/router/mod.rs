@@ -52,7 +52,7 @@ pub(crate) use slot::Slot;
 pub use slot::SlotBusy;
 
 pub use build::{resolve_graph, BuildError, BuildOptions};
-pub use ctx::{ConfigureCx, Ctx, InitCx};
+pub use ctx::{ConfigureCx, Ctx, InitCx, Loan};
 pub use hotswap::HotConfig;
 
 /// Index of an element in its router.

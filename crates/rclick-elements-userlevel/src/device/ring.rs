@@ -461,8 +461,7 @@ impl RxRing {
                         len: snap,
                         wire_len: (h.tp_len as usize).max(snap),
                         pkttype: sll.sll_pkttype,
-                        tstamp_ns: u64::from(h.tp_sec) * 1_000_000_000
-                            + u64::from(h.tp_nsec),
+                        tstamp_ns: u64::from(h.tp_sec) * 1_000_000_000 + u64::from(h.tp_nsec),
                         ..RecvInfo::default()
                     };
                     // The V3 header's TCI field is 32 bits wide; tags are 16.
@@ -750,7 +749,10 @@ mod tests {
                 rx.recv(64, |d, info| {
                     if d.len() == 100 && d[6..14] == frame[6..14] {
                         assert_eq!(info.wire_len, 100);
-                        assert!(info.tstamp_ns > 1_600_000_000 * 1_000_000_000, "a realtime stamp");
+                        assert!(
+                            info.tstamp_ns > 1_600_000_000 * 1_000_000_000,
+                            "a realtime stamp"
+                        );
                         seen.push(d[14]);
                     }
                 });
