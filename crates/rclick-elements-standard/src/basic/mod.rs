@@ -11,16 +11,20 @@ use rclick_core::Registry;
 use rclick_packet::Packet;
 
 pub mod average_counter;
+pub mod check_crc32;
 pub mod check_length;
 pub mod check_paint;
 pub mod classifier;
 pub mod counter;
+pub(crate) mod crc32;
 pub mod discard;
+pub mod discard_no_free;
 pub mod hash_switch;
 pub mod idle;
 pub mod infinite_source;
 pub mod message;
 pub mod null;
+pub mod nulls;
 pub mod pad;
 pub mod paint;
 pub mod paint_switch;
@@ -30,11 +34,18 @@ pub mod pull_null;
 pub mod pull_switch;
 pub mod pull_tee;
 pub mod push_null;
+pub mod random_source;
+pub mod random_switch;
 pub mod rated_source;
 pub mod round_robin_switch;
+pub mod set_anno_byte;
+pub mod set_crc32;
 pub mod set_packet_type;
 pub mod simple_pull_switch;
+pub mod static_pull_switch;
 pub mod static_switch;
+pub mod store_data;
+pub mod stride_switch;
 pub mod strip;
 pub mod switch;
 pub mod tee;
@@ -48,6 +59,11 @@ pub fn register(r: &mut Registry) {
         "AverageCounter",
         || Box::<average_counter::AverageCounter>::default(),
         include_str!("average_counter.rs"),
+    );
+    r.add(
+        "CheckCRC32",
+        || Box::<check_crc32::CheckCRC32>::default(),
+        include_str!("check_crc32.rs"),
     );
     r.add(
         "CheckLength",
@@ -73,6 +89,11 @@ pub fn register(r: &mut Registry) {
         "Discard",
         || Box::<discard::Discard>::default(),
         include_str!("discard.rs"),
+    );
+    r.add(
+        "DiscardNoFree",
+        || Box::<discard_no_free::DiscardNoFree>::default(),
+        include_str!("discard_no_free.rs"),
     );
     r.add(
         "HashSwitch",
@@ -141,6 +162,16 @@ pub fn register(r: &mut Registry) {
         include_str!("push_null.rs"),
     );
     r.add(
+        "RandomSource",
+        || Box::<random_source::RandomSource>::default(),
+        include_str!("random_source.rs"),
+    );
+    r.add(
+        "RandomSwitch",
+        || Box::<random_switch::RandomSwitch>::default(),
+        include_str!("random_switch.rs"),
+    );
+    r.add(
         "RatedSource",
         || Box::<rated_source::RatedSource>::default(),
         include_str!("rated_source.rs"),
@@ -149,6 +180,16 @@ pub fn register(r: &mut Registry) {
         "RoundRobinSwitch",
         || Box::<round_robin_switch::RoundRobinSwitch>::default(),
         include_str!("round_robin_switch.rs"),
+    );
+    r.add(
+        "SetAnnoByte",
+        || Box::<set_anno_byte::SetAnnoByte>::default(),
+        include_str!("set_anno_byte.rs"),
+    );
+    r.add(
+        "SetCRC32",
+        || Box::<set_crc32::SetCRC32>::default(),
+        include_str!("set_crc32.rs"),
     );
     r.add(
         "SetPacketType",
@@ -161,6 +202,11 @@ pub fn register(r: &mut Registry) {
         include_str!("simple_pull_switch.rs"),
     );
     r.add(
+        "StaticPullSwitch",
+        || Box::<static_pull_switch::StaticPullSwitch>::default(),
+        include_str!("static_pull_switch.rs"),
+    );
+    r.add(
         "StaticSwitch",
         || Box::<static_switch::StaticSwitch>::default(),
         include_str!("static_switch.rs"),
@@ -169,6 +215,16 @@ pub fn register(r: &mut Registry) {
         "Strip",
         || Box::<strip::Strip>::default(),
         include_str!("strip.rs"),
+    );
+    r.add(
+        "StoreData",
+        || Box::<store_data::StoreData>::default(),
+        include_str!("store_data.rs"),
+    );
+    r.add(
+        "StrideSwitch",
+        || Box::<stride_switch::StrideSwitch>::default(),
+        include_str!("stride_switch.rs"),
     );
     r.add(
         "Switch",
@@ -191,6 +247,7 @@ pub fn register(r: &mut Registry) {
         || Box::<unstrip::Unstrip>::default(),
         include_str!("unstrip.rs"),
     );
+    nulls::register(r);
     r.alias("RRSwitch", "RoundRobinSwitch");
 }
 
@@ -542,6 +599,14 @@ pub(crate) mod test_util {
         let mut r = Registry::new();
         crate::register(&mut r);
         r
+    }
+
+    /// Serialises the tests that seed and draw from the process-wide
+    /// random generator, so each sees the sequence its seed gives.
+    pub(crate) fn random_lock() -> std::sync::MutexGuard<'static, ()> {
+        static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        LOCK.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

@@ -9,10 +9,13 @@ use rclick_core::Registry;
 pub mod align;
 pub mod alignment_info;
 pub mod bandwidth_rated_splitter;
+pub mod block;
 pub mod block_thread;
 pub mod bypass;
 pub mod clipboard;
+pub mod compare_block;
 pub mod delay_shaper;
+pub mod error_element;
 pub mod hub;
 pub mod input_switch;
 pub mod link_unqueue;
@@ -25,6 +28,21 @@ pub mod timed_sink;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
+    r.add(
+        "Block",
+        || Box::<block::Block>::default(),
+        include_str!("block.rs"),
+    );
+    r.add(
+        "CompareBlock",
+        || Box::<compare_block::CompareBlock>::default(),
+        include_str!("compare_block.rs"),
+    );
+    r.add(
+        "Error",
+        || Box::<error_element::ErrorElement>::default(),
+        include_str!("error_element.rs"),
+    );
     r.add(
         "Bypass",
         || Box::<bypass::Bypass>::default(),
