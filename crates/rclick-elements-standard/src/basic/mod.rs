@@ -333,6 +333,39 @@ impl rclick_core::args::FromArg for AnnoSlot {
     }
 }
 
+/// The name-table kind under which AnnotationInfo defines annotation
+/// names (value: `OFFSET SIZE`).
+pub(crate) const ANNO_NAME_KIND: &str = "anno";
+
+/// Replaces annotation names defined by AnnotationInfo with their offsets
+/// in an annotation-taking element's arguments (a whole argument, or the
+/// value of an `ANNO` keyword), so that [`AnnoSlot`] parses them. A name
+/// whose annotation is not one byte is left alone, and then fails to
+/// parse, as in Click.
+pub(crate) fn resolve_anno_names(conf: &[String], cx: &rclick_core::ConfigureCx) -> Vec<String> {
+    let one_byte = |name: &str| -> Option<String> {
+        let v = cx.lookup_name(ANNO_NAME_KIND, name)?;
+        let (off, size) = v.split_once(' ')?;
+        (size == "1").then(|| off.to_string())
+    };
+    conf.iter()
+        .map(|a| {
+            let t = a.trim();
+            if let Some(off) = one_byte(t) {
+                return off;
+            }
+            if let Some(rest) = t.strip_prefix("ANNO") {
+                if rest.starts_with(char::is_whitespace) {
+                    if let Some(off) = one_byte(rest.trim()) {
+                        return format!("ANNO {off}");
+                    }
+                }
+            }
+            a.clone()
+        })
+        .collect()
+}
+
 /// A token bucket (Click's `TokenBucket`): `rate` tokens a second
 /// accumulate, up to `capacity`; time is in nanoseconds.
 #[derive(Clone, Debug, Default)]

@@ -110,10 +110,11 @@ impl Element for PaintSwitch {
     fn configure(
         &mut self,
         conf: &[String],
-        _cx: &mut rclick_core::ConfigureCx,
+        cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
+        let conf = super::resolve_anno_names(conf, cx);
         let mut anno = AnnoSlot::Paint;
-        Args::new(conf)
+        Args::new(&conf)
             .read_p("ANNO", &mut anno)
             .complete()
             .map_err(|e| e.to_string())?;

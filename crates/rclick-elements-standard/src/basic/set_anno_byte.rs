@@ -79,9 +79,10 @@ impl Element for SetAnnoByte {
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         cx.warning("SetAnnoByte(ANNO, VALUE) is obsolete, use Paint(VALUE, ANNO) instead");
+        let conf = super::resolve_anno_names(conf, cx);
         let mut anno = AnnoSlot::Paint;
         let mut value: u8 = 0;
-        Args::new(conf)
+        Args::new(&conf)
             .read_mp("ANNO", &mut anno)
             .read_mp("VALUE", &mut value)
             .complete()
