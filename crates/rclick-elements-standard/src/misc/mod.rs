@@ -24,6 +24,7 @@ pub mod link_unqueue;
 pub mod notifier_debug;
 pub mod port_info;
 pub mod quit_watcher;
+pub mod random_bit_errors;
 pub mod random_seed;
 pub mod rated_splitter;
 pub mod resize;
@@ -60,6 +61,11 @@ pub fn register(r: &mut Registry) {
         "AnnotationInfo",
         || Box::<annotation_info::AnnotationInfo>::default(),
         include_str!("annotation_info.rs"),
+    );
+    r.add(
+        "RandomBitErrors",
+        || Box::<random_bit_errors::RandomBitErrors>::default(),
+        include_str!("random_bit_errors.rs"),
     );
     r.add(
         "Bypass",
