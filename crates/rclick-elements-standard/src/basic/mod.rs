@@ -328,7 +328,8 @@ impl rclick_core::args::FromArg for AnnoSlot {
         }
         match usize::from_arg(s, ctx) {
             Ok(o) if o < rclick_packet::USER_ANNO_SIZE => Ok(AnnoSlot::User(o)),
-            _ => Err("expected annotation".into()),
+            // Click's AnnoArg wording.
+            _ => Err("parse error".into()),
         }
     }
 }

@@ -45,6 +45,9 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::{parse_int, AnnoSlot};
 
+/// Click's warning about the class.
+const OBSOLETE: &str = "SetAnnoByte(ANNO, VALUE) is obsolete, use Paint(VALUE, ANNO) instead";
+
 /// Click's offset of the paint annotation, as the `anno` handler shows it.
 const PAINT_OFFSET: usize = 16;
 
@@ -78,15 +81,19 @@ impl Element for SetAnnoByte {
         true
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        cx.warning("SetAnnoByte(ANNO, VALUE) is obsolete, use Paint(VALUE, ANNO) instead");
         let conf = super::resolve_anno_names(conf, cx);
         let mut anno = AnnoSlot::Paint;
         let mut value: u8 = 0;
-        Args::new(&conf)
+        let parsed = Args::new(&conf)
             .read_mp("ANNO", &mut anno)
             .read_mp("VALUE", &mut value)
-            .complete()
-            .map_err(|e| e.to_string())?;
+            .complete();
+        // Click prints the warning first, also above an error, under one
+        // context line.
+        if let Err(e) = parsed {
+            return Err(format!("warning: {OBSOLETE}\n{e}"));
+        }
+        cx.warning(OBSOLETE);
         self.anno = anno;
         self.value = value;
         Ok(())
@@ -159,7 +166,12 @@ mod tests {
         let err = |c: &str| testing::build(c, &registry(), true).err().unwrap();
         assert!(err("Idle -> SetAnnoByte(3, 256) -> Discard;")
             .contains("VALUE: out of range, bound 255"));
-        assert!(err("Idle -> SetAnnoByte(48, 1) -> Discard;").contains("ANNO"));
+        assert!(err("Idle -> SetAnnoByte(48, 1) -> Discard;").contains("ANNO: parse error"));
+        // the warning and the error under one context line, as in Click
+        assert_eq!(
+            err("Idle -> x :: SetAnnoByte(3) -> Discard;"),
+            "config:1: While configuring 'x :: SetAnnoByte':\n  warning: SetAnnoByte(ANNO, VALUE) is obsolete, use Paint(VALUE, ANNO) instead\n  VALUE: required argument missing"
+        );
         assert!(
             err("Idle -> SetAnnoByte(3) -> Discard;").contains("VALUE: required argument missing")
         );

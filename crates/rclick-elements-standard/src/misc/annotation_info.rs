@@ -13,8 +13,8 @@
 //! take an annotation argument: `AnnotationInfo(COLOR2 4)` lets a
 //! configuration say `Paint(3, COLOR2)`. Elements that need a one-byte
 //! annotation (Paint, CheckPaint, PaintTee, PaintSwitch, SetAnnoByte)
-//! refuse a name whose SIZE is not 1, as Click's do (`ANNO: parse error`
-//! there, an annotation error here). An entry that is not `NAME OFFSET
+//! refuse a name whose SIZE is not 1 with `ANNO: parse error`, as Click's
+//! do. An entry that is not `NAME OFFSET
 //! [SIZE]` with the annotation inside the area is `bad entry for 'NAME'`.
 //! A later definition of a name replaces an earlier one.
 //!
@@ -138,6 +138,6 @@ mod tests {
         )
         .err()
         .unwrap();
-        assert!(e.contains("ANNO"), "{e}");
+        assert!(e.contains("ANNO: parse error"), "{e}");
     }
 }
