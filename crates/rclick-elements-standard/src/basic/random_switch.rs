@@ -36,7 +36,7 @@
 use rclick_core::args::Args;
 use rclick_core::{random, ConfigureCx, Ctx, Element, PacketBatch};
 
-use super::paint_switch::push_by;
+use super::paint_switch::push_each_by;
 
 /// The RandomSwitch element.
 #[derive(Default)]
@@ -57,7 +57,7 @@ impl Element for RandomSwitch {
     }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let hi = u32::try_from(cx.noutputs().saturating_sub(1)).unwrap_or(u32::MAX);
-        push_by(batch, cx, |_| random::random_range(0, hi) as usize);
+        push_each_by(batch, cx, || random::random_range(0, hi) as usize);
     }
 }
 
@@ -79,6 +79,24 @@ mod tests {
         let got: Vec<String> = r.take_log().iter().map(|l| l[..1].to_string()).collect();
         // The reference Click's choices for seed 1.
         assert_eq!(got.join(" "), "c b c c c a b c a b");
+    }
+
+    #[test]
+    fn one_draw_per_packet_in_bursts() {
+        let _g = random_lock();
+        // The reference Click's counts for seed 9, 40 packets in bursts of 4.
+        let r = testing::run(
+            "RandomSeed(9); InfiniteSource(LIMIT 40, BURST 4, STOP true) -> r :: RandomSwitch;
+             r[0] -> a :: Counter -> Discard; r[1] -> b :: Counter -> Discard;
+             r[2] -> c :: Counter -> Discard; r[3] -> d :: Counter -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        let counts: Vec<String> = ["a", "b", "c", "d"]
+            .iter()
+            .map(|c| testing::read(&r, &format!("{c}.count")))
+            .collect();
+        assert_eq!(counts, ["11", "9", "10", "10"]);
     }
 
     #[test]

@@ -44,7 +44,7 @@
 
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
-use super::paint_switch::push_by;
+use super::paint_switch::push_each_by;
 use crate::queues::stride_sched::StrideTable;
 
 /// The id of the `drops` handler (after the ticket handlers).
@@ -77,7 +77,7 @@ impl Element for StrideSwitch {
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let table = &mut self.table;
         let drops = &mut self.drops;
-        push_by(batch, cx, |_| match table.next() {
+        push_each_by(batch, cx, || match table.next() {
             Some(o) => o,
             None => {
                 *drops += 1;
@@ -132,6 +132,15 @@ mod tests {
                  r[0] -> Print(a, 0) -> Discard; r[1] -> Print(b, 0) -> Discard;"
             ),
             "a b b a a b"
+        );
+        // the same order when packets come in bursts
+        assert_eq!(
+            outputs(
+                "InfiniteSource(LIMIT 10, BURST 5, STOP true) -> r :: StrideSwitch(1, 2, 3);
+                 r[0] -> Print(a, 0) -> Discard; r[1] -> Print(b, 0) -> Discard;
+                 r[2] -> Print(c, 0) -> Discard;"
+            ),
+            "c b c c b a c b c c"
         );
         assert_eq!(
             outputs(

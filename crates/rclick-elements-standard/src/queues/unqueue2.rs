@@ -75,12 +75,13 @@ impl Element for Unqueue2 {
         "l/h"
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        cx.message("Unqueue2 is deprecated, you should probably use Unqueue");
         let mut burst: i64 = 1;
         Args::new(conf)
             .read_p("BURST", &mut burst)
             .complete()
             .map_err(|e| e.to_string())?;
+        // after the arguments, as in Click (no message above an error)
+        cx.message("Unqueue2 is deprecated, you should probably use Unqueue");
         self.burst = burst;
         Ok(())
     }
@@ -167,5 +168,6 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.contains("BURST"), "{e}");
+        assert!(!e.contains("deprecated"), "{e}");
     }
 }
