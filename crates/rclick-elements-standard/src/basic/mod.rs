@@ -287,6 +287,50 @@ pub(crate) fn template_packet(headroom: usize, data: &[u8]) -> Packet {
     Packet::try_make(headroom.min(1 << 20), data, 0).unwrap_or_else(|_| Packet::from_slice(&[]))
 }
 
+/// What a source does once it has sent LIMIT packets: stop the driver
+/// (STOP) or write a handler (END_CALL); InfiniteSource and RandomSource.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SourceEnd {
+    stop: bool,
+    end_call: Option<(String, String)>,
+}
+
+impl SourceEnd {
+    /// From the STOP and END_CALL keywords, which exclude each other.
+    pub(crate) fn new(stop: bool, end_call: &str) -> Result<SourceEnd, String> {
+        let end_call = parse_handler_call(end_call);
+        if stop && end_call.is_some() {
+            return Err("END_CALL and STOP are mutually exclusive".into());
+        }
+        Ok(SourceEnd { stop, end_call })
+    }
+
+    /// The limit was reached: stop the driver or call END_CALL.
+    pub(crate) fn fire(&self, cx: &mut rclick_core::Ctx) {
+        if self.stop {
+            cx.request_stop();
+        } else if let Some((h, v)) = &self.end_call {
+            if let Err(e) = cx.call_write(h, v) {
+                cx.log(format!("{}: {e}", cx.name()));
+            }
+        }
+    }
+}
+
+/// Wakes a source after a handler let it send again (Click's
+/// `change_param` tail): its task in push mode, else its "empty" notifier.
+pub(crate) fn wake_source(
+    task: Option<rclick_core::TaskId>,
+    notifier: &rclick_core::Notifier,
+    cx: &mut rclick_core::Ctx,
+) {
+    if let Some(t) = task {
+        cx.schedule_task(t);
+    } else if !notifier.active() {
+        cx.wake_notifier(notifier);
+    }
+}
+
 /// Where an element reads or writes a one-byte annotation: the paint
 /// annotation (Click's `PAINT`, the default) or a byte of the user area.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

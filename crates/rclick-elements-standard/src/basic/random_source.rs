@@ -67,7 +67,7 @@ use rclick_core::{
 };
 use rclick_packet::Packet;
 
-use super::{parse_bool, parse_handler_call, parse_int};
+use super::{parse_bool, parse_int};
 
 /// The longest packet RandomSource makes (Click's bound).
 const MAX_LENGTH: i64 = 65535;
@@ -85,8 +85,7 @@ pub struct RandomSource {
     limit: i64,
     burst: u32,
     active: bool,
-    stop: bool,
-    end_call: Option<(String, String)>,
+    end: super::SourceEnd,
     timestamp: bool,
     count: u64,
     task: Option<TaskId>,
@@ -101,8 +100,7 @@ impl Default for RandomSource {
             limit: -1,
             burst: 1,
             active: true,
-            stop: false,
-            end_call: None,
+            end: super::SourceEnd::default(),
             timestamp: true,
             count: 0,
             task: None,
@@ -186,23 +184,13 @@ impl RandomSource {
     }
 
     fn at_end(&mut self, cx: &mut Ctx) {
-        if self.stop {
-            cx.request_stop();
-        } else if let Some((h, v)) = self.end_call.clone() {
-            if let Err(e) = cx.call_write(&h, &v) {
-                cx.log(format!("{}: {e}", cx.name()));
-            }
-        }
+        self.end.fire(cx);
     }
 
+    /// Resumes after a handler changed something (Click's change_param tail).
     fn resume(&mut self, cx: &mut Ctx) {
         if self.active && self.below_limit() {
-            if let Some(t) = self.task {
-                cx.schedule_task(t);
-            } else if !self.notifier.active() {
-                let n = self.notifier.clone();
-                cx.wake_notifier(&n);
-            }
+            super::wake_source(self.task, &self.notifier, cx);
         }
     }
 }
@@ -236,17 +224,13 @@ impl Element for RandomSource {
         if burst < 1 {
             return Err("burst size must be >= 1".into());
         }
-        let end_call = parse_handler_call(&end_call.0);
-        if stop && end_call.is_some() {
-            return Err("END_CALL and STOP are mutually exclusive".into());
-        }
+        let end = super::SourceEnd::new(stop, &end_call.0)?;
         self.length = length;
         self.limit = limit;
         self.burst = u32::try_from(burst).unwrap_or(u32::MAX);
         self.active = active;
         self.timestamp = timestamp;
-        self.stop = stop;
-        self.end_call = end_call;
+        self.end = end;
         self.count = 0;
         Ok(())
     }

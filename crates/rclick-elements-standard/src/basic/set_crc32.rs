@@ -71,26 +71,16 @@ impl Element for SetCRC32 {
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         Args::new(conf).complete().map_err(|e| e.to_string())
     }
-    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        let mut out = PacketBatch::with_capacity(batch.len());
-        for p in batch {
-            if let Some(p) = set_crc(p) {
-                out.push(p);
-            }
-        }
-        if !out.is_empty() {
-            cx.push(0, out);
+    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+        batch.filter_map_in_place(set_crc);
+        if !batch.is_empty() {
+            cx.push(0, batch);
         }
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let batch = cx.pull(0, max);
-        let mut out = PacketBatch::with_capacity(batch.len());
-        for p in batch {
-            if let Some(p) = set_crc(p) {
-                out.push(p);
-            }
-        }
-        out
+        let mut batch = cx.pull(0, max);
+        batch.filter_map_in_place(set_crc);
+        batch
     }
 }
 
