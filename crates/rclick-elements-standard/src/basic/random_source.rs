@@ -373,6 +373,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.take_log(), vec!["x:    8 | 67458b6b c6237b32"]);
+        // pull mode: the puller drains LIMIT packets, then STOP ends the run
+        let r = testing::run(
+            "RandomSeed(1); s :: RandomSource(4, LIMIT 2, STOP true) -> Unqueue -> Print(x, 20) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(r.take_log(), vec!["x:    4 | 67458b6b", "x:    4 | c6237b32"]);
+        assert_eq!(testing::read(&r, "s.count"), "2");
         let r = testing::run(
             "RandomSource(LENGTH 0, LIMIT 1, STOP true) -> Print(x, 20) -> Discard;",
             &registry(),
