@@ -59,9 +59,9 @@ impl Element for CheckPaint {
     fn configure(
         &mut self,
         conf: &[String],
-        _cx: &mut rclick_core::ConfigureCx,
+        cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
-        (self.color, self.anno) = parse_color(conf)?;
+        (self.color, self.anno) = parse_color(conf, cx)?;
         Ok(())
     }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {

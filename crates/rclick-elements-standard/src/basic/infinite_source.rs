@@ -72,8 +72,7 @@ pub struct InfiniteSource {
     limit: i64,
     burst: u32,
     active: bool,
-    stop: bool,
-    end_call: Option<(String, String)>,
+    end: super::SourceEnd,
     timestamp: bool,
     count: u64,
     packet: Packet,
@@ -90,8 +89,7 @@ impl Default for InfiniteSource {
             limit: -1,
             burst: 1,
             active: true,
-            stop: false,
-            end_call: None,
+            end: super::SourceEnd::default(),
             timestamp: true,
             count: 0,
             packet: Packet::from_slice(DEFAULT_DATA),
@@ -181,24 +179,13 @@ impl InfiniteSource {
 
     /// The limit was reached: stop the driver or call END_CALL.
     fn at_end(&mut self, cx: &mut Ctx) {
-        if self.stop {
-            cx.request_stop();
-        } else if let Some((h, v)) = self.end_call.clone() {
-            if let Err(e) = cx.call_write(&h, &v) {
-                cx.log(format!("{}: {e}", cx.name()));
-            }
-        }
+        self.end.fire(cx);
     }
 
     /// Resumes after a handler changed something (Click's change_param tail).
     fn resume(&mut self, cx: &mut Ctx) {
         if self.active && self.below_limit() {
-            if let Some(t) = self.task {
-                cx.schedule_task(t);
-            } else if !self.notifier.active() {
-                let n = self.notifier.clone();
-                cx.wake_notifier(&n);
-            }
+            super::wake_source(self.task, &self.notifier, cx);
         }
     }
 }
@@ -244,18 +231,14 @@ impl Element for InfiniteSource {
         if burst < 1 {
             return Err("burst size must be >= 1".into());
         }
-        let end_call = super::parse_handler_call(&end_call.0);
-        if stop && end_call.is_some() {
-            return Err("END_CALL and STOP are mutually exclusive".into());
-        }
+        let end = super::SourceEnd::new(stop, &end_call.0)?;
         self.data = data.0;
         self.limit = limit;
         self.burst = u32::try_from(burst).unwrap_or(u32::MAX);
         self.active = active;
         self.timestamp = timestamp;
         self.length = length;
-        self.stop = stop;
-        self.end_call = end_call;
+        self.end = end;
         self.count = 0;
         self.setup_packet();
         Ok(())

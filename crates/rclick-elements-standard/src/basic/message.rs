@@ -13,7 +13,10 @@
 //! messages about configuration. TYPE says how:
 //!
 //! * `MESSAGE` (the default): print MESSAGE as it is.
-//! * `WARNING`: print it as a warning (`warning: MESSAGE`).
+//! * `WARNING`: print it as a warning (`warning: MESSAGE`). The reference
+//!   Click then fails the configuration with `unspecified error` (its
+//!   warning call's return value is taken for an error); that is a Click
+//!   bug, not kept here: a warning does not stop the router.
 //! * `ERROR`: report it as an error, so configuration fails with MESSAGE.
 //!
 //! Keywords: `MESSAGE` (string, mandatory), `TYPE` (keyword, default

@@ -11,16 +11,20 @@ use rclick_core::Registry;
 use rclick_packet::Packet;
 
 pub mod average_counter;
+pub mod check_crc32;
 pub mod check_length;
 pub mod check_paint;
 pub mod classifier;
 pub mod counter;
+pub(crate) mod crc32;
 pub mod discard;
+pub mod discard_no_free;
 pub mod hash_switch;
 pub mod idle;
 pub mod infinite_source;
 pub mod message;
 pub mod null;
+pub mod nulls;
 pub mod pad;
 pub mod paint;
 pub mod paint_switch;
@@ -30,11 +34,18 @@ pub mod pull_null;
 pub mod pull_switch;
 pub mod pull_tee;
 pub mod push_null;
+pub mod random_source;
+pub mod random_switch;
 pub mod rated_source;
 pub mod round_robin_switch;
+pub mod set_anno_byte;
+pub mod set_crc32;
 pub mod set_packet_type;
 pub mod simple_pull_switch;
+pub mod static_pull_switch;
 pub mod static_switch;
+pub mod store_data;
+pub mod stride_switch;
 pub mod strip;
 pub mod switch;
 pub mod tee;
@@ -48,6 +59,11 @@ pub fn register(r: &mut Registry) {
         "AverageCounter",
         || Box::<average_counter::AverageCounter>::default(),
         include_str!("average_counter.rs"),
+    );
+    r.add(
+        "CheckCRC32",
+        || Box::<check_crc32::CheckCRC32>::default(),
+        include_str!("check_crc32.rs"),
     );
     r.add(
         "CheckLength",
@@ -73,6 +89,11 @@ pub fn register(r: &mut Registry) {
         "Discard",
         || Box::<discard::Discard>::default(),
         include_str!("discard.rs"),
+    );
+    r.add(
+        "DiscardNoFree",
+        || Box::<discard_no_free::DiscardNoFree>::default(),
+        include_str!("discard_no_free.rs"),
     );
     r.add(
         "HashSwitch",
@@ -141,6 +162,16 @@ pub fn register(r: &mut Registry) {
         include_str!("push_null.rs"),
     );
     r.add(
+        "RandomSource",
+        || Box::<random_source::RandomSource>::default(),
+        include_str!("random_source.rs"),
+    );
+    r.add(
+        "RandomSwitch",
+        || Box::<random_switch::RandomSwitch>::default(),
+        include_str!("random_switch.rs"),
+    );
+    r.add(
         "RatedSource",
         || Box::<rated_source::RatedSource>::default(),
         include_str!("rated_source.rs"),
@@ -149,6 +180,16 @@ pub fn register(r: &mut Registry) {
         "RoundRobinSwitch",
         || Box::<round_robin_switch::RoundRobinSwitch>::default(),
         include_str!("round_robin_switch.rs"),
+    );
+    r.add(
+        "SetAnnoByte",
+        || Box::<set_anno_byte::SetAnnoByte>::default(),
+        include_str!("set_anno_byte.rs"),
+    );
+    r.add(
+        "SetCRC32",
+        || Box::<set_crc32::SetCRC32>::default(),
+        include_str!("set_crc32.rs"),
     );
     r.add(
         "SetPacketType",
@@ -161,6 +202,11 @@ pub fn register(r: &mut Registry) {
         include_str!("simple_pull_switch.rs"),
     );
     r.add(
+        "StaticPullSwitch",
+        || Box::<static_pull_switch::StaticPullSwitch>::default(),
+        include_str!("static_pull_switch.rs"),
+    );
+    r.add(
         "StaticSwitch",
         || Box::<static_switch::StaticSwitch>::default(),
         include_str!("static_switch.rs"),
@@ -169,6 +215,16 @@ pub fn register(r: &mut Registry) {
         "Strip",
         || Box::<strip::Strip>::default(),
         include_str!("strip.rs"),
+    );
+    r.add(
+        "StoreData",
+        || Box::<store_data::StoreData>::default(),
+        include_str!("store_data.rs"),
+    );
+    r.add(
+        "StrideSwitch",
+        || Box::<stride_switch::StrideSwitch>::default(),
+        include_str!("stride_switch.rs"),
     );
     r.add(
         "Switch",
@@ -191,6 +247,7 @@ pub fn register(r: &mut Registry) {
         || Box::<unstrip::Unstrip>::default(),
         include_str!("unstrip.rs"),
     );
+    nulls::register(r);
     r.alias("RRSwitch", "RoundRobinSwitch");
 }
 
@@ -228,6 +285,50 @@ pub(crate) fn sized_data(data: &[u8], length: i64) -> Vec<u8> {
 /// Makes a template packet, or an empty one if the size is absurd.
 pub(crate) fn template_packet(headroom: usize, data: &[u8]) -> Packet {
     Packet::try_make(headroom.min(1 << 20), data, 0).unwrap_or_else(|_| Packet::from_slice(&[]))
+}
+
+/// What a source does once it has sent LIMIT packets: stop the driver
+/// (STOP) or write a handler (END_CALL); InfiniteSource and RandomSource.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SourceEnd {
+    stop: bool,
+    end_call: Option<(String, String)>,
+}
+
+impl SourceEnd {
+    /// From the STOP and END_CALL keywords, which exclude each other.
+    pub(crate) fn new(stop: bool, end_call: &str) -> Result<SourceEnd, String> {
+        let end_call = parse_handler_call(end_call);
+        if stop && end_call.is_some() {
+            return Err("END_CALL and STOP are mutually exclusive".into());
+        }
+        Ok(SourceEnd { stop, end_call })
+    }
+
+    /// The limit was reached: stop the driver or call END_CALL.
+    pub(crate) fn fire(&self, cx: &mut rclick_core::Ctx) {
+        if self.stop {
+            cx.request_stop();
+        } else if let Some((h, v)) = &self.end_call {
+            if let Err(e) = cx.call_write(h, v) {
+                cx.log(format!("{}: {e}", cx.name()));
+            }
+        }
+    }
+}
+
+/// Wakes a source after a handler let it send again (Click's
+/// `change_param` tail): its task in push mode, else its "empty" notifier.
+pub(crate) fn wake_source(
+    task: Option<rclick_core::TaskId>,
+    notifier: &rclick_core::Notifier,
+    cx: &mut rclick_core::Ctx,
+) {
+    if let Some(t) = task {
+        cx.schedule_task(t);
+    } else if !notifier.active() {
+        cx.wake_notifier(notifier);
+    }
 }
 
 /// Where an element reads or writes a one-byte annotation: the paint
@@ -271,9 +372,43 @@ impl rclick_core::args::FromArg for AnnoSlot {
         }
         match usize::from_arg(s, ctx) {
             Ok(o) if o < rclick_packet::USER_ANNO_SIZE => Ok(AnnoSlot::User(o)),
-            _ => Err("expected annotation".into()),
+            // Click's AnnoArg wording.
+            _ => Err("parse error".into()),
         }
     }
+}
+
+/// The name-table kind under which AnnotationInfo defines annotation
+/// names (value: `OFFSET SIZE`).
+pub(crate) const ANNO_NAME_KIND: &str = "anno";
+
+/// Replaces annotation names defined by AnnotationInfo with their offsets
+/// in an annotation-taking element's arguments (a whole argument, or the
+/// value of an `ANNO` keyword), so that [`AnnoSlot`] parses them. A name
+/// whose annotation is not one byte is left alone, and then fails to
+/// parse, as in Click.
+pub(crate) fn resolve_anno_names(conf: &[String], cx: &rclick_core::ConfigureCx) -> Vec<String> {
+    let one_byte = |name: &str| -> Option<String> {
+        let v = cx.lookup_name(ANNO_NAME_KIND, name)?;
+        let (off, size) = v.split_once(' ')?;
+        (size == "1").then(|| off.to_string())
+    };
+    conf.iter()
+        .map(|a| {
+            let t = a.trim();
+            if let Some(off) = one_byte(t) {
+                return off;
+            }
+            if let Some(rest) = t.strip_prefix("ANNO") {
+                if rest.starts_with(char::is_whitespace) {
+                    if let Some(off) = one_byte(rest.trim()) {
+                        return format!("ANNO {off}");
+                    }
+                }
+            }
+            a.clone()
+        })
+        .collect()
 }
 
 /// A token bucket (Click's `TokenBucket`): `rate` tokens a second
@@ -542,6 +677,14 @@ pub(crate) mod test_util {
         let mut r = Registry::new();
         crate::register(&mut r);
         r
+    }
+
+    /// Serialises the tests that seed and draw from the process-wide
+    /// random generator, so each sees the sequence its seed gives.
+    pub(crate) fn random_lock() -> std::sync::MutexGuard<'static, ()> {
+        static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        LOCK.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

@@ -49,10 +49,14 @@ pub struct Paint {
 }
 
 /// Parses `COLOR [, ANNO]` (Paint, CheckPaint, PaintTee).
-pub(crate) fn parse_color(conf: &[String]) -> Result<(u8, AnnoSlot), String> {
+pub(crate) fn parse_color(
+    conf: &[String],
+    cx: &rclick_core::ConfigureCx,
+) -> Result<(u8, AnnoSlot), String> {
+    let conf = super::resolve_anno_names(conf, cx);
     let mut color: u8 = 0;
     let mut anno = AnnoSlot::Paint;
-    Args::new(conf)
+    Args::new(&conf)
         .read_mp("COLOR", &mut color)
         .read_p("ANNO", &mut anno)
         .complete()
@@ -84,9 +88,9 @@ impl Element for Paint {
     fn configure(
         &mut self,
         conf: &[String],
-        _cx: &mut rclick_core::ConfigureCx,
+        cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
-        (self.color, self.anno) = parse_color(conf)?;
+        (self.color, self.anno) = parse_color(conf, cx)?;
         Ok(())
     }
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {

@@ -97,6 +97,32 @@ pub(crate) fn push_by(
     }
 }
 
+/// Pushes each packet of `batch` out the output `next` returns, calling
+/// `next` exactly once a packet, in order (for choosers with state, such
+/// as a random or stride switch, which [`push_by`] may call more than
+/// once); consecutive packets for one output go on as one batch. An
+/// output that does not exist drops the packet (the caller counts it).
+pub(crate) fn push_each_by(batch: PacketBatch, cx: &mut Ctx, mut next: impl FnMut() -> usize) {
+    let n = cx.noutputs();
+    let mut run = PacketBatch::new();
+    let mut run_port = usize::MAX;
+    for p in batch {
+        let port = next();
+        let port = cx.output_aliases().get(port).map_or(port, |&a| a as usize);
+        if port != run_port && !run.is_empty() {
+            let b = run.take();
+            if run_port < n {
+                cx.push(run_port, b);
+            }
+        }
+        run_port = port;
+        run.push(p);
+    }
+    if !run.is_empty() && run_port < n {
+        cx.push(run_port, run);
+    }
+}
+
 impl Element for PaintSwitch {
     fn class_name(&self) -> &'static str {
         "PaintSwitch"
@@ -110,10 +136,11 @@ impl Element for PaintSwitch {
     fn configure(
         &mut self,
         conf: &[String],
-        _cx: &mut rclick_core::ConfigureCx,
+        cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
+        let conf = super::resolve_anno_names(conf, cx);
         let mut anno = AnnoSlot::Paint;
-        Args::new(conf)
+        Args::new(&conf)
             .read_p("ANNO", &mut anno)
             .complete()
             .map_err(|e| e.to_string())?;

@@ -8,16 +8,23 @@ use rclick_core::Registry;
 
 pub mod align;
 pub mod alignment_info;
+pub mod annotation_info;
 pub mod bandwidth_rated_splitter;
+pub mod block;
 pub mod block_thread;
 pub mod bypass;
 pub mod clipboard;
+pub mod compare_block;
 pub mod delay_shaper;
+pub mod error_element;
+pub mod flow_info;
 pub mod hub;
 pub mod input_switch;
 pub mod link_unqueue;
 pub mod notifier_debug;
 pub mod port_info;
+pub mod quit_watcher;
+pub mod random_bit_errors;
 pub mod random_seed;
 pub mod rated_splitter;
 pub mod resize;
@@ -25,6 +32,41 @@ pub mod timed_sink;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
+    r.add(
+        "Block",
+        || Box::<block::Block>::default(),
+        include_str!("block.rs"),
+    );
+    r.add(
+        "CompareBlock",
+        || Box::<compare_block::CompareBlock>::default(),
+        include_str!("compare_block.rs"),
+    );
+    r.add(
+        "Error",
+        || Box::<error_element::ErrorElement>::default(),
+        include_str!("error_element.rs"),
+    );
+    r.add(
+        "FlowInfo",
+        || Box::<flow_info::FlowInfo>::default(),
+        include_str!("flow_info.rs"),
+    );
+    r.add(
+        "QuitWatcher",
+        || Box::<quit_watcher::QuitWatcher>::default(),
+        include_str!("quit_watcher.rs"),
+    );
+    r.add(
+        "AnnotationInfo",
+        || Box::<annotation_info::AnnotationInfo>::default(),
+        include_str!("annotation_info.rs"),
+    );
+    r.add(
+        "RandomBitErrors",
+        || Box::<random_bit_errors::RandomBitErrors>::default(),
+        include_str!("random_bit_errors.rs"),
+    );
     r.add(
         "Bypass",
         || Box::<bypass::Bypass>::default(),

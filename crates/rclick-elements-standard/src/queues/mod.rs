@@ -12,6 +12,7 @@ use rclick_core::Registry;
 pub mod bandwidth_meter;
 pub mod bandwidth_rated_unqueue;
 pub mod bandwidth_shaper;
+pub mod burster;
 pub mod delay_unqueue;
 pub mod drr_sched;
 pub mod front_drop_queue;
@@ -33,6 +34,7 @@ pub mod stride_sched;
 pub mod timed_unqueue;
 pub mod token_bucket;
 pub mod unqueue;
+pub mod unqueue2;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
@@ -62,6 +64,12 @@ pub fn register(r: &mut Registry) {
         "MixedQueue",
         mixed_queue::new,
         include_str!("mixed_queue.rs"),
+    );
+    r.add("Burster", burster::new, include_str!("burster.rs"));
+    r.add(
+        "Unqueue2",
+        || Box::<unqueue2::Unqueue2>::default(),
+        include_str!("unqueue2.rs"),
     );
     r.add(
         "Unqueue",

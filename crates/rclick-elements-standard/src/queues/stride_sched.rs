@@ -46,7 +46,7 @@ use rclick_core::{
 };
 
 const STRIDE1: u32 = 1 << 16;
-/// The most tickets an input may have.
+/// The most tickets a port may have.
 pub const MAX_TICKETS: i64 = 1 << 15;
 
 #[derive(Clone, Debug)]
@@ -68,16 +68,16 @@ fn pass_gt(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) > 0
 }
 
-/// The StrideSched element.
+/// The stride scheduler shared by StrideSched (over inputs) and
+/// StrideSwitch (over outputs): one client a port, kept in pass order.
 #[derive(Default)]
-pub struct StrideSched {
+pub(crate) struct StrideTable {
     all: Vec<Client>,
     /// Clients with tickets, in pass order.
     list: Vec<usize>,
-    signals: Vec<NotifierSignal>,
 }
 
-impl StrideSched {
+impl StrideTable {
     fn insert(&mut self, c: usize) {
         let pass = self.all[c].pass;
         let pos = self
@@ -96,23 +96,20 @@ impl StrideSched {
             .map_err(|_| "tickets value must be integer".to_string())?;
         Ok(v)
     }
-}
 
-impl Element for StrideSched {
-    fn class_name(&self) -> &'static str {
-        "StrideSched"
-    }
-    fn port_count(&self) -> &'static str {
-        "1-/1"
-    }
-    fn processing(&self) -> &'static str {
-        "l/l"
-    }
-
-    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        let n = cx.ninputs();
+    /// Reads one TICKETS argument a port (`nports` of them; `what` names
+    /// the ports in the error), as Click's StrideSched does; more than
+    /// [`MAX_TICKETS`] is reduced with a warning.
+    pub(crate) fn configure(
+        &mut self,
+        conf: &[String],
+        nports: usize,
+        what: &str,
+        cx: &mut ConfigureCx,
+    ) -> Result<(), String> {
+        let n = nports;
         if conf.len() != n {
-            return Err(format!("need {n} arguments, one per input port"));
+            return Err(format!("need {n} arguments, one per {what} port"));
         }
         let mut errs = Vec::new();
         let mut vals = Vec::with_capacity(n);
@@ -124,7 +121,13 @@ impl Element for StrideSched {
                 Ok(v) if v < 0 => {
                     errs.push(format!("argument {i} (number of tickets) must be >= 0"))
                 }
-                Ok(v) => vals.push(v.min(MAX_TICKETS)),
+                Ok(v) => {
+                    if v > MAX_TICKETS {
+                        // Click's wording, "input" also for StrideSwitch.
+                        cx.warning(format!("input {i}'s tickets reduced to {MAX_TICKETS}"));
+                    }
+                    vals.push(v.min(MAX_TICKETS))
+                }
             }
         }
         if !errs.is_empty() {
@@ -156,44 +159,19 @@ impl Element for StrideSched {
         Ok(())
     }
 
-    fn can_live_reconfigure(&self) -> bool {
-        true
+    /// The next port in stride order, advanced by its stride; `None` when
+    /// no port has tickets.
+    pub(crate) fn next(&mut self) -> Option<usize> {
+        let c = *self.list.first()?;
+        self.list.remove(0);
+        let s = self.all[c].stride;
+        self.all[c].pass = self.all[c].pass.wrapping_add(s);
+        self.insert(c);
+        Some(c)
     }
 
-    fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.signals = (0..cx.ninputs())
-            .map(|i| cx.upstream_empty_signal(i, None))
-            .collect();
-        Ok(())
-    }
-
-    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut out = PacketBatch::new();
-        while out.len() < max {
-            let mut got = None;
-            let mut k = 0;
-            while k < self.list.len() && got.is_none() {
-                let c = self.list[k];
-                if self.signals.get(c).is_none_or(NotifierSignal::active) {
-                    got = cx.pull_one(c);
-                }
-                let s = self.all[c].stride;
-                self.all[c].pass = self.all[c].pass.wrapping_add(s);
-                k += 1;
-            }
-            let stridden: Vec<usize> = self.list.drain(..k).collect();
-            for c in stridden {
-                self.insert(c);
-            }
-            match got {
-                Some(p) => out.push(p),
-                None => break,
-            }
-        }
-        out
-    }
-
-    fn handlers(&self) -> Vec<HandlerDef> {
+    /// `ticketsI` handlers, one a port.
+    pub(crate) fn handlers(&self) -> Vec<HandlerDef> {
         (0..self.all.len())
             .map(|i| HandlerDef {
                 name: Cow::Owned(format!("tickets{i}")),
@@ -203,14 +181,16 @@ impl Element for StrideSched {
             .collect()
     }
 
-    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    /// Reads `tickets<id>`.
+    pub(crate) fn read(&self, id: u32) -> Result<String, String> {
         self.all
             .get(id as usize)
             .map(|c| c.tickets.to_string())
             .ok_or_else(|| "no such handler".into())
     }
 
-    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    /// Writes `tickets<id>`.
+    pub(crate) fn write(&mut self, id: u32, value: &str) -> Result<(), String> {
         let port = id as usize;
         if port >= self.all.len() {
             return Err(format!("port {port} out of range"));
@@ -230,6 +210,80 @@ impl Element for StrideSched {
             self.insert(port);
         }
         Ok(())
+    }
+}
+
+/// The StrideSched element.
+#[derive(Default)]
+pub struct StrideSched {
+    table: StrideTable,
+    signals: Vec<NotifierSignal>,
+}
+
+impl Element for StrideSched {
+    fn class_name(&self) -> &'static str {
+        "StrideSched"
+    }
+    fn port_count(&self) -> &'static str {
+        "1-/1"
+    }
+    fn processing(&self) -> &'static str {
+        "l/l"
+    }
+
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let n = cx.ninputs();
+        self.table.configure(conf, n, "input", cx)
+    }
+
+    fn can_live_reconfigure(&self) -> bool {
+        true
+    }
+
+    fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        self.signals = (0..cx.ninputs())
+            .map(|i| cx.upstream_empty_signal(i, None))
+            .collect();
+        Ok(())
+    }
+
+    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let t = &mut self.table;
+        let mut out = PacketBatch::new();
+        while out.len() < max {
+            let mut got = None;
+            let mut k = 0;
+            while k < t.list.len() && got.is_none() {
+                let c = t.list[k];
+                if self.signals.get(c).is_none_or(NotifierSignal::active) {
+                    got = cx.pull_one(c);
+                }
+                let s = t.all[c].stride;
+                t.all[c].pass = t.all[c].pass.wrapping_add(s);
+                k += 1;
+            }
+            let stridden: Vec<usize> = t.list.drain(..k).collect();
+            for c in stridden {
+                t.insert(c);
+            }
+            match got {
+                Some(p) => out.push(p),
+                None => break,
+            }
+        }
+        out
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        self.table.handlers()
+    }
+
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        self.table.read(id)
+    }
+
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.table.write(id, value)
     }
 }
 

@@ -49,6 +49,11 @@ const H_BURST: u32 = 1;
 
 /// The TimedUnqueue element.
 pub struct TimedUnqueue {
+    /// The class name: TimedUnqueue, or Burster (a TimedUnqueue with
+    /// another default BURST).
+    class: &'static str,
+    /// BURST when not given.
+    default_burst: i32,
     interval_ms: i64,
     burst: i32,
     task: Option<TaskId>,
@@ -58,7 +63,17 @@ pub struct TimedUnqueue {
 
 impl Default for TimedUnqueue {
     fn default() -> Self {
+        TimedUnqueue::with_class("TimedUnqueue", 1)
+    }
+}
+
+impl TimedUnqueue {
+    /// A TimedUnqueue named `class`, whose BURST defaults to
+    /// `default_burst`.
+    pub(crate) fn with_class(class: &'static str, default_burst: i32) -> Self {
         TimedUnqueue {
+            class,
+            default_burst,
             interval_ms: 0,
             burst: 1,
             task: None,
@@ -70,7 +85,7 @@ impl Default for TimedUnqueue {
 
 impl Element for TimedUnqueue {
     fn class_name(&self) -> &'static str {
-        "TimedUnqueue"
+        self.class
     }
     fn processing(&self) -> &'static str {
         "l/h"
@@ -78,7 +93,7 @@ impl Element for TimedUnqueue {
 
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         let mut interval = Interval::ZERO;
-        let mut burst: i32 = 1;
+        let mut burst: i32 = self.default_burst;
         Args::new(conf)
             .read_mp("INTERVAL", &mut interval)
             .read_p("BURST", &mut burst)
