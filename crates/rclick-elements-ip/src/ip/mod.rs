@@ -27,6 +27,8 @@ pub mod dxr;
 pub mod fix_ip_src;
 pub mod get_ip_address;
 pub mod ip_encap;
+pub mod ip_input_combo;
+pub mod ip_output_combo;
 pub mod iproute;
 pub mod linear_ip_lookup;
 pub mod mark_ip_ce;
@@ -187,6 +189,16 @@ pub fn register(r: &mut Registry) {
         "MarkIPCE",
         || Box::<mark_ip_ce::MarkIPCE>::default(),
         include_str!("mark_ip_ce.rs"),
+    );
+    r.add(
+        "IPInputCombo",
+        || Box::<ip_input_combo::IPInputCombo>::default(),
+        include_str!("ip_input_combo.rs"),
+    );
+    r.add(
+        "IPOutputCombo",
+        || Box::<ip_output_combo::IPOutputCombo>::default(),
+        include_str!("ip_output_combo.rs"),
     );
     r.add(
         "SetIPChecksum",
