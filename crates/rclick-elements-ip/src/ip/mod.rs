@@ -28,6 +28,7 @@ pub mod fix_ip_src;
 pub mod get_ip_address;
 pub mod ip_encap;
 pub mod ip_input_combo;
+pub mod ip_mirror;
 pub mod ip_output_combo;
 pub mod iproute;
 pub mod linear_ip_lookup;
@@ -40,6 +41,7 @@ pub mod route_store;
 pub mod set_ip_address;
 pub mod set_ip_checksum;
 pub mod set_ip_dscp;
+pub mod set_ip_ecn;
 pub mod set_rand_ip_address;
 pub mod set_tcp_checksum;
 pub mod set_udp_checksum;
@@ -47,6 +49,7 @@ pub mod static_ip_lookup;
 pub mod store_ip_address;
 pub mod strip_ip_header;
 pub mod strip_to_network_header;
+pub mod truncate_ip_payload;
 mod transport;
 pub mod udp_ip_encap;
 pub mod unstrip_ip_header;
@@ -199,6 +202,21 @@ pub fn register(r: &mut Registry) {
         "IPOutputCombo",
         || Box::<ip_output_combo::IPOutputCombo>::default(),
         include_str!("ip_output_combo.rs"),
+    );
+    r.add(
+        "IPMirror",
+        || Box::<ip_mirror::IPMirror>::default(),
+        include_str!("ip_mirror.rs"),
+    );
+    r.add(
+        "SetIPECN",
+        || Box::<set_ip_ecn::SetIPECN>::default(),
+        include_str!("set_ip_ecn.rs"),
+    );
+    r.add(
+        "TruncateIPPayload",
+        || Box::<truncate_ip_payload::TruncateIPPayload>::default(),
+        include_str!("truncate_ip_payload.rs"),
     );
     r.add(
         "SetIPChecksum",
