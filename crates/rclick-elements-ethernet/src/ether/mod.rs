@@ -13,13 +13,20 @@ pub mod arp_print;
 pub mod arp_querier;
 pub mod arp_responder;
 pub mod arp_table;
+pub mod check_arp_header;
+pub mod ensure_ether;
 pub mod ether_encap;
+pub mod ether_mirror;
+pub mod ether_rewrite;
 pub mod ether_span_tree;
 pub mod ether_switch;
 pub mod ether_vlan_encap;
+pub mod get_ether_address;
 pub mod host_ether_filter;
 pub mod mark_mac_header;
+pub mod set_ether_address;
 pub mod set_vlan_anno;
+pub mod store_ether_address;
 pub mod strip_ether_vlan_header;
 pub mod suppressor;
 pub mod vlan_decap;
@@ -46,6 +53,41 @@ pub fn register(r: &mut Registry) {
         "ARPTable",
         || Box::<arp_table::ArpTableElement>::default(),
         include_str!("arp_table.rs"),
+    );
+    r.add(
+        "CheckARPHeader",
+        || Box::<check_arp_header::CheckARPHeader>::default(),
+        include_str!("check_arp_header.rs"),
+    );
+    r.add(
+        "EnsureEther",
+        || Box::<ensure_ether::EnsureEther>::default(),
+        include_str!("ensure_ether.rs"),
+    );
+    r.add(
+        "EtherMirror",
+        || Box::<ether_mirror::EtherMirror>::default(),
+        include_str!("ether_mirror.rs"),
+    );
+    r.add(
+        "EtherRewrite",
+        || Box::<ether_rewrite::EtherRewrite>::default(),
+        include_str!("ether_rewrite.rs"),
+    );
+    r.add(
+        "GetEtherAddress",
+        || Box::<get_ether_address::GetEtherAddress>::default(),
+        include_str!("get_ether_address.rs"),
+    );
+    r.add(
+        "SetEtherAddress",
+        || Box::<set_ether_address::SetEtherAddress>::default(),
+        include_str!("set_ether_address.rs"),
+    );
+    r.add(
+        "StoreEtherAddress",
+        || Box::<store_ether_address::StoreEtherAddress>::default(),
+        include_str!("store_ether_address.rs"),
     );
     r.add(
         "EtherEncap",
@@ -139,6 +181,46 @@ pub(crate) fn bounded(s: &str, lo: i64, hi: i64) -> Result<i64, String> {
     Ok(v)
 }
 
+/// Click's OFFSET word for the Ethernet address elements: `src` (6),
+/// `dst` (0), either case, or an unsigned byte offset.
+pub(crate) fn ether_offset(s: &str) -> Result<usize, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "src" => Ok(6),
+        "dst" => Ok(0),
+        n => match n.parse::<u32>() {
+            Ok(v) => Ok(v as usize),
+            Err(_) => Err("type mismatch: bad OFFSET".to_string()),
+        },
+    }
+}
+
+/// Click's `AnnoArg(6)`: a byte offset into the 48-byte annotation area
+/// at which six bytes fit.
+pub(crate) fn ether_anno(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(v) if v + 6 <= rclick_packet::USER_ANNO_SIZE => Ok(v),
+        _ => Err("parse error".to_string()),
+    }
+}
+
+#[cfg(test)]
+/// The Ethernet address at byte `at` of `p`'s annotation area.
+pub(crate) fn anno_ether(p: &rclick_core::Packet, at: usize) -> [u8; 6] {
+    let mut a = [0u8; 6];
+    for (i, b) in a.iter_mut().enumerate() {
+        *b = p.anno().u8_at(at + i);
+    }
+    a
+}
+
+/// Writes Ethernet address `a` at byte `at` of `p`'s annotation area.
+pub(crate) fn set_anno_ether(p: &mut rclick_core::Packet, at: usize, a: &[u8; 6]) {
+    let anno = p.anno_mut();
+    for (i, &b) in a.iter().enumerate() {
+        anno.set_u8_at(at + i, b);
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod test_util {
     use std::net::Ipv4Addr;
@@ -152,6 +234,7 @@ pub(crate) mod test_util {
         rclick_elements_standard::register(&mut r);
         crate::register(&mut r);
         r.add("TestSetDst", || Box::<SetDst>::default(), "//! test helper");
+        r.add("MarkIPHeader", || Box::<MarkIp>::default(), "//! test helper");
         r
     }
 
@@ -177,6 +260,27 @@ pub(crate) mod test_util {
         }
         fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
             p.set_dst_ip_anno(self.0);
+            Some(p)
+        }
+    }
+
+    /// `MarkIPHeader([OFFSET])`: a stand-in for the IP group's element,
+    /// marking a 20-byte IP header OFFSET bytes in.
+    #[derive(Default)]
+    pub(crate) struct MarkIp(usize);
+
+    impl Element for MarkIp {
+        fn class_name(&self) -> &'static str {
+            "MarkIPHeader"
+        }
+        fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+            Args::new(conf)
+                .read_p("OFFSET", &mut self.0)
+                .complete()
+                .map_err(|e| e.to_string())
+        }
+        fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+            p.set_ip_header(self.0, 20);
             Some(p)
         }
     }

@@ -152,12 +152,16 @@ mod tests {
         );
         assert_eq!(
             run(UDP, "MarkIPHeader", ""),
-            vec!["m:   32 | 45000020 0a000001 401166ca 0a000002 0a000001 123404d2 000c0000 61626364"]
+            vec![
+                "m:   32 | 45000020 0a000001 401166ca 0a000002 0a000001 123404d2 000c0000 61626364"
+            ]
         );
         // DST_ANNO false keeps the annotation MarkIPHeader left (none).
         assert_eq!(
             run(UDP, "MarkIPHeader -> SetIPAddress(9.9.9.9)", "false"),
-            vec!["m:   32 | 45000020 09090909 401166ca 0a000002 0a000001 123404d2 000c0000 61626364"]
+            vec![
+                "m:   32 | 45000020 09090909 401166ca 0a000002 0a000001 123404d2 000c0000 61626364"
+            ]
         );
     }
 
@@ -168,7 +172,9 @@ mod tests {
         let frag = UDP.replace("00010000", "00010001");
         assert_eq!(
             run(&frag, "MarkIPHeader", "DST_ANNO false"),
-            vec!["m:   32 | 45000020 00010001 401166ca 0a000002 0a000001 04d21234 000c0000 61626364"]
+            vec![
+                "m:   32 | 45000020 00010001 401166ca 0a000002 0a000001 04d21234 000c0000 61626364"
+            ]
         );
         let tcp8 = "45000020 00010000 40060000 0a000001 0a000002 04d21234 00000001";
         assert_eq!(
@@ -183,7 +189,9 @@ mod tests {
         // No IP header annotation: unchanged (Click crashes).
         assert_eq!(
             run(UDP, "Null", "false"),
-            vec!["m:   32 | 45000020 00010000 401166ca 0a000001 0a000002 04d21234 000c0000 61626364"]
+            vec![
+                "m:   32 | 45000020 00010000 401166ca 0a000001 0a000002 04d21234 000c0000 61626364"
+            ]
         );
     }
 

@@ -49,8 +49,8 @@ pub mod static_ip_lookup;
 pub mod store_ip_address;
 pub mod strip_ip_header;
 pub mod strip_to_network_header;
-pub mod truncate_ip_payload;
 mod transport;
+pub mod truncate_ip_payload;
 pub mod udp_ip_encap;
 pub mod unstrip_ip_header;
 

@@ -150,8 +150,10 @@ mod tests {
     use rclick_packet::Packet;
 
     const TCP: &str = "45000030 00010000 40060000 0a000001 0a000002 04d21234 00000001 00000002 50100000 00000000 aabbccdd eeff0011";
-    const UDP: &str = "45000024 00010000 40110000 0a000001 0a000002 04d21234 000c0000 61626364 65666768";
-    const ICMP: &str = "45000024 00010000 40010000 0a000001 0a000002 08000000 00010002 61626364 65666768";
+    const UDP: &str =
+        "45000024 00010000 40110000 0a000001 0a000002 04d21234 000c0000 61626364 65666768";
+    const ICMP: &str =
+        "45000024 00010000 40010000 0a000001 0a000002 08000000 00010002 61626364 65666768";
 
     fn run(ip: &str, before: &str, args: &str) -> String {
         let conf = format!(
@@ -204,7 +206,10 @@ mod tests {
         assert!(run(&off2, m, "0").starts_with("m:   40 |"));
         // IP header length 2: counted as 20.
         let hl2 = UDP.replace("45000024", "42000024");
-        assert_eq!(run(&hl2, m, "0"), "m:   20 | 42000024 00010000 40110000 0a000001 0a000002");
+        assert_eq!(
+            run(&hl2, m, "0"),
+            "m:   20 | 42000024 00010000 40110000 0a000001 0a000002"
+        );
     }
 
     #[test]
@@ -228,7 +233,11 @@ mod tests {
     /// Checked against Click: the error texts of bad lengths.
     #[test]
     fn configuration_errors() {
-        for (conf, err) in [("-1", "LENGTH"), ("70000", "LENGTH"), ("1, maybe", "TRANSPORT")] {
+        for (conf, err) in [
+            ("-1", "LENGTH"),
+            ("70000", "LENGTH"),
+            ("1, maybe", "TRANSPORT"),
+        ] {
             let e = testing::build(
                 &format!("Idle -> TruncateIPPayload({conf}) -> Idle;"),
                 &registry(),
