@@ -7,6 +7,7 @@ pub mod classifier;
 mod divert;
 pub mod icmp;
 pub mod ip;
+pub mod tcpudp;
 
 use rclick_core::Registry;
 
@@ -15,4 +16,5 @@ pub fn register(r: &mut Registry) {
     ip::register(r);
     icmp::register(r);
     classifier::register(r);
+    tcpudp::register(r);
 }

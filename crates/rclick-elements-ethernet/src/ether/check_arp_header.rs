@@ -249,7 +249,10 @@ mod tests {
             &registry(),
         )
         .unwrap();
-        assert_eq!(r.take_log(), vec!["ARP header check failed: tiny packet"; 3]);
+        assert_eq!(
+            r.take_log(),
+            vec!["ARP header check failed: tiny packet"; 3]
+        );
         assert_eq!(testing::read(&r, "v.drops"), "3");
     }
 

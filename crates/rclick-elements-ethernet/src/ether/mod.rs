@@ -17,6 +17,7 @@ pub mod check_arp_header;
 pub mod ensure_ether;
 pub mod ether_encap;
 pub mod ether_mirror;
+pub mod ether_pause_source;
 pub mod ether_rewrite;
 pub mod ether_span_tree;
 pub mod ether_switch;
@@ -88,6 +89,11 @@ pub fn register(r: &mut Registry) {
         "StoreEtherAddress",
         || Box::<store_ether_address::StoreEtherAddress>::default(),
         include_str!("store_ether_address.rs"),
+    );
+    r.add(
+        "EtherPauseSource",
+        || Box::<ether_pause_source::EtherPauseSource>::default(),
+        include_str!("ether_pause_source.rs"),
     );
     r.add(
         "EtherEncap",
@@ -234,7 +240,11 @@ pub(crate) mod test_util {
         rclick_elements_standard::register(&mut r);
         crate::register(&mut r);
         r.add("TestSetDst", || Box::<SetDst>::default(), "//! test helper");
-        r.add("MarkIPHeader", || Box::<MarkIp>::default(), "//! test helper");
+        r.add(
+            "MarkIPHeader",
+            || Box::<MarkIp>::default(),
+            "//! test helper",
+        );
         r
     }
 
