@@ -27,11 +27,14 @@ pub mod dxr;
 pub mod fix_ip_src;
 pub mod get_ip_address;
 pub mod ip_encap;
+pub mod ip_field_info;
 pub mod ip_input_combo;
 pub mod ip_mirror;
+pub mod ip_name_info;
 pub mod ip_output_combo;
 pub mod iproute;
 pub mod linear_ip_lookup;
+pub mod lookup_ip_route_mp;
 pub mod mark_ip_ce;
 pub mod mark_ip_header;
 pub mod port_info;
@@ -45,6 +48,7 @@ pub mod set_ip_ecn;
 pub mod set_rand_ip_address;
 pub mod set_tcp_checksum;
 pub mod set_udp_checksum;
+pub mod sorted_ip_lookup;
 pub mod static_ip_lookup;
 pub mod store_ip_address;
 pub mod strip_ip_header;
@@ -128,6 +132,16 @@ pub fn register(r: &mut Registry) {
         include_str!("static_ip_lookup.rs"),
     );
     r.alias("LookupIPRoute", "StaticIPLookup");
+    r.add(
+        "LookupIPRouteMP",
+        lookup_ip_route_mp::make,
+        include_str!("lookup_ip_route_mp.rs"),
+    );
+    r.add(
+        "SortedIPLookup",
+        sorted_ip_lookup::make,
+        include_str!("sorted_ip_lookup.rs"),
+    );
     r.add(
         "RadixIPLookup",
         radix_ip_lookup::make,
@@ -217,6 +231,16 @@ pub fn register(r: &mut Registry) {
         "TruncateIPPayload",
         || Box::<truncate_ip_payload::TruncateIPPayload>::default(),
         include_str!("truncate_ip_payload.rs"),
+    );
+    r.add(
+        "IPNameInfo",
+        || Box::<ip_name_info::IPNameInfo>::default(),
+        include_str!("ip_name_info.rs"),
+    );
+    r.add(
+        "IPFieldInfo",
+        || Box::<ip_field_info::IPFieldInfo>::default(),
+        include_str!("ip_field_info.rs"),
     );
     r.add(
         "SetIPChecksum",

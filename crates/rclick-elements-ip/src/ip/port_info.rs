@@ -46,6 +46,7 @@ const SERVICES: &[(&str, u16)] = &[
     ("smtp", 25),
     ("time", 37),
     ("domain", 53),
+    ("dns", 53),
     ("bootps", 67),
     ("bootpc", 68),
     ("tftp", 69),
