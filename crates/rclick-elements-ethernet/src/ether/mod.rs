@@ -9,6 +9,7 @@ use std::net::Ipv4Addr;
 
 use rclick_core::Registry;
 
+pub mod arp_faker;
 pub mod arp_print;
 pub mod arp_querier;
 pub mod arp_responder;
@@ -35,6 +36,11 @@ pub mod vlan_encap;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
+    r.add(
+        "ARPFaker",
+        || Box::<arp_faker::ArpFaker>::default(),
+        include_str!("arp_faker.rs"),
+    );
     r.add(
         "ARPPrint",
         || Box::<arp_print::ArpPrint>::default(),
