@@ -1,6 +1,6 @@
 //! The TCP/UDP element group's generators (Click's `elements/tcpudp`):
 //! FastUDPFlows and FastTCPFlows, benchmark sources of many flows, and
-//! DynamicUDPIPEncap and TCPIPSend.
+//! DynamicUDPIPEncap, TCPIPSend and TCPFragmenter.
 //!
 //! One element class per file; what both sources share (their
 //! configuration, pacing, counting and handlers) lives here in
@@ -15,6 +15,7 @@ use rclick_wire::{EtherType, EthernetAddress, EthernetFrame, IpProtocol, Ipv4Pac
 pub mod dynamic_udp_ip_encap;
 pub mod fast_tcp_flows;
 pub mod fast_udp_flows;
+pub mod tcp_fragmenter;
 pub mod tcp_ip_send;
 
 /// Registers this module's classes.
@@ -28,6 +29,11 @@ pub fn register(r: &mut Registry) {
         "FastUDPFlows",
         || Box::<fast_udp_flows::FastUDPFlows>::default(),
         include_str!("fast_udp_flows.rs"),
+    );
+    r.add(
+        "TCPFragmenter",
+        || Box::<tcp_fragmenter::TCPFragmenter>::default(),
+        include_str!("tcp_fragmenter.rs"),
     );
     r.add(
         "TCPIPSend",
