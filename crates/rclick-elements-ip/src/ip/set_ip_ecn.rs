@@ -72,9 +72,11 @@ impl SetIPECN {
         }
         if let Some(h) = p.ip_header_mut().and_then(|h| h.first_chunk_mut::<20>()) {
             let mut ip = Ipv4Packet::new_unchecked(h);
-            let old = u16::from_be_bytes([ip.version() << 4 | ip.header_len() / 4, ip.tos()]);
+            // The TOS byte is the low byte of its checksum word, whose
+            // high byte does not change: the word's change is the byte's.
+            let old = u16::from(ip.tos());
             ip.set_ecn(self.ecn);
-            let new = (old & 0xff00) | ip.tos() as u16;
+            let new = u16::from(ip.tos());
             let c = ip.checksum();
             ip.set_checksum(update_u16(c, old, new));
         }

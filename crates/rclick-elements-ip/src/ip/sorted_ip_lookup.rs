@@ -86,10 +86,10 @@ impl Sorted {
             while q < order.len() {
                 let which = order[q];
                 inner[which] = -1;
-                for i in 0..n {
-                    if inner[i] > 0 && within(&self.t[which], &self.t[i]) {
-                        inner[i] -= 1;
-                        if inner[i] == 0 {
+                for (i, count) in inner.iter_mut().enumerate() {
+                    if *count > 0 && within(&self.t[which], &self.t[i]) {
+                        *count -= 1;
+                        if *count == 0 {
                             order.push(i);
                         }
                     }
