@@ -130,17 +130,16 @@ mod tests {
             true
         )
         .is_ok());
-        for (conf, err) in [
-            (
-                "1.0.0.1, 1:1:1:1:1:1, 2.0.0.2",
-                "SRCETH: required argument missing",
-            ),
-            ("1.0.0.1, x, 2.0.0.2, 2:2:2:2:2:2", "DSTETH"),
-        ] {
-            let e = testing::build(&format!("ARPFaker({conf}) -> Discard;"), &registry(), true)
-                .err()
-                .unwrap_or_else(|| panic!("{conf} accepted"));
-            assert!(e.contains(err), "{conf}: {e}");
-        }
+        crate::ether::test_util::config_errors(
+            &registry(),
+            |conf| format!("ARPFaker({conf}) -> Discard;"),
+            &[
+                (
+                    "1.0.0.1, 1:1:1:1:1:1, 2.0.0.2",
+                    "SRCETH: required argument missing",
+                ),
+                ("1.0.0.1, x, 2.0.0.2, 2:2:2:2:2:2", "DSTETH"),
+            ],
+        );
     }
 }

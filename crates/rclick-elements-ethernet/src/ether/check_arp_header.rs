@@ -259,19 +259,14 @@ mod tests {
     /// Checked against Click: the error texts.
     #[test]
     fn configuration_errors() {
-        for (conf, err) in [
-            ("x", "OFFSET"),
-            ("1, 2", "too many arguments"),
-            ("VERBOSE x", "VERBOSE"),
-        ] {
-            let e = testing::build(
-                &format!("Idle -> CheckARPHeader({conf}) -> Idle;"),
-                &registry(),
-                true,
-            )
-            .err()
-            .unwrap_or_else(|| panic!("{conf} accepted"));
-            assert!(e.to_string().contains(err), "{conf}: {e}");
-        }
+        crate::ether::test_util::config_errors(
+            &registry(),
+            |conf| format!("Idle -> CheckARPHeader({conf}) -> Idle;"),
+            &[
+                ("x", "OFFSET"),
+                ("1, 2", "too many arguments"),
+                ("VERBOSE x", "VERBOSE"),
+            ],
+        );
     }
 }

@@ -302,19 +302,14 @@ mod tests {
 
     #[test]
     fn configuration_errors() {
-        for (conf, err) in [
-            ("1:2:3:4:5:6", "PAUSETIME: required argument missing"),
-            ("1:2:3:4:5:6, 65536", "PAUSETIME"),
-            ("x, 1", "SRC"),
-        ] {
-            let e = testing::build(
-                &format!("EtherPauseSource({conf}) -> Discard;"),
-                &registry(),
-                true,
-            )
-            .err()
-            .unwrap_or_else(|| panic!("{conf} accepted"));
-            assert!(e.to_string().contains(err), "{conf}: {e}");
-        }
+        crate::ether::test_util::config_errors(
+            &registry(),
+            |conf| format!("EtherPauseSource({conf}) -> Discard;"),
+            &[
+                ("1:2:3:4:5:6", "PAUSETIME: required argument missing"),
+                ("1:2:3:4:5:6, 65536", "PAUSETIME"),
+                ("x, 1", "SRC"),
+            ],
+        );
     }
 }

@@ -161,20 +161,15 @@ mod tests {
                 "{conf}"
             );
         }
-        for (conf, err) in [
-            ("3", "OFFSET: required argument missing"),
-            ("3, x", "type mismatch: bad OFFSET"),
-            ("43, 0", "ANNO: parse error"),
-            ("60, 0", "ANNO: parse error"),
-        ] {
-            let e = testing::build(
-                &format!("Idle -> GetEtherAddress({conf}) -> Idle;"),
-                &registry(),
-                true,
-            )
-            .err()
-            .unwrap_or_else(|| panic!("{conf} accepted"));
-            assert!(e.to_string().contains(err), "{conf}: {e}");
-        }
+        crate::ether::test_util::config_errors(
+            &registry(),
+            |conf| format!("Idle -> GetEtherAddress({conf}) -> Idle;"),
+            &[
+                ("3", "OFFSET: required argument missing"),
+                ("3, x", "type mismatch: bad OFFSET"),
+                ("43, 0", "ANNO: parse error"),
+                ("60, 0", "ANNO: parse error"),
+            ],
+        );
     }
 }

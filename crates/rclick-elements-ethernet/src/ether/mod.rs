@@ -301,6 +301,22 @@ pub(crate) mod test_util {
         }
     }
 
+    /// Builds the configuration `conf(ARGS)` makes for each `(ARGS,
+    /// TEXT)` case and checks that it fails with an error containing TEXT.
+    pub fn config_errors(
+        registry: &rclick_core::Registry,
+        conf: impl Fn(&str) -> String,
+        cases: &[(&str, &str)],
+    ) {
+        for (args, want) in cases {
+            let text = conf(args);
+            match rclick_core::testing::build(&text, registry, true) {
+                Ok(_) => panic!("{text}: accepted"),
+                Err(e) => assert!(e.contains(want), "{text}: {e}"),
+            }
+        }
+    }
+
     /// Hex of a frame, for building `InfiniteSource(DATA \<...>)` configs.
     pub(crate) fn hex(b: &[u8]) -> String {
         b.iter().map(|x| format!("{x:02x}")).collect()

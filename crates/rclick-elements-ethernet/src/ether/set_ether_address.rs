@@ -128,20 +128,15 @@ mod tests {
             true
         )
         .is_ok());
-        for (conf, err) in [
-            ("1:2:3:4:5:6, 43", "ANNO: parse error"),
-            ("1:2:3:4:5:6, -1", "ANNO: parse error"),
-            ("1:2:3:4:5:6", "ANNO: required argument missing"),
-            ("x, 2", "ADDR"),
-        ] {
-            let e = testing::build(
-                &format!("Idle -> SetEtherAddress({conf}) -> Idle;"),
-                &registry(),
-                true,
-            )
-            .err()
-            .unwrap_or_else(|| panic!("{conf} accepted"));
-            assert!(e.to_string().contains(err), "{conf}: {e}");
-        }
+        crate::ether::test_util::config_errors(
+            &registry(),
+            |conf| format!("Idle -> SetEtherAddress({conf}) -> Idle;"),
+            &[
+                ("1:2:3:4:5:6, 43", "ANNO: parse error"),
+                ("1:2:3:4:5:6, -1", "ANNO: parse error"),
+                ("1:2:3:4:5:6", "ANNO: required argument missing"),
+                ("x, 2", "ADDR"),
+            ],
+        );
     }
 }

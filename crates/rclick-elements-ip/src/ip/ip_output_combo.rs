@@ -304,22 +304,17 @@ mod tests {
     /// Checked against Click: three mandatory arguments, typed.
     #[test]
     fn configuration_errors() {
-        for (conf, err) in [
-            ("", "COLOR: required argument missing"),
-            ("3, 1.1.1.1", "MTU: required argument missing"),
-            ("3, 1.1.1.1, 1500, 4", "too many arguments"),
-            ("x, 1.1.1.1, 1", "COLOR"),
-            ("3, x, 1", "IPADDR"),
-            ("3, 1.1.1.1, -1", "MTU"),
-        ] {
-            let e = testing::build(
-                &format!("Idle -> IPOutputCombo({conf}) => Idle, Idle, Idle, Idle, Idle;"),
-                &registry(),
-                true,
-            )
-            .err()
-            .unwrap_or_else(|| panic!("{conf} accepted"));
-            assert!(e.to_string().contains(err), "{conf}: {e}");
-        }
+        crate::ip::test_util::config_errors(
+            &registry(),
+            |conf| format!("Idle -> IPOutputCombo({conf}) => Idle, Idle, Idle, Idle, Idle;"),
+            &[
+                ("", "COLOR: required argument missing"),
+                ("3, 1.1.1.1", "MTU: required argument missing"),
+                ("3, 1.1.1.1, 1500, 4", "too many arguments"),
+                ("x, 1.1.1.1, 1", "COLOR"),
+                ("3, x, 1", "IPADDR"),
+                ("3, 1.1.1.1, -1", "MTU"),
+            ],
+        );
     }
 }

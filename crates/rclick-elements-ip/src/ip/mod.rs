@@ -384,6 +384,22 @@ pub(crate) mod test_util {
         r
     }
 
+    /// Builds the configuration `conf(ARGS)` makes for each `(ARGS,
+    /// TEXT)` case and checks that it fails with an error containing TEXT.
+    pub fn config_errors(
+        registry: &rclick_core::Registry,
+        conf: impl Fn(&str) -> String,
+        cases: &[(&str, &str)],
+    ) {
+        for (args, want) in cases {
+            let text = conf(args);
+            match rclick_core::testing::build(&text, registry, true) {
+                Ok(_) => panic!("{text}: accepted"),
+                Err(e) => assert!(e.contains(want), "{text}: {e}"),
+            }
+        }
+    }
+
     /// A small deterministic generator (xorshift) for randomised tests.
     pub struct Rng(pub u64);
 

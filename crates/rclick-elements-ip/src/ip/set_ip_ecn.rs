@@ -167,22 +167,17 @@ mod tests {
     /// handler reads back what was written.
     #[test]
     fn configuration_and_handler() {
-        for (conf, err) in [
-            ("4", "bad ECN argument"),
-            ("Ce", "bad ECN argument"),
-            ("nope", "bad ECN argument"),
-            ("", "ECN: required argument missing"),
-            ("1, 2", "too many arguments"),
-        ] {
-            let e = testing::build(
-                &format!("Idle -> SetIPECN({conf}) -> Idle;"),
-                &registry(),
-                true,
-            )
-            .err()
-            .unwrap_or_else(|| panic!("{conf} accepted"));
-            assert!(e.to_string().contains(err), "{conf}: {e}");
-        }
+        crate::ip::test_util::config_errors(
+            &registry(),
+            |conf| format!("Idle -> SetIPECN({conf}) -> Idle;"),
+            &[
+                ("4", "bad ECN argument"),
+                ("Ce", "bad ECN argument"),
+                ("nope", "bad ECN argument"),
+                ("", "ECN: required argument missing"),
+                ("1, 2", "too many arguments"),
+            ],
+        );
         let r = testing::build("Idle -> s :: SetIPECN(ect1) -> Idle;", &registry(), true).unwrap();
         assert_eq!(testing::read(&r, "s.ecn"), "ect1");
         r.write_handler("s.ecn", "CE").unwrap();

@@ -233,19 +233,14 @@ mod tests {
     /// Checked against Click: the error texts of bad lengths.
     #[test]
     fn configuration_errors() {
-        for (conf, err) in [
-            ("-1", "LENGTH"),
-            ("70000", "LENGTH"),
-            ("1, maybe", "TRANSPORT"),
-        ] {
-            let e = testing::build(
-                &format!("Idle -> TruncateIPPayload({conf}) -> Idle;"),
-                &registry(),
-                true,
-            )
-            .err()
-            .unwrap_or_else(|| panic!("{conf} accepted"));
-            assert!(e.to_string().contains(err), "{conf}: {e}");
-        }
+        crate::ip::test_util::config_errors(
+            &registry(),
+            |conf| format!("Idle -> TruncateIPPayload({conf}) -> Idle;"),
+            &[
+                ("-1", "LENGTH"),
+                ("70000", "LENGTH"),
+                ("1, maybe", "TRANSPORT"),
+            ],
+        );
     }
 }

@@ -222,20 +222,15 @@ mod tests {
                 "m:   32 | 45000020 00000000 fa11bdca 01000001 02000002 04d2162e 000c0000 61626364"
             ]
         );
-        for (conf, err) in [
-            ("1.0.0.1, 1234, 2.0.0.2", "DPORT: required argument missing"),
-            ("1.0.0.1, x, 2.0.0.2, 1", "SPORT"),
-            ("1.0.0.1, 70000, 2.0.0.2, 1", "SPORT"),
-            ("1.0.0.1, 1, 2.0.0.2, 1, false, -1", "INTERVAL"),
-        ] {
-            let e = testing::build(
-                &format!("Idle -> DynamicUDPIPEncap({conf}) -> Idle;"),
-                &reg(),
-                true,
-            )
-            .err()
-            .unwrap_or_else(|| panic!("{conf} accepted"));
-            assert!(e.to_string().contains(err), "{conf}: {e}");
-        }
+        crate::ip::test_util::config_errors(
+            &reg(),
+            |conf| format!("Idle -> DynamicUDPIPEncap({conf}) -> Idle;"),
+            &[
+                ("1.0.0.1, 1234, 2.0.0.2", "DPORT: required argument missing"),
+                ("1.0.0.1, x, 2.0.0.2, 1", "SPORT"),
+                ("1.0.0.1, 70000, 2.0.0.2, 1", "SPORT"),
+                ("1.0.0.1, 1, 2.0.0.2, 1, false, -1", "INTERVAL"),
+            ],
+        );
     }
 }

@@ -256,21 +256,16 @@ mod tests {
     /// Checked against Click: keyword-only arguments.
     #[test]
     fn configuration() {
-        for (conf, err) in [
-            ("44", "too many arguments"),
-            ("", "At least one of MTU and MTU_ANNO must be set"),
-            ("MTU 0", "At least one of MTU and MTU_ANNO must be set"),
-            ("MTU 70000", "MTU"),
-        ] {
-            let e = testing::build(
-                &format!("Idle -> TCPFragmenter({conf}) -> Idle;"),
-                &reg(),
-                true,
-            )
-            .err()
-            .unwrap_or_else(|| panic!("{conf} accepted"));
-            assert!(e.contains(err), "{conf}: {e}");
-        }
+        crate::ip::test_util::config_errors(
+            &reg(),
+            |conf| format!("Idle -> TCPFragmenter({conf}) -> Idle;"),
+            &[
+                ("44", "too many arguments"),
+                ("", "At least one of MTU and MTU_ANNO must be set"),
+                ("MTU 0", "At least one of MTU and MTU_ANNO must be set"),
+                ("MTU 70000", "MTU"),
+            ],
+        );
         assert!(testing::build("Idle -> TCPFragmenter(MTU_ANNO 3) -> Idle;", &reg(), true).is_ok());
     }
 }
