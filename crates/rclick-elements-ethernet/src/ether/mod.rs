@@ -322,3 +322,47 @@ pub(crate) mod test_util {
         b.iter().map(|x| format!("{x:02x}")).collect()
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::test_util::{hex, registry};
+    use rclick_core::testing;
+
+    /// Frames of every length up to an ARP packet's and beyond, with and
+    /// without MAC and IP header annotations, through the classes added
+    /// for Click compatibility: nothing may panic.
+    #[test]
+    fn garbage_never_panics() {
+        let elems = [
+            "EtherMirror",
+            "EtherRewrite(1:1:1:1:1:1, 2:2:2:2:2:2)",
+            "EnsureEther",
+            "StoreEtherAddress(1:1:1:1:1:1, 30)",
+            "GetEtherAddress(42, src)",
+            "SetEtherAddress(1:1:1:1:1:1, 42)",
+            "CheckARPHeader(14)",
+            "CheckARPHeader",
+        ];
+        let mut base = vec![0xffu8; 6];
+        base.extend([2, 0, 0, 0, 0, 1, 0x08, 0x06, 0, 1, 8, 0, 6, 4, 0, 1]);
+        base.extend([0x7f; 30]);
+        let mut seeds: Vec<Vec<u8>> = (0..base.len()).map(|n| base[..n].to_vec()).collect();
+        for (hln, pln) in [(0u8, 0u8), (255, 255), (6, 16), (16, 4)] {
+            let mut v = base.clone();
+            v[18] = hln;
+            v[19] = pln;
+            seeds.push(v);
+        }
+        for e in elems {
+            let mut conf = format!("r :: {e} -> Discard;\n");
+            for (i, s) in seeds.iter().enumerate() {
+                let mark = ["MarkMACHeader", "MarkIPHeader(14)", "MarkIPHeader", "Null"][i % 4];
+                conf.push_str(&format!(
+                    "InfiniteSource(DATA \\<{}>, LIMIT 2, STOP true) -> {mark} -> r;\n",
+                    hex(s)
+                ));
+            }
+            testing::run(&conf, &registry()).unwrap_or_else(|err| panic!("{e}: {err}"));
+        }
+    }
+}
