@@ -5,7 +5,7 @@
 //! **Category:** ethernet. Copies an Ethernet address from packet data to
 //! an annotation.
 //!
-//! **Ports:** one input, one or two outputs, agnostic.
+//! **Ports:** one input, agnostic; one or two outputs (output 1 push).
 //!
 //! ## Description
 //!
@@ -58,6 +58,10 @@ impl Element for GetEtherAddress {
     }
     fn port_count(&self) -> &'static str {
         "1/1-2"
+    }
+    /// Output 1 is pushed to (Click says agnostic, but pushes to it).
+    fn processing(&self) -> &'static str {
+        "a/ah"
     }
     /// Output 0 through `simple_action`, output 1 pushed from it.
     fn is_simple(&self) -> bool {
