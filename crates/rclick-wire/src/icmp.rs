@@ -183,6 +183,17 @@ fn code_table(icmp_type: u8) -> &'static [(&'static str, u8)] {
     }
 }
 
+/// The length of the ICMP header of a message of type `icmp_type`, what
+/// precedes its data (Click's `click_icmp_hl`): 20 for timestamp
+/// messages, 12 for address mask messages, 8 for every other type.
+pub const fn header_len_for_type(icmp_type: u8) -> usize {
+    match icmp_type {
+        types::TIMESTAMP | types::TIMESTAMP_REPLY => 20,
+        types::MASK_REQUEST | types::MASK_REPLY => 12,
+        _ => 8,
+    }
+}
+
 /// Click's name for an ICMP type (`"echo"`, `"unreachable"`...).
 pub fn type_name(icmp_type: u8) -> Option<&'static str> {
     TYPE_NAMES
@@ -505,6 +516,17 @@ impl IcmpRepr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn header_len_by_type() {
+        assert_eq!(header_len_for_type(types::ECHO), 8);
+        assert_eq!(header_len_for_type(types::UNREACH), 8);
+        assert_eq!(header_len_for_type(types::TIMESTAMP), 20);
+        assert_eq!(header_len_for_type(types::TIMESTAMP_REPLY), 20);
+        assert_eq!(header_len_for_type(types::MASK_REQUEST), 12);
+        assert_eq!(header_len_for_type(types::MASK_REPLY), 12);
+        assert_eq!(header_len_for_type(200), 8);
+    }
 
     /// An echo request, id 0x1234, seq 1, data "abcd", checksum zero.
     const ECHO: [u8; 12] = [

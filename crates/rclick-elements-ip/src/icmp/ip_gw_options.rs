@@ -83,6 +83,15 @@ impl Default for IpGwOptions {
 }
 
 impl IpGwOptions {
+    /// An IPGWOptions for router address `me` alone (IPOutputCombo's).
+    pub(crate) fn for_address(me: Ipv4Addr) -> Self {
+        IpGwOptions {
+            preferred: me,
+            my_addrs: vec![me],
+            drops: 0,
+        }
+    }
+
     /// Processes the options in `h` (a whole IPv4 header of `hl` bytes).
     /// Returns whether the header changed, or the offset of the bad byte.
     fn process(&self, h: &mut [u8], hl: usize, now: Timestamp) -> Result<bool, usize> {
@@ -181,7 +190,7 @@ impl IpGwOptions {
 
     /// Processes `p`'s options in place; false means it goes to the error
     /// output (its ICMP parameter-problem annotation set).
-    fn handle(&mut self, p: &mut Packet, now: Timestamp) -> bool {
+    pub(crate) fn handle(&mut self, p: &mut Packet, now: Timestamp) -> bool {
         let hl = match p.network_header() {
             Some(h) if h.len() >= 20 => {
                 let hl = ((h[0] & 0x0f) as usize) << 2;
@@ -224,7 +233,7 @@ impl IpGwOptions {
 }
 
 /// Whether `p` has IP options (or a header too short to tell).
-fn has_options(p: &Packet) -> bool {
+pub(crate) fn has_options(p: &Packet) -> bool {
     p.network_header()
         .is_none_or(|h| h.len() < 20 || h[0] & 0x0f > 5)
 }

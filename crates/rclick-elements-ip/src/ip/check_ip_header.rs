@@ -189,7 +189,7 @@ impl CheckIPHeader {
 /// destination (2.0.0.2) of the benchmark packet to the full comparison
 /// (a scan and a call) on every packet.
 #[derive(Default)]
-struct AddrList {
+pub(crate) struct AddrList {
     addrs: Vec<u32>,
     /// The addresses, padded with the first, when there are 1 to `FEW`.
     few: Option<[u32; AddrList::FEW]>,
@@ -201,7 +201,7 @@ impl AddrList {
     /// The most addresses compared all at once.
     const FEW: usize = 8;
 
-    fn new(addrs: Vec<u32>) -> AddrList {
+    pub(crate) fn new(addrs: Vec<u32>) -> AddrList {
         let filter = addrs.iter().fold(0, |f, &a| f | Self::bit(a));
         let few = match addrs.first() {
             Some(&a0) if addrs.len() <= Self::FEW => {
@@ -221,7 +221,7 @@ impl AddrList {
     }
 
     #[inline(always)]
-    fn contains(&self, a: u32) -> bool {
+    pub(crate) fn contains(&self, a: u32) -> bool {
         match &self.few {
             // `|`, not `||`: every lane compared, no branch.
             Some(few) => few.iter().fold(false, |found, &x| found | (x == a)),
@@ -230,7 +230,7 @@ impl AddrList {
     }
 }
 
-fn interfaces(prefixes: &[IpPrefix]) -> (Vec<u32>, Vec<u32>) {
+pub(crate) fn interfaces(prefixes: &[IpPrefix]) -> (Vec<u32>, Vec<u32>) {
     let mut bad = Vec::new();
     let mut good = Vec::new();
     for p in prefixes {

@@ -322,6 +322,8 @@ pub struct IpRouteTable<E: RouteEngine> {
     /// Scratch: the output of each packet of the batch being pushed.
     ports: Vec<u32>,
     complaints: u32,
+    /// A warning to give at configuration (a deprecated class).
+    warning: Option<&'static str>,
 }
 
 impl<E: RouteEngine> IpRouteTable<E> {
@@ -334,7 +336,14 @@ impl<E: RouteEngine> IpRouteTable<E> {
             outs: Vec::new(),
             ports: Vec::new(),
             complaints: 0,
+            warning: None,
         }
+    }
+
+    /// The same, warning `text` whenever it is configured.
+    pub fn with_warning(mut self, text: &'static str) -> Self {
+        self.warning = Some(text);
+        self
     }
 
     fn check_mask(&self, r: &Route) -> Result<(), String> {
@@ -556,6 +565,9 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
         }
         engine.batch(false);
         self.engine = engine;
+        if let Some(w) = self.warning {
+            cx.warning(w);
+        }
         Ok(())
     }
 

@@ -27,8 +27,14 @@ pub mod dxr;
 pub mod fix_ip_src;
 pub mod get_ip_address;
 pub mod ip_encap;
+pub mod ip_field_info;
+pub mod ip_input_combo;
+pub mod ip_mirror;
+pub mod ip_name_info;
+pub mod ip_output_combo;
 pub mod iproute;
 pub mod linear_ip_lookup;
+pub mod lookup_ip_route_mp;
 pub mod mark_ip_ce;
 pub mod mark_ip_header;
 pub mod port_info;
@@ -38,14 +44,17 @@ pub mod route_store;
 pub mod set_ip_address;
 pub mod set_ip_checksum;
 pub mod set_ip_dscp;
+pub mod set_ip_ecn;
 pub mod set_rand_ip_address;
 pub mod set_tcp_checksum;
 pub mod set_udp_checksum;
+pub mod sorted_ip_lookup;
 pub mod static_ip_lookup;
 pub mod store_ip_address;
 pub mod strip_ip_header;
 pub mod strip_to_network_header;
 mod transport;
+pub mod truncate_ip_payload;
 pub mod udp_ip_encap;
 pub mod unstrip_ip_header;
 
@@ -124,6 +133,16 @@ pub fn register(r: &mut Registry) {
     );
     r.alias("LookupIPRoute", "StaticIPLookup");
     r.add(
+        "LookupIPRouteMP",
+        lookup_ip_route_mp::make,
+        include_str!("lookup_ip_route_mp.rs"),
+    );
+    r.add(
+        "SortedIPLookup",
+        sorted_ip_lookup::make,
+        include_str!("sorted_ip_lookup.rs"),
+    );
+    r.add(
         "RadixIPLookup",
         radix_ip_lookup::make,
         include_str!("radix_ip_lookup.rs"),
@@ -187,6 +206,41 @@ pub fn register(r: &mut Registry) {
         "MarkIPCE",
         || Box::<mark_ip_ce::MarkIPCE>::default(),
         include_str!("mark_ip_ce.rs"),
+    );
+    r.add(
+        "IPInputCombo",
+        || Box::<ip_input_combo::IPInputCombo>::default(),
+        include_str!("ip_input_combo.rs"),
+    );
+    r.add(
+        "IPOutputCombo",
+        || Box::<ip_output_combo::IPOutputCombo>::default(),
+        include_str!("ip_output_combo.rs"),
+    );
+    r.add(
+        "IPMirror",
+        || Box::<ip_mirror::IPMirror>::default(),
+        include_str!("ip_mirror.rs"),
+    );
+    r.add(
+        "SetIPECN",
+        || Box::<set_ip_ecn::SetIPECN>::default(),
+        include_str!("set_ip_ecn.rs"),
+    );
+    r.add(
+        "TruncateIPPayload",
+        || Box::<truncate_ip_payload::TruncateIPPayload>::default(),
+        include_str!("truncate_ip_payload.rs"),
+    );
+    r.add(
+        "IPNameInfo",
+        || Box::<ip_name_info::IPNameInfo>::default(),
+        include_str!("ip_name_info.rs"),
+    );
+    r.add(
+        "IPFieldInfo",
+        || Box::<ip_field_info::IPFieldInfo>::default(),
+        include_str!("ip_field_info.rs"),
     );
     r.add(
         "SetIPChecksum",
@@ -328,6 +382,22 @@ pub(crate) mod test_util {
         rclick_elements_standard::register(&mut r);
         crate::register(&mut r);
         r
+    }
+
+    /// Builds the configuration `conf(ARGS)` makes for each `(ARGS,
+    /// TEXT)` case and checks that it fails with an error containing TEXT.
+    pub fn config_errors(
+        registry: &rclick_core::Registry,
+        conf: impl Fn(&str) -> String,
+        cases: &[(&str, &str)],
+    ) {
+        for (args, want) in cases {
+            let text = conf(args);
+            match rclick_core::testing::build(&text, registry, true) {
+                Ok(_) => panic!("{text}: accepted"),
+                Err(e) => assert!(e.contains(want), "{text}: {e}"),
+            }
+        }
     }
 
     /// A small deterministic generator (xorshift) for randomised tests.

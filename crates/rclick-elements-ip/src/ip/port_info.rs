@@ -46,6 +46,7 @@ const SERVICES: &[(&str, u16)] = &[
     ("smtp", 25),
     ("time", 37),
     ("domain", 53),
+    ("dns", 53),
     ("bootps", 67),
     ("bootpc", 68),
     ("tftp", 69),
@@ -68,6 +69,12 @@ const SERVICES: &[(&str, u16)] = &[
     ("route", 520),
 ];
 
+/// A well-known service's port (`www`, `dns`...), the names Click knows
+/// without a PortInfo.
+pub(crate) fn well_known_port(word: &str) -> Option<u16> {
+    SERVICES.iter().find(|(n, _)| *n == word).map(|&(_, p)| p)
+}
+
 /// Parses a port for protocol `proto` (`"tcp"` or `"udp"`): a number, a
 /// PortInfo name visible from element `element`, or a well-known service.
 pub fn parse_port(word: &str, proto: &str, element: &str, cx: &ConfigureCx) -> Option<u16> {
@@ -78,7 +85,7 @@ pub fn parse_port(word: &str, proto: &str, element: &str, cx: &ConfigureCx) -> O
     if let Some(v) = super::scoped_lookup(|k, n| cx.lookup_name(k, n), &kind, element, word) {
         return v.parse().ok();
     }
-    SERVICES.iter().find(|(n, _)| *n == word).map(|&(_, p)| p)
+    well_known_port(word)
 }
 
 impl Element for PortInfo {
