@@ -79,10 +79,22 @@ pub(crate) fn push_by(
     } else {
         drop(front);
     }
+    push_runs(batch, cx, f);
+}
+
+/// Pushes each packet of `batch` out the output `port` gives for it
+/// (called once a packet, in order), consecutive packets for one output
+/// as one batch; an output that does not exist drops the packet.
+fn push_runs(
+    batch: PacketBatch,
+    cx: &mut Ctx,
+    mut port: impl FnMut(&rclick_core::Packet) -> usize,
+) {
+    let n = cx.noutputs();
     let mut run = PacketBatch::new();
     let mut run_port = usize::MAX;
     for p in batch {
-        let port = f(&p);
+        let port = port(&p);
         if port != run_port && !run.is_empty() {
             let b = run.take();
             if run_port < n {
@@ -103,24 +115,11 @@ pub(crate) fn push_by(
 /// once); consecutive packets for one output go on as one batch. An
 /// output that does not exist drops the packet (the caller counts it).
 pub(crate) fn push_each_by(batch: PacketBatch, cx: &mut Ctx, mut next: impl FnMut() -> usize) {
-    let n = cx.noutputs();
-    let mut run = PacketBatch::new();
-    let mut run_port = usize::MAX;
-    for p in batch {
-        let port = next();
-        let port = cx.output_aliases().get(port).map_or(port, |&a| a as usize);
-        if port != run_port && !run.is_empty() {
-            let b = run.take();
-            if run_port < n {
-                cx.push(run_port, b);
-            }
-        }
-        run_port = port;
-        run.push(p);
-    }
-    if !run.is_empty() && run_port < n {
-        cx.push(run_port, run);
-    }
+    let aliases = cx.output_aliases();
+    push_runs(batch, cx, |_| {
+        let o = next();
+        aliases.get(o).map_or(o, |&a| a as usize)
+    });
 }
 
 impl Element for PaintSwitch {

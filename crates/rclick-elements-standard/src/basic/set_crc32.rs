@@ -13,8 +13,8 @@
 //! the packet grows by 4. The CRC is Click's own: polynomial 0x04C11DB7,
 //! most significant bit first, initial value 0xFFFFFFFF, no final
 //! inversion; it is not the Ethernet frame check sequence. CheckCRC32
-//! checks and removes it. A packet that cannot grow (no memory) is dropped.
-//! Takes no arguments.
+//! checks and removes it. A packet that cannot grow (no memory) is dropped
+//! and counted. Takes no arguments.
 //!
 //! ## Annotations
 //!
@@ -22,7 +22,8 @@
 //!
 //! ## Handlers
 //!
-//! Only the standard ones.
+//! * `drops` (read): packets dropped because they could not grow (not in
+//!   Click).
 //!
 //! ## Examples
 //!
@@ -35,20 +36,27 @@
 //! CheckCRC32
 
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, Packet, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::crc32::click_crc32;
 
-/// Appends the CRC; `None` if the packet cannot grow.
-fn set_crc(mut p: Packet) -> Option<Packet> {
-    let crc = click_crc32(p.data());
-    p.put_slice(&crc.to_le_bytes()).ok()?;
-    Some(p)
-}
-
 /// The SetCRC32 element.
 #[derive(Default)]
-pub struct SetCRC32;
+pub struct SetCRC32 {
+    drops: u64,
+}
+
+impl SetCRC32 {
+    /// Appends the CRC; `None` (counted) if the packet cannot grow.
+    fn set_crc(&mut self, mut p: Packet) -> Option<Packet> {
+        let crc = click_crc32(p.data());
+        if p.put_slice(&crc.to_le_bytes()).is_err() {
+            self.drops += 1;
+            return None;
+        }
+        Some(p)
+    }
+}
 
 impl Element for SetCRC32 {
     fn class_name(&self) -> &'static str {
@@ -62,7 +70,7 @@ impl Element for SetCRC32 {
         true
     }
     fn simple_action(&mut self, p: Packet, _cx: &mut Ctx) -> Option<Packet> {
-        set_crc(p)
+        self.set_crc(p)
     }
     /// Per packet, independent of other elements.
     fn batch_transparent(&self) -> bool {
@@ -72,15 +80,21 @@ impl Element for SetCRC32 {
         Args::new(conf).complete().map_err(|e| e.to_string())
     }
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        batch.filter_map_in_place(set_crc);
+        batch.filter_map_in_place(|p| self.set_crc(p));
         if !batch.is_empty() {
             cx.push(0, batch);
         }
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let mut batch = cx.pull(0, max);
-        batch.filter_map_in_place(set_crc);
+        batch.filter_map_in_place(|p| self.set_crc(p));
         batch
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::read("drops", 0)]
+    }
+    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(self.drops.to_string())
     }
 }
 
@@ -108,6 +122,7 @@ mod tests {
                 "e:    4 | ffffffff"
             ]
         );
+        assert_eq!(testing::read(&r, "SetCRC32@2.drops"), "0");
         let e = testing::build("Idle -> SetCRC32(1) -> Discard;", &registry(), true)
             .err()
             .unwrap();

@@ -14,7 +14,7 @@
 //! packets in proportion to its tickets. It is StrideSched's scheduler run
 //! over outputs instead of inputs, and makes the same choices as Click's.
 //!
-//! Arguments: one a output, each a non-negative integer. More than 32768
+//! Arguments: one per output, each a non-negative integer. More than 32768
 //! is reduced to 32768 with Click's warning (which says "input" here too);
 //! a negative or non-integer argument is an error.
 //!

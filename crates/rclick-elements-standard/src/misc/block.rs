@@ -5,7 +5,10 @@
 //! **Category:** shaping. Sends packets with a high rate annotation to a
 //! second output.
 //!
-//! **Ports:** one input, two outputs, agnostic.
+//! **Ports:** one push input, two push outputs. Click declares them
+//! agnostic, but its Block aborts when pulled from output 1 (it pulls an
+//! input that does not exist); here pull connections are refused when the
+//! router is built.
 //!
 //! ## Description
 //!
@@ -75,6 +78,9 @@ impl Element for Block {
     fn port_count(&self) -> &'static str {
         "1/2"
     }
+    fn processing(&self) -> &'static str {
+        "h/h"
+    }
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         let mut thresh: i32 = 0;
         Args::new(conf)
@@ -87,13 +93,6 @@ impl Element for Block {
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let this = &*self;
         push_by(batch, cx, |p| this.output(p));
-    }
-    fn pull(&mut self, port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        // Only packets for the pulled output come back; the others are
-        // dropped, as a pull classifier must.
-        let mut b = cx.pull(0, max);
-        b.retain_mut(|p: &mut Packet| self.output(p) == port);
-        b
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![HandlerDef::read_write("thresh", 0)]
@@ -154,5 +153,9 @@ mod tests {
         assert!(err("Idle -> b :: Block() -> Discard; b[1] -> Discard;")
             .contains("THRESH: required argument missing"));
         assert!(err("Idle -> b :: Block(x) -> Discard; b[1] -> Discard;").contains("THRESH"));
+        assert!(
+            err("Idle -> Queue -> b :: Block(1) -> Unqueue -> Discard; b[1] -> Discard;")
+                .contains("pull output 0 connected to 'b :: Block' push input 0")
+        );
     }
 }

@@ -5,7 +5,10 @@
 //! **Category:** shaping. Sends packets whose forward rate outweighs their
 //! reverse rate to a second output.
 //!
-//! **Ports:** one input, two outputs, agnostic.
+//! **Ports:** one push input, two push outputs. Click declares them
+//! agnostic, but its CompareBlock aborts when pulled from output 1 (it pulls an
+//! input that does not exist); here pull connections are refused when the
+//! router is built.
 //!
 //! ## Description
 //!
@@ -82,6 +85,9 @@ impl Element for CompareBlock {
     fn port_count(&self) -> &'static str {
         "1/2"
     }
+    fn processing(&self) -> &'static str {
+        "h/h"
+    }
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         let (mut fwd, mut rev, mut thresh) = (0i32, 0i32, 0i32);
         Args::new(conf)
@@ -96,11 +102,6 @@ impl Element for CompareBlock {
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let this = &*self;
         push_by(batch, cx, |p| this.output(p));
-    }
-    fn pull(&mut self, port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut b = cx.pull(0, max);
-        b.retain_mut(|p: &mut Packet| self.output(p) == port);
-        b
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![

@@ -15,10 +15,12 @@
 //! decides how many of its bits are in error (0 to 8, with the binomial
 //! probabilities of P), and, when some are, further draws pick which.
 //!
-//! P is kept as a fixed-point number with 27 fraction bits, as Click's
-//! handler shows it: a P too small to be represented is 0, which Click
-//! warns about (`zero bit error probability (underflow?)`) and so does
-//! this element.
+//! P is kept as a fixed-point number with 27 fraction bits, which gives
+//! the readings of Click's handler for the values compared (0.1, 0.5,
+//! 0.3333333, 0.000001; not 0.123456789, which Click reads back as
+//! 0.12345678766 and this element as 0.12345679): a P too small to be
+//! represented is 0, which Click warns about (`zero bit error probability
+//! (underflow?)`) and so does this element.
 //!
 //! The same seed does not give the same bits as Click: Click picks the
 //! error pattern of a byte from a table of its own. The error rate, its

@@ -170,7 +170,7 @@ impl StrideTable {
         Some(c)
     }
 
-    /// `ticketsI` handlers, one a port.
+    /// `ticketsI` handlers, one per port.
     pub(crate) fn handlers(&self) -> Vec<HandlerDef> {
         (0..self.all.len())
             .map(|i| HandlerDef {
