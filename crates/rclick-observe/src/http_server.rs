@@ -1,0 +1,369 @@
+//! =c
+//!
+//! HTTPServer(ADDRESS [, I<keywords> TOKEN, REMOTE, READONLY, VERBOSE])
+//!
+//! =s control
+//!
+//! serves a live web view of the router, Prometheus metrics and an HTTP API to its handlers
+//!
+//! =io
+//!
+//! None.
+//!
+//! =d
+//!
+//! Listens for HTTP on ADDRESS (`HOST:PORT`, `[IPV6]:PORT`, or a port
+//! alone for 127.0.0.1; port 0 picks a free one, which the `port` handler
+//! tells) and serves:
+//!
+//! * `/`: a page that draws the router's graph, each element with its
+//!   packet rate, each queue with its length and drops, each connection
+//!   with its rate, updated every second by server-sent events; a click on
+//!   an element shows its handlers (read them, write the writable ones)
+//!   and its declaration in the configuration text; a text box hot-swaps a
+//!   new configuration (through the `hotconfig` handler, so the router
+//!   must offer it: `click -R`, or `--http`, which offers it).
+//! * `/metrics`: every element's counters in the Prometheus (OpenMetrics)
+//!   text format, as `rclick_element_packets_total{element="c",class="Counter"}`
+//!   and the like (docs/OBSERVE.md lists them).
+//! * `/api/...`: the handlers as JSON: `GET /api/handlers`,
+//!   `GET /api/elements/NAME/HANDLER`, `POST` to write, with
+//!   ControlSocket's reply codes and messages.
+//!
+//! The server runs on a thread of its own and never touches the router:
+//! it passes each request to this element, waking it through a socket the
+//! router watches (as ControlSocket's are), and the element calls the
+//! handlers on the router's thread. Rates come from reading the elements'
+//! own counting handlers (`count`, `byte_count`, `drops`, `length`,
+//! `highwater_length`, `capacity`, `drop_details`, and `cost` when
+//! profiling is on) once a second while the page is open: nothing changes
+//! on the data path, and an unwatched HTTPServer costs nothing.
+//!
+//! Keyword arguments:
+//!
+//! * TOKEN: string. When given, every request must carry it, as
+//!   `Authorization: Bearer TOKEN` or `?token=TOKEN` (the page passes on
+//!   the token of its own address). Default none.
+//! * REMOTE: boolean. Allows a non-loopback ADDRESS, which also needs a
+//!   TOKEN. Default false: the server is only for this machine, and
+//!   refuses requests whose `Host` is not loopback.
+//! * READONLY: boolean. Refuses handler writes (and so hot swaps) with
+//!   ControlSocket's 530. Default false.
+//! * VERBOSE: boolean. Prints the page's address when the server starts.
+//!   Default false.
+//!
+//! Hot swap: an HTTPServer replacing one of the same name and
+//! configuration takes over its server, so open pages stay connected and
+//! see the new graph.
+//!
+//! =h port read-only
+//!
+//! The TCP port bound.
+//!
+//! =h url read-only
+//!
+//! The page's address.
+//!
+//! =e
+//!
+//!   HTTPServer(127.0.0.1:8080);
+//!   HTTPServer(0.0.0.0:8080, REMOTE true, TOKEN "long-random-string");
+//!
+//! =a
+//!
+//! ControlSocket; the drivers' `--http` option; `rclick dot`.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
+use std::os::fd::AsRawFd;
+
+use rclick_core::args::Args;
+use rclick_core::router::Select;
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId};
+use rclick_elements_userlevel::control::protocol::{Handlers, Lookup};
+
+use crate::api::{self, Reply};
+use crate::bridge::{self, Endpoint, Request, Response};
+use crate::server::{self, Guard, Running};
+use crate::snapshot;
+
+/// Requests answered per task run before giving other tasks a turn.
+const MAX_PER_RUN: usize = 32;
+
+const H_PORT: u32 = 0;
+const H_URL: u32 = 1;
+
+/// The server and its end of the request channel; moved whole to the
+/// replacing element in a hot swap.
+struct Server {
+    endpoint: Endpoint,
+    running: Running,
+    /// Configurations installed since it started.
+    generation: u64,
+}
+
+/// HTTPServer. See the module documentation.
+#[derive(Default)]
+pub struct HttpServer {
+    addr: Option<SocketAddr>,
+    token: Option<String>,
+    read_only: bool,
+    verbose: bool,
+    server: Option<Server>,
+    task: Option<TaskId>,
+}
+
+/// Parses ADDRESS: `HOST:PORT`, `[V6]:PORT` or `PORT`.
+pub fn parse_address(s: &str) -> Option<SocketAddr> {
+    if let Ok(p) = s.parse::<u16>() {
+        return Some(SocketAddr::from((Ipv4Addr::LOCALHOST, p)));
+    }
+    if let Ok(a) = s.parse::<SocketAddr>() {
+        return Some(a);
+    }
+    let (host, port) = s.rsplit_once(':')?;
+    let port = port.parse::<u16>().ok()?;
+    (host.eq_ignore_ascii_case("localhost")).then(|| SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+}
+
+fn is_loopback(ip: IpAddr) -> bool {
+    ip.is_loopback()
+}
+
+impl HttpServer {
+    fn url(&self) -> String {
+        match &self.server {
+            Some(s) => format!("http://{}/", s.running.addr),
+            None => String::new(),
+        }
+    }
+
+    fn port(&self) -> String {
+        self.server
+            .as_ref()
+            .map(|s| s.running.addr.port().to_string())
+            .unwrap_or_default()
+    }
+
+    fn answer(&mut self, req: Request, cx: &mut Ctx) -> Response {
+        let generation = self.server.as_ref().map_or(0, |s| s.generation);
+        match req {
+            Request::Handler { write, name, data } => {
+                let mut h = CxHandlers { cx, me: self };
+                Response::Reply(api::call(&mut h, write, &name, &data, self.read_only))
+            }
+            Request::Graph => Response::Graph(snapshot::graph(cx, generation)),
+            Request::Snapshot => Response::Snapshot(snapshot::snapshot(cx, generation)),
+            Request::Handlers => {
+                let mut list = snapshot::handler_list(cx);
+                if let Some(me) = list.iter_mut().find(|e| e.element == cx.name()) {
+                    me.handlers = ["port", "url"]
+                        .iter()
+                        .map(|n| snapshot::HandlerEntry {
+                            name: n.to_string(),
+                            read: true,
+                            write: false,
+                        })
+                        .collect();
+                }
+                Response::Handlers(list)
+            }
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut s) = self.server.take() {
+            s.running.stop();
+        }
+    }
+}
+
+/// The router's handlers as ControlSocket's protocol sees them, from this
+/// element (whose own handlers are answered without re-entering it).
+struct CxHandlers<'a, 'b, 'c> {
+    cx: &'a mut Ctx<'b>,
+    me: &'c HttpServer,
+}
+
+impl Handlers for CxHandlers<'_, '_, '_> {
+    fn lookup(&mut self, name: &str) -> Lookup {
+        let spec = match name.split_once('.') {
+            Some((ename, h)) => {
+                let e = self.cx.find(ename).or_else(|| {
+                    ename
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|&n| n > 0 && n <= self.cx.nelements())
+                        .map(|n| n - 1)
+                });
+                match e {
+                    Some(e) => format!("{}.{h}", self.cx.element_info(e).name),
+                    None => return Lookup::NoElement(ename.to_string()),
+                }
+            }
+            None => name.to_string(),
+        };
+        match self.cx.handler_flags(&spec) {
+            Some(f) if !f.private => Lookup::Found(spec, f),
+            _ => Lookup::NoHandler,
+        }
+    }
+
+    fn read(&mut self, spec: &str, param: &str) -> Result<String, String> {
+        match spec.rsplit_once('.') {
+            Some((e, "port")) if e == self.cx.name() => Ok(self.me.port()),
+            Some((e, "url")) if e == self.cx.name() => Ok(self.me.url()),
+            _ => self.cx.call_read(spec, param),
+        }
+    }
+
+    fn write(&mut self, spec: &str, value: &str) -> Result<(), String> {
+        self.cx.call_write(spec, value)
+    }
+
+    fn llrpc(&mut self, _spec: &str, _command: u32, _data: &mut [u8]) -> Result<(), i32> {
+        Err(rclick_core::router::llrpc::EINVAL)
+    }
+}
+
+impl Element for HttpServer {
+    fn class_name(&self) -> &'static str {
+        "HTTPServer"
+    }
+
+    fn port_count(&self) -> &'static str {
+        "0/0"
+    }
+
+    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut address = String::new();
+        let mut token = String::new();
+        let mut token_given = false;
+        let mut remote = false;
+        let mut read_only = false;
+        let mut verbose = false;
+        Args::new(conf)
+            .read_mp("ADDRESS", &mut address)
+            .read("TOKEN", &mut token)
+            .read_status(&mut token_given)
+            .read("REMOTE", &mut remote)
+            .read("READONLY", &mut read_only)
+            .read("VERBOSE", &mut verbose)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        let addr = parse_address(address.trim())
+            .ok_or_else(|| format!("ADDRESS: expected HOST:PORT or PORT, not '{address}'"))?;
+        if token_given && token.is_empty() {
+            return Err("TOKEN: must not be empty".into());
+        }
+        if !is_loopback(addr.ip()) && !(remote && token_given) {
+            return Err(format!(
+                "ADDRESS {} is not a loopback address: give REMOTE true and a TOKEN",
+                addr.ip()
+            ));
+        }
+        self.addr = Some(addr);
+        self.token = token_given.then_some(token);
+        self.read_only = read_only;
+        self.verbose = verbose;
+        Ok(())
+    }
+
+    fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        let task = cx.new_task(false);
+        self.task = Some(task);
+        if cx.hotswap_element().is_some() {
+            // The replaced HTTPServer's server comes over in take_state.
+            return Ok(());
+        }
+        let addr = self.addr.ok_or("not configured")?;
+        let listener = TcpListener::bind(addr).map_err(|e| format!("bind {addr}: {e}"))?;
+        let (link, endpoint) = bridge::pair().map_err(|e| format!("socketpair: {e}"))?;
+        let guard = Guard {
+            token: self.token.clone(),
+        };
+        let running = server::start(listener, link, guard).map_err(|e| format!("{e}"))?;
+        cx.add_select(endpoint.wake.as_raw_fd(), Select::Read, task);
+        self.server = Some(Server {
+            endpoint,
+            running,
+            generation: 0,
+        });
+        if self.verbose {
+            cx.log(format!("HTTPServer: serving {}", self.url()));
+        }
+        Ok(())
+    }
+
+    fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
+        let Some(s) = &self.server else {
+            return false;
+        };
+        s.endpoint.drain_wakeups();
+        let mut n = 0;
+        while n < MAX_PER_RUN {
+            let Some((req, reply)) = self.server.as_ref().and_then(|s| s.endpoint.next()) else {
+                break;
+            };
+            let answer = if cx.is_quitting() {
+                Response::Reply(Reply::no_router())
+            } else {
+                self.answer(req, cx)
+            };
+            let _ = reply.send(answer);
+            n += 1;
+        }
+        if n == MAX_PER_RUN {
+            cx.reschedule();
+        }
+        n > 0
+    }
+
+    fn take_state(&mut self, old: &mut dyn Element, cx: &mut Ctx) {
+        let Some(o) = old.downcast_mut::<HttpServer>() else {
+            return;
+        };
+        if self.server.is_some() || o.addr != self.addr || o.token != self.token {
+            return;
+        }
+        let Some(mut s) = o.server.take() else {
+            return;
+        };
+        s.generation += 1;
+        if let Some(t) = self.task {
+            if let Err(e) = cx.add_select(s.endpoint.wake.as_raw_fd(), Select::Read, t) {
+                cx.log(format!("{}: {e}", cx.declaration()));
+            }
+            // Requests that arrived during the swap.
+            cx.schedule_task(t);
+        }
+        self.server = Some(s);
+    }
+
+    fn cleanup(&mut self, _cx: &mut Ctx) {
+        self.stop();
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![
+            HandlerDef::read("port", H_PORT),
+            HandlerDef::read("url", H_URL),
+        ]
+    }
+
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        match id {
+            H_PORT => Ok(self.port()),
+            H_URL => Ok(self.url()),
+            _ => Err("no such handler".into()),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {}
