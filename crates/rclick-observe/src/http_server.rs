@@ -104,6 +104,9 @@ struct Server {
 /// HTTPServer. See the module documentation.
 #[derive(Default)]
 pub struct HttpServer {
+    /// The configuration arguments, to recognise the same server in a
+    /// hot swap.
+    conf: Vec<String>,
     addr: Option<SocketAddr>,
     token: Option<String>,
     read_only: bool,
@@ -261,6 +264,7 @@ impl Element for HttpServer {
                 addr.ip()
             ));
         }
+        self.conf = conf.to_vec();
         self.addr = Some(addr);
         self.token = token_given.then_some(token);
         self.read_only = read_only;
@@ -271,7 +275,10 @@ impl Element for HttpServer {
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
         let task = cx.new_task(false);
         self.task = Some(task);
-        if cx.hotswap_element().is_some() {
+        let same = cx
+            .hotswap_element()
+            .is_some_and(|old| rclick_core::confparse::split_args(&old) == self.conf);
+        if same {
             // The replaced HTTPServer's server comes over in take_state.
             return Ok(());
         }
@@ -322,7 +329,7 @@ impl Element for HttpServer {
         let Some(o) = old.downcast_mut::<HttpServer>() else {
             return;
         };
-        if self.server.is_some() || o.addr != self.addr || o.token != self.token {
+        if self.server.is_some() || o.conf != self.conf {
             return;
         }
         let Some(mut s) = o.server.take() else {

@@ -59,7 +59,7 @@ const ELEMENT_COUNTERS: &[(&str, &str, &str)] = &[
 
 /// Gauge metrics read from element handlers.
 const ELEMENT_GAUGES: &[(&str, &str, &str)] = &[
-    ("length", "rclick_queue_length", "Packets in the queue now."),
+    ("length", "rclick_queue_length", "Packets in the queue now"),
     (
         "highwater_length",
         "rclick_queue_highwater_length",
@@ -102,7 +102,7 @@ pub fn render(s: &Snapshot) -> String {
     }
     reg.register(
         "rclick_element_reason_drops",
-        "Packets the element dropped, by reason (its drop_details handler).",
+        "Packets the element dropped, by reason (its drop_details handler)",
         reasons,
     );
     for &(handler, metric, help) in ELEMENT_GAUGES {
@@ -127,12 +127,12 @@ pub fn render(s: &Snapshot) -> String {
         }
         reg.register(
             "rclick_element_profiled_packets",
-            "Packets the element handled since profiling was switched on.",
+            "Packets the element handled since profiling was switched on",
             packets,
         );
         reg.register(
             "rclick_element_cost_ns_per_packet",
-            "The element's own cost per packet, in nanoseconds (the cost profile).",
+            "The element's own cost per packet, in nanoseconds (the cost profile)",
             cost,
         );
     }
@@ -146,26 +146,26 @@ pub fn render(s: &Snapshot) -> String {
     }
     reg.register(
         "rclick_thread_elements",
-        "Elements whose home is the router thread.",
+        "Elements whose home is the router thread",
         thread_elements,
     );
     reg.register(
         "rclick_thread_scheduled_tasks",
-        "Elements homed on the thread with a task scheduled now.",
+        "Elements homed on the thread with a task scheduled now",
         thread_tasks,
     );
     let generation = Gauge::<i64, AtomicI64>::default();
     generation.set(i64::try_from(s.generation).unwrap_or(i64::MAX));
     reg.register(
         "rclick_router_generation",
-        "Configurations installed by hot swap since the server started.",
+        "Configurations installed by hot swap since the server started",
         generation,
     );
     let profiling = Gauge::<i64, AtomicI64>::default();
     profiling.set(i64::from(s.profiling));
     reg.register(
         "rclick_router_profiling",
-        "1 when the per-element cost profile is on.",
+        "1 when the per-element cost profile is on",
         profiling,
     );
     let mut out = String::new();
