@@ -43,17 +43,17 @@ const ELEMENT_COUNTERS: &[(&str, &str, &str)] = &[
     (
         "count",
         "rclick_element_packets",
-        "Packets counted by the element (its count handler).",
+        "Packets counted by the element (its count handler)",
     ),
     (
         "byte_count",
         "rclick_element_bytes",
-        "Bytes counted by the element (its byte_count handler).",
+        "Bytes counted by the element (its byte_count handler)",
     ),
     (
         "drops",
         "rclick_element_drops",
-        "Packets the element dropped (its drops handler).",
+        "Packets the element dropped (its drops handler)",
     ),
 ];
 
@@ -63,12 +63,12 @@ const ELEMENT_GAUGES: &[(&str, &str, &str)] = &[
     (
         "highwater_length",
         "rclick_queue_highwater_length",
-        "Most packets the queue has held.",
+        "Most packets the queue has held",
     ),
     (
         "capacity",
         "rclick_queue_capacity",
-        "Packets the queue can hold.",
+        "Packets the queue can hold",
     ),
 ];
 

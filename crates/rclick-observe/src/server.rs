@@ -205,10 +205,17 @@ fn query_param<'a>(query: Option<&'a str>, key: &str) -> Option<&'a str> {
     })
 }
 
+/// The page's files, which carry no router data: served without the token
+/// (the page then passes on the token of its own address).
+fn static_asset(path: &str) -> bool {
+    matches!(path, "/" | "/index.html" | "/app.js")
+}
+
 /// Token, host and origin checks (see the module documentation).
 pub fn check(
     guard: &Guard,
     method: &Method,
+    path: &str,
     headers: &HeaderMap,
     query: Option<&str>,
 ) -> Result<(), String> {
@@ -217,6 +224,7 @@ pub fn check(
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
     match &guard.token {
+        Some(_) if static_asset(path) && method == Method::GET => {}
         Some(t) => {
             let bearer = headers
                 .get(header::AUTHORIZATION)
@@ -246,7 +254,13 @@ pub fn check(
 }
 
 async fn guard(State(st): State<Arc<AppState>>, req: HttpRequest, next: Next) -> HttpResponse {
-    match check(&st.guard, req.method(), req.headers(), req.uri().query()) {
+    match check(
+        &st.guard,
+        req.method(),
+        req.uri().path(),
+        req.headers(),
+        req.uri().query(),
+    ) {
         Ok(()) => next.run(req).await,
         Err(msg) => error(403, code::PERMISSION, &msg),
     }
@@ -432,26 +446,17 @@ mod tests {
         let open = Guard::default();
         let get = Method::GET;
         let post = Method::POST;
-        assert!(check(&open, &get, &headers(&[("host", "127.0.0.1:9")]), None).is_ok());
-        let e = check(
-            &open,
-            &get,
-            &headers(&[("host", "rebound.example:9")]),
+        assert!(check(&open, &get, "/api/x", &headers(&[("host", "127.0.0.1:9")]), None).is_ok());
+        let e = check(&open, &get, "/api/x", &headers(&[("host", "rebound.example:9")]),
             None,
         )
         .unwrap_err();
         assert!(e.contains("not loopback"), "{e}");
-        assert!(check(
-            &open,
-            &post,
-            &headers(&[("host", "127.0.0.1:9"), ("origin", "http://127.0.0.1:9")]),
+        assert!(check(&open, &post, "/api/x", &headers(&[("host", "127.0.0.1:9"), ("origin", "http://127.0.0.1:9")]),
             None
         )
         .is_ok());
-        assert!(check(
-            &open,
-            &post,
-            &headers(&[("host", "127.0.0.1:9"), ("origin", "http://evil.example")]),
+        assert!(check(&open, &post, "/api/x", &headers(&[("host", "127.0.0.1:9"), ("origin", "http://evil.example")]),
             None
         )
         .is_err());
@@ -459,11 +464,15 @@ mod tests {
             token: Some("s3cret".into()),
         };
         let h = headers(&[("host", "192.0.2.1:9")]);
-        assert!(check(&tok, &get, &h, None).is_err());
-        assert!(check(&tok, &get, &h, Some("token=wrong")).is_err());
-        assert!(check(&tok, &get, &h, Some("a=1&token=s3cret")).is_ok());
+        assert!(check(&tok, &get, "/api/x", &h, None).is_err());
+        assert!(check(&tok, &get, "/api/x", &h, Some("token=wrong")).is_err());
+        assert!(check(&tok, &get, "/api/x", &h, Some("a=1&token=s3cret")).is_ok());
         let hb = headers(&[("host", "192.0.2.1:9"), ("authorization", "Bearer s3cret")]);
-        assert!(check(&tok, &get, &hb, None).is_ok());
+        assert!(check(&tok, &get, "/api/x", &hb, None).is_ok());
+        // The page itself needs no token; its data does.
+        assert!(check(&tok, &get, "/", &h, None).is_ok());
+        assert!(check(&tok, &get, "/app.js", &h, None).is_ok());
+        assert!(check(&tok, &get, "/metrics", &h, None).is_err());
         assert!(same_secret("abc", "abc") && !same_secret("abc", "abd") && !same_secret("a", "ab"));
     }
 
