@@ -373,4 +373,186 @@ impl Drop for HttpServer {
 }
 
 #[cfg(test)]
-mod tests {}
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::sync::Arc;
+
+    fn registry() -> rclick_core::Registry {
+        let mut r = rclick_core::Registry::new();
+        rclick_elements_standard::register(&mut r);
+        crate::register(&mut r);
+        r
+    }
+
+    fn build(text: &str) -> rclick_core::Router {
+        let flat = rclick_lang::parse(text, &rclick_lang::Options::default()).unwrap();
+        rclick_core::Router::build(
+            flat,
+            Arc::new(registry()),
+            rclick_core::BuildOptions {
+                threads: 1,
+                capture_log: true,
+                source_text: text.to_string(),
+                ..Default::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// One HTTP/1.1 request; the status and body.
+    fn request(port: u16, method: &str, path: &str, body: &str) -> (u16, String) {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            s,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let status = text
+            .split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let body = text.split_once("\r\n\r\n").map(|x| x.1).unwrap_or("").to_string();
+        (status, body)
+    }
+
+    #[test]
+    fn configuration_errors() {
+        let r = registry();
+        let e = rclick_core::testing::build("HTTPServer(nonsense)", &r, false).unwrap_err();
+        assert!(e.contains("ADDRESS: expected HOST:PORT"), "{e}");
+        let e = rclick_core::testing::build("HTTPServer(0.0.0.0:0)", &r, false).unwrap_err();
+        assert!(e.contains("not a loopback address"), "{e}");
+        let e = rclick_core::testing::build("HTTPServer(0.0.0.0:0, REMOTE true)", &r, false)
+            .unwrap_err();
+        assert!(e.contains("TOKEN"), "{e}");
+        let e = rclick_core::testing::build("HTTPServer(0, TOKEN \"\")", &r, false).unwrap_err();
+        assert!(e.contains("TOKEN: must not be empty"), "{e}");
+        let e = rclick_core::testing::build("HTTPServer(0, BOGUS 1)", &r, false).unwrap_err();
+        assert!(e.contains("BOGUS"), "{e}");
+        assert_eq!(
+            parse_address("8080"),
+            Some(SocketAddr::from((Ipv4Addr::LOCALHOST, 8080)))
+        );
+        assert_eq!(
+            parse_address("localhost:9"),
+            Some(SocketAddr::from((Ipv4Addr::LOCALHOST, 9)))
+        );
+        assert!(parse_address("[::1]:80").is_some_and(|a| a.ip().is_loopback()));
+        assert_eq!(parse_address("host:80"), None);
+        assert_eq!(parse_address("127.0.0.1:70000"), None);
+    }
+
+    /// The API answers from the router's thread while it runs: reads,
+    /// writes that change the router, ControlSocket's error codes, the
+    /// graph, metrics, and refusals of bad requests.
+    #[test]
+    fn serves_the_api_while_the_router_runs() {
+        let r = build(
+            "h :: HTTPServer(127.0.0.1:0);\n\
+             src :: InfiniteSource(LIMIT 10, STOP false) -> c :: Counter -> s :: Switch(0) -> Discard;\n\
+             s[1] -> q :: Queue(7) -> Discard;",
+        );
+        let port: u16 = r.read_handler("h.port", "").unwrap().parse().unwrap();
+        assert_eq!(
+            r.read_handler("h.url", "").unwrap(),
+            format!("http://127.0.0.1:{port}/")
+        );
+        let client = std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            // Until the source has run.
+            for _ in 0..100 {
+                let (_, b) = request(port, "GET", "/api/elements/c/count", "");
+                if b.contains("\"value\":\"10\"") {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            for (m, p, body) in [
+                ("GET", "/api/elements/c/count", ""),
+                ("GET", "/api/elements/c/nope", ""),
+                ("GET", "/api/elements/zz/count", ""),
+                ("POST", "/api/elements/s/switch", "1"),
+                ("GET", "/api/elements/s/switch", ""),
+                ("POST", "/api/elements/c/count", "3"),
+                ("GET", "/api/elements/h/port", ""),
+                ("GET", "/api/global/version", ""),
+                ("GET", "/api/graph", ""),
+                ("GET", "/metrics", ""),
+                ("GET", "/api/handlers", ""),
+                ("GET", "/", ""),
+                ("GET", "/nowhere", ""),
+                ("GET", "/api/elements/c%20x/count", ""),
+            ] {
+                seen.push(request(port, m, p, body));
+            }
+            let _ = request(port, "POST", "/api/global/stop", "");
+            seen
+        });
+        r.run();
+        let seen = client.join().unwrap();
+        drop(r);
+        let json = |i: usize| -> serde_json::Value {
+            serde_json::from_str(&seen[i].1).unwrap_or_else(|e| panic!("{e}: {:?}", seen[i]))
+        };
+        assert_eq!(seen[0].0, 200);
+        assert_eq!(json(0)["value"], "10");
+        assert_eq!((seen[1].0, json(1)["code"].as_u64()), (404, Some(511)));
+        assert_eq!(json(1)["message"], "No handler named 'c.nope'");
+        assert_eq!((seen[2].0, json(2)["code"].as_u64()), (404, Some(510)));
+        assert_eq!(json(3)["message"], "Write handler 's.switch' OK");
+        assert_eq!(json(4)["value"], "1");
+        assert_eq!((seen[5].0, json(5)["code"].as_u64()), (403, Some(530)));
+        assert_eq!(json(6)["value"], port.to_string());
+        assert_eq!(seen[7].0, 200);
+        let g = json(8);
+        let names: Vec<&str> = g["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["h", "src", "c", "s", "Discard@5", "q", "Discard@7"]);
+        assert_eq!(g["connections"].as_array().unwrap().len(), 5);
+        assert_eq!(g["elements"][5]["outputs"][0], "pull");
+        assert_eq!(g["elements"][5]["line"], 3);
+        assert!(g["source"].as_str().unwrap().starts_with("h :: HTTPServer"));
+        let m = &seen[9].1;
+        assert!(
+            m.contains("rclick_element_packets_total{element=\"c\",class=\"Counter\"} 10"),
+            "{m}"
+        );
+        assert!(m.contains("rclick_queue_capacity{element=\"q\",class=\"Queue\"} 7"), "{m}");
+        let h = json(10);
+        let s = h.as_array().unwrap().iter().find(|e| e["element"] == "s").unwrap();
+        assert!(s["handlers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["name"] == "switch" && x["write"] == true));
+        assert!(seen[11].1.contains("<svg id=\"graph\""), "{}", seen[11].1);
+        assert_eq!(seen[12].0, 404);
+        // A space in a name is a syntax error (500), not a second argument.
+        assert_eq!(seen[13].0, 400);
+    }
+
+    /// With a token, requests without it are refused by the server
+    /// thread alone; dropping the router stops the server.
+    #[test]
+    fn token_required_and_server_stops_with_the_router() {
+        let r = build("h :: HTTPServer(127.0.0.1:0, TOKEN t0k);");
+        let port: u16 = r.read_handler("h.port", "").unwrap().parse().unwrap();
+        let (status, body) = request(port, "GET", "/metrics", "");
+        assert_eq!(status, 403);
+        assert!(body.contains("a token is required"), "{body}");
+        assert_eq!(request(port, "GET", "/", "").0, 200);
+        drop(r);
+        assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
+    }
+}
