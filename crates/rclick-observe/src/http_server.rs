@@ -258,7 +258,8 @@ impl Element for HttpServer {
         if token_given && token.is_empty() {
             return Err("TOKEN: must not be empty".into());
         }
-        if !is_loopback(addr.ip()) && !(remote && token_given) {
+        let allowed = is_loopback(addr.ip()) || (remote && token_given);
+        if !allowed {
             return Err(format!(
                 "ADDRESS {} is not a loopback address: give REMOTE true and a TOKEN",
                 addr.ip()
@@ -418,7 +419,11 @@ mod tests {
             .nth(1)
             .and_then(|c| c.parse().ok())
             .unwrap_or(0);
-        let body = text.split_once("\r\n\r\n").map(|x| x.1).unwrap_or("").to_string();
+        let body = text
+            .split_once("\r\n\r\n")
+            .map(|x| x.1)
+            .unwrap_or("")
+            .to_string();
         (status, body)
     }
 
@@ -528,9 +533,17 @@ mod tests {
             m.contains("rclick_element_packets_total{element=\"c\",class=\"Counter\"} 10"),
             "{m}"
         );
-        assert!(m.contains("rclick_queue_capacity{element=\"q\",class=\"Queue\"} 7"), "{m}");
+        assert!(
+            m.contains("rclick_queue_capacity{element=\"q\",class=\"Queue\"} 7"),
+            "{m}"
+        );
         let h = json(10);
-        let s = h.as_array().unwrap().iter().find(|e| e["element"] == "s").unwrap();
+        let s = h
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["element"] == "s")
+            .unwrap();
         assert!(s["handlers"]
             .as_array()
             .unwrap()

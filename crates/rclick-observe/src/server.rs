@@ -446,17 +446,36 @@ mod tests {
         let open = Guard::default();
         let get = Method::GET;
         let post = Method::POST;
-        assert!(check(&open, &get, "/api/x", &headers(&[("host", "127.0.0.1:9")]), None).is_ok());
-        let e = check(&open, &get, "/api/x", &headers(&[("host", "rebound.example:9")]),
+        assert!(check(
+            &open,
+            &get,
+            "/api/x",
+            &headers(&[("host", "127.0.0.1:9")]),
+            None
+        )
+        .is_ok());
+        let e = check(
+            &open,
+            &get,
+            "/api/x",
+            &headers(&[("host", "rebound.example:9")]),
             None,
         )
         .unwrap_err();
         assert!(e.contains("not loopback"), "{e}");
-        assert!(check(&open, &post, "/api/x", &headers(&[("host", "127.0.0.1:9"), ("origin", "http://127.0.0.1:9")]),
+        assert!(check(
+            &open,
+            &post,
+            "/api/x",
+            &headers(&[("host", "127.0.0.1:9"), ("origin", "http://127.0.0.1:9")]),
             None
         )
         .is_ok());
-        assert!(check(&open, &post, "/api/x", &headers(&[("host", "127.0.0.1:9"), ("origin", "http://evil.example")]),
+        assert!(check(
+            &open,
+            &post,
+            "/api/x",
+            &headers(&[("host", "127.0.0.1:9"), ("origin", "http://evil.example")]),
             None
         )
         .is_err());
