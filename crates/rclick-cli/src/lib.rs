@@ -544,7 +544,7 @@ mod tests {
             http: Some("127.0.0.1:8080".into()),
             ..Default::default()
         };
-        assert_eq!(h.config().unwrap(), "127.0.0.1:8080, VERBOSE true");
+        assert_eq!(h.config().unwrap(), "\"127.0.0.1:8080\", VERBOSE true");
         let h = HttpArgs {
             http: Some("0.0.0.0:80".into()),
             http_token: Some("a b".into()),
@@ -552,12 +552,19 @@ mod tests {
         };
         assert_eq!(
             h.config().unwrap(),
-            "0.0.0.0:80, VERBOSE true, REMOTE true, TOKEN \"a b\""
+            "\"0.0.0.0:80\", VERBOSE true, REMOTE true, TOKEN \"a b\""
         );
+        // A remote address without a token: the element refuses it.
+        let h = HttpArgs {
+            http: Some("0.0.0.0:0".into()),
+            http_token: None,
+            http_remote: true,
+        };
         let mut flat = rclick_lang::parse("Idle -> Discard;", &Options::default()).unwrap();
         add_http_server(&mut flat, &h);
         assert_eq!(flat.elements[2].class, "HTTPServer");
-        assert!(Router::build(flat, Arc::new(registry()), BuildOptions::default()).is_err());
+        let e = Router::build(flat, Arc::new(registry()), BuildOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("give REMOTE true and a TOKEN"), "{e}");
     }
 
     #[test]
