@@ -564,7 +564,10 @@ mod tests {
         add_http_server(&mut flat, &h);
         assert_eq!(flat.elements[2].class, "HTTPServer");
         let e = Router::build(flat, Arc::new(registry()), BuildOptions::default()).unwrap_err();
-        assert!(e.to_string().contains("give REMOTE true and a TOKEN"), "{e}");
+        assert!(
+            e.to_string().contains("give REMOTE true and a TOKEN"),
+            "{e}"
+        );
     }
 
     #[test]
