@@ -28,6 +28,7 @@ pub fn registry() -> Registry {
     rclick_elements_userlevel::register(&mut r);
     rclick_plugins::register(&mut r);
     rclick_plugins::package::install_loader(&mut r);
+    rclick_observe::register(&mut r);
     r
 }
 
@@ -146,6 +147,57 @@ pub struct DriverRequest {
     /// `--no-fuse`: no fused chains of simple elements
     /// (`BuildOptions::no_fuse`).
     pub no_fuse: bool,
+    /// `--http`: the web view, metrics and HTTP API.
+    pub http: HttpArgs,
+}
+
+/// The drivers' `--http` options: an HTTPServer added to the
+/// configuration (docs/OBSERVE.md).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct HttpArgs {
+    /// Serve a live web view of the router, Prometheus metrics (/metrics)
+    /// and an HTTP/JSON API to its handlers on ADDR:PORT (or PORT, on
+    /// 127.0.0.1); also offers the `hotconfig` handler, for hot swaps from
+    /// the page.
+    #[arg(long = "http", value_name = "ADDR:PORT")]
+    pub http: Option<String>,
+    /// Require TOKEN on every HTTP request (`Authorization: Bearer TOKEN`
+    /// or `?token=TOKEN`).
+    #[arg(long = "http-token", value_name = "TOKEN", requires = "http")]
+    pub http_token: Option<String>,
+    /// Allow a non-loopback `--http` address (needs `--http-token`).
+    #[arg(long = "http-remote", requires = "http")]
+    pub http_remote: bool,
+}
+
+impl HttpArgs {
+    /// The HTTPServer configuration string these options ask for.
+    pub fn config(&self) -> Option<String> {
+        let addr = self.http.as_ref()?;
+        let mut c = format!("{}, VERBOSE true", rclick_core::confparse::quote(addr));
+        if self.http_remote {
+            c.push_str(", REMOTE true");
+        }
+        if let Some(t) = &self.http_token {
+            c.push_str(&format!(", TOKEN {}", rclick_core::confparse::quote(t)));
+        }
+        Some(c)
+    }
+}
+
+/// Adds the `--http` HTTPServer to a configuration.
+fn add_http_server(flat: &mut FlatConfig, http: &HttpArgs) {
+    if let Some(config) = http.config() {
+        flat.elements.push(rclick_lang::FlatElement {
+            name: "click_driver@@HTTPServer".into(),
+            class: "HTTPServer".into(),
+            config,
+            landmark: rclick_lang::Landmark {
+                file: "click".into(),
+                line: 0,
+            },
+        });
+    }
 }
 
 impl DriverRequest {
@@ -248,10 +300,13 @@ pub fn drive(req: DriverRequest) -> i32 {
     // Click's driver: SIGINT and SIGTERM stop the router cleanly (unless a
     // Script TYPE SIGNAL listens for them).
     let _ = rclick_elements_standard::control::signals::stop_router_on(&[2, 15]);
-    let hot = req.allow_reconfigure.then(|| {
+    let hot = (req.allow_reconfigure || req.http.http.is_some()).then(|| {
         let (ports, unix) = (req.ports.clone(), req.unix_sockets.clone());
-        let prepare: rclick_core::router::hotswap::Prepare =
-            Box::new(move |flat, hotswap| add_control_sockets(flat, &ports, &unix, hotswap));
+        let http = req.http.clone();
+        let prepare: rclick_core::router::hotswap::Prepare = Box::new(move |flat, hotswap| {
+            add_control_sockets(flat, &ports, &unix, hotswap);
+            add_http_server(flat, &http);
+        });
         HotConfig::new(
             Options {
                 file_name: "config".into(),
@@ -270,6 +325,7 @@ pub fn drive(req: DriverRequest) -> i32 {
             }),
         None => {
             add_control_sockets(&mut flat, &req.ports, &req.unix_sockets, false);
+            add_http_server(&mut flat, &req.http);
             build(flat, &text, req.build_options())
         }
     };
@@ -481,6 +537,39 @@ mod tests {
                     "UNIX, \"/tmp/s\", RETRIES 1, RETRY_WARNINGS false"
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn http_options_make_an_http_server() {
+        assert_eq!(HttpArgs::default().config(), None);
+        let h = HttpArgs {
+            http: Some("127.0.0.1:8080".into()),
+            ..Default::default()
+        };
+        assert_eq!(h.config().unwrap(), "\"127.0.0.1:8080\", VERBOSE true");
+        let h = HttpArgs {
+            http: Some("0.0.0.0:80".into()),
+            http_token: Some("a b".into()),
+            http_remote: true,
+        };
+        assert_eq!(
+            h.config().unwrap(),
+            "\"0.0.0.0:80\", VERBOSE true, REMOTE true, TOKEN \"a b\""
+        );
+        // A remote address without a token: the element refuses it.
+        let h = HttpArgs {
+            http: Some("0.0.0.0:0".into()),
+            http_token: None,
+            http_remote: true,
+        };
+        let mut flat = rclick_lang::parse("Idle -> Discard;", &Options::default()).unwrap();
+        add_http_server(&mut flat, &h);
+        assert_eq!(flat.elements[2].class, "HTTPServer");
+        let e = Router::build(flat, Arc::new(registry()), BuildOptions::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("give REMOTE true and a TOKEN"),
+            "{e}"
         );
     }
 

@@ -92,6 +92,8 @@ struct Cli {
     /// The configuration file, and NAME=value definitions.
     #[arg(value_name = "ROUTERFILE | NAME=VALUE")]
     rest: Vec<String>,
+    #[command(flatten)]
+    http: rclick_cli::HttpArgs,
 }
 
 /// Click's option parser takes an optional value attached to a short
@@ -138,6 +140,7 @@ fn main() {
         no_coalesce: cli.no_coalesce,
         busy_poll: cli.busy_poll,
         no_fuse: cli.no_fuse,
+        http: cli.http,
     };
     for p in &cli.ports {
         match rclick_cli::parse_port_arg(p) {

@@ -85,6 +85,8 @@ enum Command {
         /// what fusion saves; results are the same either way).
         #[arg(long)]
         no_fuse: bool,
+        #[command(flatten)]
+        http: rclick_cli::HttpArgs,
     },
     /// Time benchmark configurations (Click's `bench/*.click`): a warm-up
     /// run, then timed runs of N packets each, every run checked through
@@ -173,6 +175,7 @@ fn main() {
             no_coalesce,
             busy_poll,
             no_fuse,
+            http,
         } => match config.split() {
             Ok((source, defines)) => drive(DriverRequest {
                 source: Some(source),
@@ -185,6 +188,7 @@ fn main() {
                 no_coalesce,
                 busy_poll,
                 no_fuse,
+                http,
                 ..Default::default()
             }),
             Err(e) => {

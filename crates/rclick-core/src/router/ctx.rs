@@ -1338,6 +1338,14 @@ impl<'a> Ctx<'a> {
     pub fn name(&self) -> &str {
         &self.rt.info[self.cur()].name
     }
+    /// Every connection of the router (for tools that draw it: HTTPServer).
+    pub fn connections(&self) -> &'a [super::Connection] {
+        &self.rt.connections
+    }
+    /// The configuration text as the user gave it.
+    pub fn source_text(&self) -> &'a str {
+        &self.rt.source_text
+    }
     /// `name :: Class`.
     pub fn declaration(&self) -> String {
         self.rt.info[self.cur()].declaration()
