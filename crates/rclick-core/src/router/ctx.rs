@@ -1069,12 +1069,19 @@ impl<'a> Ctx<'a> {
             let me = self.cur();
             self.sched.deep_pushes.push((me, port, batch));
         } else {
-            self.rt
-                .stats
-                .reentrant_drops
-                .fetch_add(1, Ordering::Relaxed);
-            self.count_lost(batch.len());
+            self.drop_waiting(batch);
         }
+    }
+
+    /// A batch that cannot wait (its list is full): dropped, counted as a
+    /// lost batch and its packets.
+    #[cold]
+    fn drop_waiting(&self, batch: PacketBatch) {
+        self.rt
+            .stats
+            .reentrant_drops
+            .fetch_add(1, Ordering::Relaxed);
+        self.count_lost(batch.len());
     }
 
     /// The target of a push is running further up this thread's stack: hand
@@ -1088,11 +1095,7 @@ impl<'a> Ctx<'a> {
                 .deferred_pushes
                 .push((to, to_port as usize, batch));
         } else {
-            self.rt
-                .stats
-                .reentrant_drops
-                .fetch_add(1, Ordering::Relaxed);
-            self.count_lost(batch.len());
+            self.drop_waiting(batch);
         }
     }
 

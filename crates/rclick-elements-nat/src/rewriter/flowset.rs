@@ -719,6 +719,41 @@ impl FlowSet {
             let dead = self.heaps[h][0];
             self.destroy(dead);
         }
+        self.give_back_memory();
+    }
+
+    /// After a flood of flows has expired, gives their memory back: free
+    /// slots at the end of the flow table go, and tables, heaps and maps
+    /// left at less than a quarter of their capacity shrink. (A flow keeps
+    /// its index, so free slots in the middle stay until the flows after
+    /// them go.)
+    fn give_back_memory(&mut self) {
+        const SLACK: usize = 1024;
+        let before = self.flows.len();
+        while matches!(self.flows.last(), Some(None)) {
+            self.flows.pop();
+        }
+        if self.flows.len() < before {
+            let n = self.flows.len();
+            self.free.retain(|&i| (i as usize) < n);
+        }
+        fn trim<T>(v: &mut Vec<T>) {
+            if v.capacity() > 4 * v.len() + SLACK {
+                v.shrink_to(2 * v.len());
+            }
+        }
+        trim(&mut self.flows);
+        trim(&mut self.free);
+        for h in &mut self.heaps {
+            trim(h);
+        }
+        for t in &mut self.tables {
+            for m in &mut t.maps {
+                if m.capacity() > 4 * m.len() + SLACK {
+                    m.shrink_to(2 * m.len());
+                }
+            }
+        }
     }
 
     /// Destroys every flow created by input `input` of table `slot`.
@@ -1472,5 +1507,46 @@ mod tests {
         assert_eq!(set.size(), 0);
         assert!(set.tables[0].maps[0].is_empty());
         assert_eq!(set.tables[0].inputs[0].count, 0);
+    }
+
+    /// 200,000 flows from as many sources, then all expire: creating and
+    /// expiring them is linear, and the set gives their memory back (it
+    /// used to keep the table and maps at their peak).
+    #[test]
+    fn expired_flows_give_memory_back() {
+        let mut set = FlowSet::new(Kind::Udp);
+        set.tables[0].noutputs = 2;
+        set.tables[0]
+            .inputs
+            .push(InputSpec::new(InputKind::Keep, 0, 1));
+        let t0 = std::time::Instant::now();
+        for i in 0..200_000u32 {
+            let f = FlowId::new(i, 1, 100, 2);
+            assert!(set
+                .get_entry(0, IP_PROTO_UDP, f, Lookup::Input(0), 0)
+                .is_some());
+        }
+        assert_eq!(set.size(), 200_000);
+        assert!(set.tables[0].maps[0].capacity() >= 200_000);
+        set.shrink(false, 1 << 40);
+        // Linear: flows from 200,000 sources used to share a few dozen
+        // hash buckets (half a minute here in a debug build).
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(10),
+            "{:?}",
+            t0.elapsed()
+        );
+        assert_eq!(set.size(), 0);
+        assert!(set.flows.capacity() <= 1024, "{}", set.flows.capacity());
+        assert!(set.free.capacity() <= 1024, "{}", set.free.capacity());
+        for m in &set.tables[0].maps {
+            assert!(m.capacity() <= 2048, "{}", m.capacity());
+        }
+        // and it works on
+        let f = FlowId::new(7, 1, 100, 2);
+        assert!(set
+            .get_entry(0, IP_PROTO_UDP, f, Lookup::Input(0), 1 << 40)
+            .is_some());
+        assert_eq!(set.size(), 1);
     }
 }

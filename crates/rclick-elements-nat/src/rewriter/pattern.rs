@@ -107,9 +107,20 @@ impl Hasher for FlowHasher {
     fn write_u64(&mut self, i: u64) {
         self.add(i);
     }
+    /// Mixes the high bits into the low ones (murmur3's finalizer): the
+    /// table picks buckets by the low bits, and a product's low bits
+    /// depend only on its inputs' low bits, so without this, flows that
+    /// differ only in their source address (a flood from many sources)
+    /// fell into a few dozen buckets and each new flow cost time in
+    /// proportion to the flows already there.
     #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        let mut x = self.0;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        x ^ (x >> 33)
     }
 }
 
