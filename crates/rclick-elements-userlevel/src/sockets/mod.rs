@@ -1,10 +1,13 @@
-//! Sockets as packet transports: the Socket element (TCP, UDP and Unix
+//! Sockets as packet transports: the Socket element (and its deprecated
+//! forms FromSocket and ToSocket) (TCP, UDP and Unix
 //! stream or datagram sockets, client or server), built on the standard
 //! library's socket types and `socket2` for the options and the
 //! bind-before-connect the standard types lack. No `unsafe` here.
 
 mod conn;
+pub mod from_socket;
 pub mod socket;
+pub mod to_socket;
 
 use rclick_core::Registry;
 
@@ -16,5 +19,15 @@ pub fn register(r: &mut Registry) {
         "Socket",
         || Box::new(Socket::default()),
         include_str!("socket.rs"),
+    );
+    r.add(
+        "FromSocket",
+        || Box::new(from_socket::from_socket()),
+        include_str!("from_socket.rs"),
+    );
+    r.add(
+        "ToSocket",
+        || Box::new(to_socket::to_socket()),
+        include_str!("to_socket.rs"),
     );
 }
