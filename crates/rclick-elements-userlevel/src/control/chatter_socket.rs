@@ -609,4 +609,18 @@ mod tests {
         let e = build_err("ChatterSocket(TCP, 7000, FOO 2)");
         assert!(e.contains("unknown argument"), "{e}");
     }
+
+    /// Checked against Click: a port in use fails the router at
+    /// initialization, naming `bind`.
+    #[test]
+    fn port_in_use() {
+        let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = held.local_addr().unwrap().port();
+        let e = build_err(&format!("cs2 :: ChatterSocket(TCP, {port})"));
+        assert!(
+            e.contains("While initializing 'cs2 :: ChatterSocket'"),
+            "{e}"
+        );
+        assert!(e.contains("bind: Address already in use"), "{e}");
+    }
 }
