@@ -1,7 +1,7 @@
 //! Elements that talk to the operating system (Click's `elements/userlevel`):
 //! pcap files, the control socket, network devices (FromDevice/ToDevice),
 //! KernelTun/KernelTap, the Socket transport (and FromSocket/ToSocket),
-//! ChatterSocket, and ChangeUID.
+//! ChatterSocket, ChangeUID and ProgressBar.
 //! This is the only element group that touches files, sockets and devices.
 
 pub mod control;
@@ -9,6 +9,7 @@ pub mod device;
 mod drops;
 pub mod dump;
 pub mod process;
+pub mod progress;
 pub mod sockets;
 
 use rclick_core::Registry;
@@ -20,4 +21,5 @@ pub fn register(r: &mut Registry) {
     device::register(r);
     sockets::register(r);
     process::register(r);
+    progress::register(r);
 }
