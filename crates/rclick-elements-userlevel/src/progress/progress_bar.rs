@@ -30,9 +30,10 @@
 //! elapsed time; later ones the estimated time left (`ETA`), or
 //! `--:-- ETA` when it cannot be estimated, or `- stalled -` when the
 //! position has not moved for 5 seconds (stalls do not count in the
-//! elapsed time). When the router stops, or on `mark_done` or
+//! elapsed time). When the router stops because its sources are done
+//! (a `STOP true` source, Script's `stop`), or on `mark_done` or
 //! `mark_stopped`, the bar is drawn a last time with the elapsed time and
-//! a newline.
+//! a newline. A router ended by a signal leaves the bar as it was.
 //!
 //! Keywords:
 //!
@@ -180,25 +181,23 @@ fn render(v: &View) -> String {
             None => s.push_str(" -----   "),
         }
     }
-    match v.phase {
-        Phase::First | Phase::Done => {
-            s.push_str(&clock(v.elapsed as i64));
-            s.push_str("    ");
-        }
-        Phase::Middle => {
-            let pos = v.pos.unwrap_or(0) as f64;
-            match v.size {
-                Some(size) if v.elapsed > 0.0 && pos > 0.0 && pos <= size => {
-                    if v.stalled {
-                        s.push_str(" - stalled -");
-                    } else {
-                        let left = size / (pos / v.elapsed) - v.elapsed;
-                        s.push_str(&clock(left as i64));
-                        s.push_str(" ETA");
-                    }
-                }
-                _ => s.push_str("   --:-- ETA"),
+    let pos = v.pos.map(|p| p as f64);
+    let known = matches!((pos, v.size), (Some(p), Some(size)) if p <= size);
+    if v.phase != Phase::Done && !known {
+        s.push_str("   --:-- ETA");
+    } else if v.phase == Phase::Done || v.elapsed <= 0.0 {
+        s.push_str(&clock(v.elapsed as i64));
+        s.push_str("    ");
+    } else if v.stalled {
+        s.push_str(" - stalled -");
+    } else {
+        match (pos, v.size) {
+            (Some(p), Some(size)) if p > 0.0 => {
+                let left = size / (p / v.elapsed) - v.elapsed;
+                s.push_str(&clock(left as i64));
+                s.push_str(" ETA");
             }
+            _ => s.push_str("   --:-- ETA"),
         }
     }
     if v.phase == Phase::Done {
@@ -451,6 +450,7 @@ impl Element for ProgressBar {
         for h in self.pos_handlers.iter().chain(&self.size_handlers) {
             check_handler(h, cx)?;
         }
+        cx.register_stop_handler();
         let t = cx.new_timer();
         self.timer = Some(t);
         if self.active {
@@ -461,6 +461,13 @@ impl Element for ProgressBar {
 
     fn run_timer(&mut self, _timer: TimerId, cx: &mut Ctx) {
         self.draw(cx);
+    }
+
+    fn handle_stop(&mut self, cx: &mut Ctx) -> bool {
+        // The router is stopping: the last drawing, as Click's cleanup
+        // does. The stop is not ours to take.
+        self.complete(false, cx);
+        false
     }
 
     fn cleanup(&mut self, cx: &mut Ctx) {
@@ -584,7 +591,7 @@ mod tests {
                 size: Some(5.0),
                 fixed: true,
                 phase,
-                elapsed: 0.1,
+                elapsed: if phase == Phase::First { 0.0 } else { 0.1 },
                 stalled: false,
                 width: 80,
             })
@@ -611,8 +618,12 @@ mod tests {
             view(Some(1), Some(5e6), true, Phase::Middle, 0.1088),
             format!("\r  0% |{}| 151:06:39 ETA", bar(0, 57))
         );
-        // No size: a moving marker, the position, no estimate; dashes at
-        // the end.
+        // No size: a moving marker, the position, no estimate, also at
+        // first; dashes at the end.
+        assert_eq!(
+            view(Some(0), None, false, Phase::First, 0.0),
+            format!("\r|***{}|     0      --:-- ETA", " ".repeat(51))
+        );
         assert_eq!(
             view(Some(2), None, false, Phase::Middle, 0.2),
             format!("\r|***{}|     2      --:-- ETA", " ".repeat(51))
