@@ -79,6 +79,8 @@ use rclick_core::args::{Args, Word};
 use rclick_core::router::{ChatterTap, Select};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId};
 
+use super::control_socket::strerror;
+
 /// Bytes kept for a client before it is disconnected (Click's bound).
 const MAX_BEHIND: usize = 500_000;
 /// Bytes of messages waiting for the element's task.
@@ -192,15 +194,6 @@ impl Default for ChatterSocket {
             dropped_clients: 0,
             task: None,
         }
-    }
-}
-
-/// An I/O error as the C library words it.
-fn strerror(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
     }
 }
 
