@@ -1,12 +1,15 @@
 //! Elements that talk to the operating system (Click's `elements/userlevel`):
 //! pcap files, the control socket, network devices (FromDevice/ToDevice),
-//! KernelTun/KernelTap, and the Socket transport.
+//! KernelTun/KernelTap, the Socket transport (and FromSocket/ToSocket),
+//! ChatterSocket, ChangeUID and ProgressBar.
 //! This is the only element group that touches files, sockets and devices.
 
 pub mod control;
 pub mod device;
 mod drops;
 pub mod dump;
+pub mod process;
+pub mod progress;
 pub mod sockets;
 
 use rclick_core::Registry;
@@ -17,4 +20,6 @@ pub fn register(r: &mut Registry) {
     control::register(r);
     device::register(r);
     sockets::register(r);
+    process::register(r);
+    progress::register(r);
 }

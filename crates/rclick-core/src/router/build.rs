@@ -898,6 +898,7 @@ impl Router {
             busy_poll: opts.busy_poll,
             stats: Default::default(),
             quit: AtomicBool::new(false),
+            chatter_taps: Default::default(),
             log: if opts.capture_log {
                 Some(Mutex::new(log))
             } else {

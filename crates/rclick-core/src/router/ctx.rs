@@ -1508,6 +1508,24 @@ impl<'a> Ctx<'a> {
         self.rt.log_line(line.into());
     }
 
+    /// Sends a copy of every later log line to `tap` (ChatterSocket).
+    pub fn add_chatter_tap(&self, tap: std::sync::Arc<dyn super::ChatterTap>) {
+        self.rt
+            .chatter_taps
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(tap);
+    }
+
+    /// Stops sending log lines to `tap`.
+    pub fn remove_chatter_tap(&self, tap: &std::sync::Arc<dyn super::ChatterTap>) {
+        self.rt
+            .chatter_taps
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|t| !std::sync::Arc::ptr_eq(t, tap));
+    }
+
     /// Finds an element by name, relative to this element's compound.
     pub fn find(&self, name: &str) -> Option<ElementId> {
         find_relative(&self.rt.info, self.cur(), name)

@@ -48,6 +48,14 @@ use crate::element::{Element, HandlerDef};
 use crate::registry::Registry;
 use crate::spec::Processing;
 pub use poll::Select;
+
+/// A receiver of copies of the router's log lines (Click's chatter), as
+/// ChatterSocket is. `message` is called on the thread that logs, so it
+/// must be quick and must not log itself.
+pub trait ChatterTap: Send + Sync {
+    /// One log line, without its newline.
+    fn message(&self, line: &str);
+}
 pub(crate) use slot::Slot;
 pub use slot::SlotBusy;
 
@@ -223,6 +231,8 @@ pub struct RouterInner {
     /// Messages elements print (Print, Message) go here in tests; `None`
     /// means standard error.
     pub(crate) log: Option<Mutex<Vec<String>>>,
+    /// Elements that get a copy of every log line (ChatterSocket).
+    pub(crate) chatter_taps: Mutex<Vec<Arc<dyn ChatterTap>>>,
     /// Text elements print to standard output (Script's `print`) goes here
     /// in tests; `None` means standard output.
     pub(crate) out: Option<Mutex<String>>,
@@ -477,6 +487,12 @@ impl RouterInner {
     }
 
     pub(crate) fn log_line(&self, line: String) {
+        {
+            let taps = self.chatter_taps.lock().unwrap_or_else(|p| p.into_inner());
+            for t in taps.iter() {
+                t.message(&line);
+            }
+        }
         match &self.log {
             Some(l) => l.lock().unwrap_or_else(|p| p.into_inner()).push(line),
             None => {

@@ -255,7 +255,7 @@ impl Default for ControlSocket {
 }
 
 /// The C library's text for an I/O error.
-fn strerror(e: &std::io::Error) -> String {
+pub(super) fn strerror(e: &std::io::Error) -> String {
     let s = e.to_string();
     match s.find(" (os error") {
         Some(i) => s[..i].to_string(),

@@ -1,6 +1,8 @@
-//! The control plane: ControlSocket, which lets other programs call the
+//! The control plane: ChatterSocket, which sends the router's messages to
+//! clients, and ControlSocket, which lets other programs call the
 //! router's handlers over TCP or Unix-domain sockets.
 
+pub mod chatter_socket;
 pub mod control_socket;
 pub mod protocol;
 
@@ -12,5 +14,10 @@ pub fn register(r: &mut Registry) {
         "ControlSocket",
         || Box::<control_socket::ControlSocket>::default(),
         include_str!("control_socket.rs"),
+    );
+    r.add(
+        "ChatterSocket",
+        || Box::<chatter_socket::ChatterSocket>::default(),
+        include_str!("chatter_socket.rs"),
     );
 }

@@ -333,6 +333,9 @@ enum State {
 
 /// The Socket element.
 pub struct Socket {
+    /// The class this element was made as: `Socket`, or one of the
+    /// deprecated forms `FromSocket` and `ToSocket`.
+    class: &'static str,
     cfg: Settings,
     state: Option<State>,
     /// Packets waiting for room in the socket, oldest first; the first
@@ -361,6 +364,7 @@ pub struct Socket {
 impl Default for Socket {
     fn default() -> Self {
         Socket {
+            class: "Socket",
             cfg: Settings {
                 kind: Kind::Tcp,
                 remote: Addr::Inet(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0)),
@@ -408,6 +412,14 @@ const H_DROP_DETAILS: u32 = 7;
 const H_RESET: u32 = 8;
 
 impl Socket {
+    /// A Socket made as `class` (`FromSocket`, `ToSocket`): the same
+    /// element under the name Click keeps for compatibility.
+    pub(crate) fn with_class(class: &'static str) -> Self {
+        let mut s = Socket::default();
+        s.class = class;
+        s
+    }
+
     fn count_drop(&mut self, why: Why, n: u64, detail: Option<&str>, cx: &Ctx) {
         if n == 0 {
             return;
@@ -711,7 +723,7 @@ impl Socket {
 
 impl Element for Socket {
     fn class_name(&self) -> &'static str {
-        "Socket"
+        self.class
     }
     fn port_count(&self) -> &'static str {
         "0-1/0-1"
@@ -733,6 +745,13 @@ impl Element for Socket {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        if self.class != "Socket" {
+            // Click's own words, printed once per element.
+            cx.log(format!(
+                "warning: {} is deprecated, use Socket instead",
+                self.class
+            ));
+        }
         if !self.cfg.client && cx.hotswap_element().is_some() {
             // The old router's Socket of this name holds the address:
             // take its socket over (Click fails the swap with "bind:

@@ -1,0 +1,31 @@
+//! # FromRawSocket
+//!
+//! `FromRawSocket(TYPE [, PORT, KEYWORDS])`, TYPE one of `TCP`, `UDP`, `GRE`,
+//! `ICMP`
+//!
+//! **Category:** comm. Reads IP packets from a raw socket (user-level, Linux); deprecated.
+//!
+//! **Ports:** at most one pull input; at most one push output.
+//!
+//! ## Description
+//!
+//! The form of [RawSocket](super::raw_socket) old configurations use
+//! with no input: every packet of the protocol the host receives comes out of the output. FromRawSocket *is* RawSocket under another class name: the same
+//! arguments, keywords, defaults and handlers (see RawSocket). When the
+//! router initializes it prints
+//! `warning: FromRawSocket is deprecated, use RawSocket instead`.
+//!
+//! ## Handlers
+//!
+//! Those of RawSocket: `received`, `sent`, `drops`, `drop_details`.
+//!
+//! ## See also
+//!
+//! RawSocket, Socket
+
+use super::raw_socket::RawSocket;
+
+/// A new FromRawSocket: a RawSocket named FromRawSocket.
+pub fn from_raw_socket() -> RawSocket {
+    RawSocket::with_class("FromRawSocket")
+}

@@ -1,0 +1,425 @@
+//! # RawSocket
+//!
+//! `RawSocket(TYPE [, PORT, KEYWORDS])`, TYPE one of `TCP`, `UDP`, `GRE`,
+//! `ICMP`, `SCTP` or an IP protocol number
+//!
+//! **Category:** comm. Sends and receives IP packets through a raw IPv4
+//! socket (user-level, Linux).
+//!
+//! **Ports:** at most one pull input; at most one push output.
+//!
+//! ## Description
+//!
+//! Opens a raw IPv4 socket for the protocol TYPE, with the IP header
+//! included (`IP_HDRINCL`). Every packet of that protocol the host
+//! receives is emitted on the output, a copy, IP header first (the kernel
+//! still answers them itself). Without an output the socket is not read
+//! (its receive buffer is made as small as the kernel allows). Packets pulled from the input are IP
+//! packets, header first, sent as they are to their IP destination
+//! address (the kernel fills in a zero source address, a zero
+//! identification, the total length and the header checksum).
+//!
+//! Opening a raw socket needs root or `CAP_NET_RAW`; without it the
+//! router fails to initialize with `socket: Operation not permitted`.
+//!
+//! PORT (an unsigned number: a TCP or UDP port, a GRE key, an ICMP
+//! identifier) is bound on PlanetLab kernels only; elsewhere it is accepted
+//! and has no effect, as in Click.
+//!
+//! The input is pulled while the socket takes packets, up to 32 at a
+//! time; those the socket cannot take yet wait until it can. Packets
+//! without a valid IPv4 header are dropped (`bad IP header`), as are those
+//! the kernel refuses (`send error`, e.g. `EMSGSIZE`), each reason counted.
+//! Reads emit up to 32 packets per task run; the task sleeps until the
+//! socket is readable.
+//!
+//! Keywords:
+//!
+//! * `SNAPLEN` (unsigned): most bytes kept per received packet; the rest
+//!   is counted in the extra length annotation. Default 2048.
+//! * `HEADROOM` (unsigned): headroom of received packets. Default 28.
+//! * `PROPER` (boolean): PlanetLab's Proper; accepted and ignored (with a
+//!   warning when true).
+//!
+//! ## Annotations
+//!
+//! Received packets get the timestamp annotation (the time of reading)
+//! and, when cut by SNAPLEN, the extra length annotation.
+//!
+//! ## Handlers
+//!
+//! * `received`, `sent` (read): packets received and sent.
+//! * `drops` (read), `drop_details` (read: `COUNT<TAB>REASON` lines;
+//!   reasons `bad IP header`, `send error`).
+//!
+//! ## Examples
+//!
+//! ```text
+//! // Watch the ICMP the host receives.
+//! FromRawSocket(ICMP) -> IPPrint(icmp) -> Discard;
+//! // Send prepared UDP packets.
+//! ... -> Queue -> ToRawSocket(UDP);
+//! ```
+//!
+//! ## See also
+//!
+//! FromRawSocket, ToRawSocket, Socket, FromDevice
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::net::SocketAddrV4;
+use std::os::fd::AsRawFd;
+
+use rclick_core::args::{Args, Word};
+use rclick_core::router::Select;
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, TaskId};
+use rclick_packet::{Packet, PacketBatch};
+use rclick_wire::Ipv4Packet;
+use socket2::{Domain, Protocol, SockAddr, Socket as RawSock, Type};
+
+use crate::drops::DropCounter;
+
+const REASONS: &[&str] = &["bad IP header", "send error"];
+const BAD_HEADER: usize = 0;
+const SEND_ERROR: usize = 1;
+/// Most reads, and most pulled packets, per task run.
+const BURST: usize = 32;
+/// The receive buffer: the largest IP packet.
+const RECV_BUF: usize = 65536;
+
+const H_RECEIVED: u32 = 0;
+const H_SENT: u32 = 1;
+const H_DROPS: u32 = 2;
+const H_DROP_DETAILS: u32 = 3;
+
+/// Click's RawSocket (and, by class name, FromRawSocket and ToRawSocket).
+pub struct RawSocket {
+    class: &'static str,
+    protocol: i32,
+    snaplen: usize,
+    headroom: usize,
+    sock: Option<RawSock>,
+    buf: Vec<u8>,
+    /// Pulled packets the socket could not take yet (at most [`BURST`]).
+    pending: VecDeque<Packet>,
+    writing: bool,
+    task: Option<TaskId>,
+    signal: NotifierSignal,
+    pull_input: bool,
+    received: u64,
+    sent: u64,
+    drops: DropCounter,
+}
+
+impl RawSocket {
+    /// A RawSocket made as `class`.
+    pub(crate) fn with_class(class: &'static str) -> Self {
+        RawSocket {
+            class,
+            protocol: libc::IPPROTO_ICMP,
+            snaplen: 2048,
+            headroom: rclick_packet::DEFAULT_HEADROOM,
+            sock: None,
+            buf: Vec::new(),
+            pending: VecDeque::new(),
+            writing: false,
+            task: None,
+            signal: NotifierSignal::Busy,
+            pull_input: false,
+            received: 0,
+            sent: 0,
+            drops: DropCounter::new(REASONS),
+        }
+    }
+
+    fn drop_packet(&mut self, why: usize, detail: Option<&str>, cx: &Ctx) {
+        let who = cx.declaration();
+        self.drops.count(why, 1, detail, false, &who, cx);
+    }
+
+    /// Sends `p`; gives it back if the socket is full.
+    fn send(&mut self, p: Packet, cx: &Ctx) -> Option<Packet> {
+        let dst = match Ipv4Packet::new_checked(p.data()) {
+            Ok(ip) => ip.dst_addr(),
+            Err(_) => {
+                self.drop_packet(BAD_HEADER, None, cx);
+                return None;
+            }
+        };
+        let sock = self.sock.as_ref()?;
+        let to = SockAddr::from(SocketAddrV4::new(dst, 0));
+        match sock.send_to(p.data(), &to) {
+            Ok(_) => {
+                self.sent += 1;
+                None
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Some(p),
+            Err(e) => {
+                self.drop_packet(SEND_ERROR, Some(&e.to_string()), cx);
+                None
+            }
+        }
+    }
+
+    fn receive(&mut self, cx: &mut Ctx) -> usize {
+        let Some(sock) = &self.sock else { return 0 };
+        if cx.noutputs() == 0 {
+            return 0;
+        }
+        let mut out = PacketBatch::new();
+        for _ in 0..BURST {
+            let n = match (&*sock).read(&mut self.buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            let keep = n.min(self.snaplen);
+            let Ok(mut p) = Packet::try_make(self.headroom, &self.buf[..keep], 0) else {
+                continue;
+            };
+            if n > keep {
+                p.set_extra_length_anno(u32::try_from(n - keep).unwrap_or(u32::MAX));
+            }
+            p.set_timestamp_anno(cx.now());
+            out.push(p);
+        }
+        let n = out.len();
+        if n > 0 {
+            self.received += n as u64;
+            cx.push(0, out);
+        }
+        n
+    }
+}
+
+impl Element for RawSocket {
+    fn class_name(&self) -> &'static str {
+        self.class
+    }
+    fn port_count(&self) -> &'static str {
+        "0-1/0-1"
+    }
+    fn processing(&self) -> &'static str {
+        "l/h"
+    }
+    fn flow_code(&self) -> &'static str {
+        "x/y"
+    }
+
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut ty = Word::default();
+        let mut port: u32 = 0;
+        let mut snaplen: u32 = 2048;
+        let mut headroom: u32 = rclick_packet::DEFAULT_HEADROOM as u32;
+        let mut proper = false;
+        Args::new(conf)
+            .read_mp("TYPE", &mut ty)
+            .read_p("PORT", &mut port)
+            .read("SNAPLEN", &mut snaplen)
+            .read("HEADROOM", &mut headroom)
+            .read("PROPER", &mut proper)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        self.protocol = match ty.0.to_ascii_uppercase().as_str() {
+            "TCP" => libc::IPPROTO_TCP,
+            "UDP" => libc::IPPROTO_UDP,
+            "GRE" => libc::IPPROTO_GRE,
+            "ICMP" => libc::IPPROTO_ICMP,
+            "SCTP" => libc::IPPROTO_SCTP,
+            w => match w.parse::<u8>() {
+                Ok(n) if n > 0 => i32::from(n),
+                _ => {
+                    return Err(format!(
+                        "TYPE: invalid number '{}' (expected TCP, UDP, GRE, ICMP, SCTP or an IP protocol number 1 to 255)",
+                        ty.0
+                    ))
+                }
+            },
+        };
+        if snaplen == 0 || snaplen as usize > RECV_BUF {
+            return Err(format!("SNAPLEN must be between 1 and {RECV_BUF}"));
+        }
+        if headroom > 8192 {
+            return Err("HEADROOM too big (at most 8192)".into());
+        }
+        if proper {
+            cx.warning("PROPER is PlanetLab-specific and ignored");
+        }
+        self.snaplen = snaplen as usize;
+        self.headroom = headroom as usize;
+        Ok(())
+    }
+
+    fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        if self.class != "RawSocket" {
+            cx.log(format!(
+                "warning: {} is deprecated, use RawSocket instead",
+                self.class
+            ));
+        }
+        let sock = RawSock::new(Domain::IPV4, Type::RAW, Some(Protocol::from(self.protocol)))
+            .map_err(|e| format!("socket: {e}"))?;
+        sock.set_header_included_v4(true)
+            .map_err(|e| format!("setsockopt(IP_HDRINCL): {e}"))?;
+        sock.set_nonblocking(true)
+            .map_err(|e| format!("fcntl: {e}"))?;
+        let t = cx.new_task(true);
+        self.task = Some(t);
+        if cx.noutputs() > 0 {
+            cx.add_select(sock.as_raw_fd(), Select::Read, t);
+        } else {
+            // Nothing reads this socket: keep the kernel's copies few.
+            let _ = sock.set_recv_buffer_size(1);
+        }
+        if cx.ninputs() > 0 {
+            self.pull_input = true;
+            self.signal = cx.upstream_empty_signal(0, Some(t));
+        }
+        self.sock = Some(sock);
+        self.buf = vec![0u8; RECV_BUF];
+        Ok(())
+    }
+
+    fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
+        let got = self.receive(cx);
+        let mut sent = 0;
+        if self.pending.is_empty() && self.pull_input {
+            self.pending.extend(cx.pull(0, BURST));
+        }
+        while let Some(p) = self.pending.pop_front() {
+            if let Some(back) = self.send(p, cx) {
+                self.pending.push_front(back);
+                break;
+            }
+            sent += 1;
+        }
+        let want_write = !self.pending.is_empty();
+        if let (Some(sock), Some(t)) = (&self.sock, self.task) {
+            let fd = sock.as_raw_fd();
+            if want_write && !self.writing {
+                self.writing = cx.add_select(fd, Select::Write, t).is_ok();
+            } else if !want_write && self.writing {
+                cx.remove_select(fd, Select::Write);
+                self.writing = false;
+            }
+        }
+        if got >= BURST || (self.pull_input && self.pending.is_empty() && self.signal.active()) {
+            cx.reschedule();
+        }
+        got > 0 || sent > 0
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![
+            HandlerDef::read("received", H_RECEIVED),
+            HandlerDef::read("sent", H_SENT),
+            HandlerDef::read("drops", H_DROPS),
+            HandlerDef::read("drop_details", H_DROP_DETAILS),
+        ]
+    }
+
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        match id {
+            H_RECEIVED => Ok(self.received.to_string()),
+            H_SENT => Ok(self.sent.to_string()),
+            H_DROPS => Ok(self.drops.total().to_string()),
+            H_DROP_DETAILS => Ok(self.drops.details()),
+            _ => Err("no such handler".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::device::test_util::{build_err, registry};
+    use rclick_core::testing;
+
+    /// An ICMP echo request from 127.0.0.1 to 127.0.0.1, as hex for
+    /// InfiniteSource's DATA.
+    fn echo_request() -> String {
+        let mut p = vec![
+            0x45, 0, 0, 28, 0, 0, 0, 0, 64, 1, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1, // IP
+            8, 0, 0, 0, 0x52, 0x43, 0, 1, // ICMP echo, id 0x5243, seq 1
+        ];
+        let c = rclick_wire::checksum::internet_checksum(&p[..20]);
+        p[10..12].copy_from_slice(&c.to_be_bytes());
+        let c = rclick_wire::checksum::internet_checksum(&p[20..]);
+        p[22..24].copy_from_slice(&c.to_be_bytes());
+        p.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    fn raw_allowed() -> bool {
+        socket2::Socket::new(
+            socket2::Domain::IPV4,
+            socket2::Type::RAW,
+            Some(socket2::Protocol::ICMPV4),
+        )
+        .is_ok()
+    }
+
+    /// On loopback: ToRawSocket sends an echo request; FromRawSocket sees
+    /// it and the kernel's reply.
+    #[test]
+    fn echo_over_loopback() {
+        if !raw_allowed() {
+            eprintln!("skipped: raw sockets need root or CAP_NET_RAW");
+            return;
+        }
+        let conf = format!(
+            "InfiniteSource(DATA \\<{}>, LIMIT 1, STOP false) -> Queue -> t :: ToRawSocket(ICMP);
+             f :: FromRawSocket(ICMP) -> c :: Counter -> Discard;
+             Script(label l, wait 2ms, goto l $(lt $(c.count) 2), stop);
+             Script(wait 20s, stop);",
+            echo_request()
+        );
+        let r = testing::build(&conf, &registry(), false).unwrap();
+        assert_eq!(
+            r.take_log(),
+            vec![
+                "warning: ToRawSocket is deprecated, use RawSocket instead".to_string(),
+                "warning: FromRawSocket is deprecated, use RawSocket instead".to_string(),
+            ]
+        );
+        r.run();
+        assert_eq!(testing::read(&r, "t.sent"), "1");
+        assert!(testing::read(&r, "c.count").parse::<u64>().unwrap() >= 2);
+        assert_eq!(testing::read(&r, "t.drops"), "0");
+    }
+
+    /// Packets that are not IP are dropped and counted.
+    #[test]
+    fn bad_packets_are_counted() {
+        if !raw_allowed() {
+            eprintln!("skipped: raw sockets need root or CAP_NET_RAW");
+            return;
+        }
+        let r = testing::build(
+            "InfiniteSource(DATA \"not an IP packet\", LIMIT 2, STOP false) -> Queue -> t :: RawSocket(UDP);
+             Script(label l, wait 2ms, goto l $(lt $(t.drops) 2), stop);
+             Script(wait 20s, stop);",
+            &registry(),
+            false,
+        )
+        .unwrap();
+        r.run();
+        assert_eq!(testing::read(&r, "t.drops"), "2");
+        assert_eq!(
+            testing::read(&r, "t.drop_details"),
+            "2\tbad IP header\n0\tsend error\n"
+        );
+        assert_eq!(testing::read(&r, "t.sent"), "0");
+    }
+
+    #[test]
+    fn configuration_errors() {
+        // Checked against Click: a protocol it cannot name is refused.
+        let e = build_err("RawSocket(FOO)");
+        assert!(e.contains("TYPE: invalid number 'FOO'"), "{e}");
+        let e = build_err("RawSocket(0)");
+        assert!(e.contains("TYPE: invalid number"), "{e}");
+        let e = build_err("RawSocket");
+        assert!(e.contains("TYPE: required argument missing"), "{e}");
+        let e = build_err("RawSocket(UDP, 53, SNAPLEN 0)");
+        assert!(e.contains("SNAPLEN"), "{e}");
+    }
+}

@@ -1,0 +1,31 @@
+//! # ToRawSocket
+//!
+//! `ToRawSocket(TYPE [, PORT, KEYWORDS])`, TYPE one of `TCP`, `UDP`, `GRE`,
+//! `ICMP`
+//!
+//! **Category:** comm. Sends IP packets through a raw socket (user-level, Linux); deprecated.
+//!
+//! **Ports:** at most one pull input; at most one push output.
+//!
+//! ## Description
+//!
+//! The form of [RawSocket](super::raw_socket) old configurations use
+//! with no output: packets pulled from the input are sent to their IP destination. ToRawSocket *is* RawSocket under another class name: the same
+//! arguments, keywords, defaults and handlers (see RawSocket). When the
+//! router initializes it prints
+//! `warning: ToRawSocket is deprecated, use RawSocket instead`.
+//!
+//! ## Handlers
+//!
+//! Those of RawSocket: `received`, `sent`, `drops`, `drop_details`.
+//!
+//! ## See also
+//!
+//! RawSocket, Socket
+
+use super::raw_socket::RawSocket;
+
+/// A new ToRawSocket: a RawSocket named ToRawSocket.
+pub fn to_raw_socket() -> RawSocket {
+    RawSocket::with_class("ToRawSocket")
+}
