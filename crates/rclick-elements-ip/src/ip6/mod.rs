@@ -1,0 +1,177 @@
+//! IPv6 elements (Click's `elements/ip6`): header checks, hop limit, the
+//! destination IPv6 annotation, DSCP marking, mirroring, printing and the
+//! route table.
+//!
+//! One element class per file. Headers are read and written only through
+//! [`rclick_wire::Ipv6Packet`]; the destination annotation is the packet's
+//! `dst_ip6_anno` (which shares its first four bytes with the IPv4 one, as
+//! Click's `DST_IP6_ANNO` does).
+
+use std::net::Ipv6Addr;
+
+use rclick_core::{Packet, Registry};
+use rclick_wire::ipv6::HEADER_LEN;
+use rclick_wire::Ipv6Packet;
+
+pub mod check_ip6_header;
+pub mod dec_ip6_hlim;
+pub mod get_ip6_address;
+pub mod ip6_mirror;
+pub mod ip6_print;
+pub mod lookup_ip6_route;
+pub mod mark_ip6_header;
+pub mod set_ip6_address;
+pub mod set_ip6_dscp;
+
+/// Registers this module's classes.
+pub fn register(r: &mut Registry) {
+    r.add(
+        "CheckIP6Header",
+        || Box::<check_ip6_header::CheckIP6Header>::default(),
+        include_str!("check_ip6_header.rs"),
+    );
+    r.add(
+        "DecIP6HLIM",
+        || Box::<dec_ip6_hlim::DecIP6HLIM>::default(),
+        include_str!("dec_ip6_hlim.rs"),
+    );
+    r.add(
+        "GetIP6Address",
+        || Box::<get_ip6_address::GetIP6Address>::default(),
+        include_str!("get_ip6_address.rs"),
+    );
+    r.add(
+        "SetIP6Address",
+        || Box::<set_ip6_address::SetIP6Address>::default(),
+        include_str!("set_ip6_address.rs"),
+    );
+    r.add(
+        "IP6Mirror",
+        || Box::<ip6_mirror::IP6Mirror>::default(),
+        include_str!("ip6_mirror.rs"),
+    );
+    r.add(
+        "IP6Print",
+        || Box::<ip6_print::IP6Print>::default(),
+        include_str!("ip6_print.rs"),
+    );
+    r.add(
+        "LookupIP6Route",
+        || Box::<lookup_ip6_route::LookupIP6Route>::default(),
+        include_str!("lookup_ip6_route.rs"),
+    );
+    r.add(
+        "MarkIP6Header",
+        || Box::<mark_ip6_header::MarkIP6Header>::default(),
+        include_str!("mark_ip6_header.rs"),
+    );
+    r.add(
+        "SetIP6DSCP",
+        || Box::<set_ip6_dscp::SetIP6DSCP>::default(),
+        include_str!("set_ip6_dscp.rs"),
+    );
+}
+
+/// Parses an IPv6 address as Click's `IP6AddressArg` does (RFC 4291 text
+/// forms, including an embedded IPv4 tail such as `::ffff:1.2.3.4`).
+pub(crate) fn parse_ip6(s: &str) -> Result<Ipv6Addr, String> {
+    s.trim()
+        .parse::<Ipv6Addr>()
+        .map_err(|_| format!("expected IPv6 address, not '{}'", s.trim()))
+}
+
+/// Parses `ADDR/LEN` (LEN 0 to 128) or a bare address (a /128); the
+/// address is returned masked to the prefix.
+pub(crate) fn parse_ip6_prefix(s: &str) -> Result<(Ipv6Addr, u8), String> {
+    let s = s.trim();
+    let (a, len) = match s.split_once('/') {
+        Some((a, l)) => {
+            let len = l
+                .parse::<u8>()
+                .ok()
+                .filter(|&l| l <= 128)
+                .ok_or_else(|| format!("expected IPv6 prefix length 0-128, not '{l}'"))?;
+            (a, len)
+        }
+        None => (s, 128),
+    };
+    let a = parse_ip6(a)?;
+    Ok((Ipv6Addr::from(u128::from(a) & prefix_mask(len)), len))
+}
+
+/// The netmask of a prefix length (0 to 128) as a `u128`.
+#[inline]
+pub(crate) fn prefix_mask(len: u8) -> u128 {
+    match len {
+        0 => 0,
+        l => u128::MAX << (128 - u32::from(l.min(128))),
+    }
+}
+
+/// A view of the 40-byte fixed header at `p`'s network header annotation,
+/// if the 40 bytes are there. The payload length is not checked (Click's
+/// elements past CheckIP6Header do not check it either, and truncated
+/// captures are common), so use it for header fields only: its
+/// `payload()` would panic.
+#[inline]
+pub(crate) fn fixed_header(p: &Packet) -> Option<Ipv6Packet<&[u8; HEADER_LEN]>> {
+    p.ip_header()?.first_chunk().map(Ipv6Packet::new_unchecked)
+}
+
+/// [`fixed_header`] for writing (copies a shared buffer first).
+#[inline]
+pub(crate) fn fixed_header_mut(p: &mut Packet) -> Option<Ipv6Packet<&mut [u8; HEADER_LEN]>> {
+    p.ip_header_mut()?
+        .first_chunk_mut()
+        .map(Ipv6Packet::new_unchecked)
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    /// An IPv6 packet from `src` to `dst`, next header `nh`, hop limit
+    /// `hlim`, with `payload`, as hex for `InfiniteSource(DATA \<..>)`.
+    pub fn ip6_hex(src: &str, dst: &str, nh: u8, hlim: u8, payload: &[u8]) -> String {
+        let mut v = vec![0x60u8, 0, 0, 0];
+        v.extend_from_slice(&(payload.len() as u16).to_be_bytes());
+        v.push(nh);
+        v.push(hlim);
+        v.extend_from_slice(&src.parse::<std::net::Ipv6Addr>().unwrap().octets());
+        v.extend_from_slice(&dst.parse::<std::net::Ipv6Addr>().unwrap().octets());
+        v.extend_from_slice(payload);
+        hex(&v)
+    }
+
+    /// Bytes as hex.
+    pub fn hex(v: &[u8]) -> String {
+        v.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Runs `conf` and returns its log lines.
+    pub fn run_log(conf: &str) -> Vec<String> {
+        let r = rclick_core::testing::run(conf, &crate::ip::test_util::registry())
+            .unwrap_or_else(|e| panic!("{conf}: {e}"));
+        r.take_log()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes() {
+        assert_eq!(
+            parse_ip6_prefix("2001:db8::ff/32").unwrap(),
+            ("2001:db8::".parse().unwrap(), 32)
+        );
+        assert_eq!(
+            parse_ip6_prefix("::/0").unwrap(),
+            (Ipv6Addr::UNSPECIFIED, 0)
+        );
+        assert_eq!(parse_ip6_prefix("fe80::1").unwrap().1, 128);
+        assert!(parse_ip6_prefix("::/129").is_err());
+        assert!(parse_ip6_prefix("1.2.3.4/8").is_err());
+        assert_eq!(prefix_mask(128), u128::MAX);
+        assert_eq!(prefix_mask(1), 1 << 127);
+    }
+}
