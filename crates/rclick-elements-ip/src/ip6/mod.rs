@@ -16,6 +16,7 @@ use rclick_wire::Ipv6Packet;
 pub mod check_ip6_header;
 pub mod dec_ip6_hlim;
 pub mod get_ip6_address;
+pub mod icmp6_error;
 pub mod ip6_mirror;
 pub mod ip6_print;
 pub mod lookup_ip6_route;
@@ -44,6 +45,11 @@ pub fn register(r: &mut Registry) {
         "SetIP6Address",
         || Box::<set_ip6_address::SetIP6Address>::default(),
         include_str!("set_ip6_address.rs"),
+    );
+    r.add(
+        "ICMP6Error",
+        || Box::<icmp6_error::ICMP6Error>::default(),
+        include_str!("icmp6_error.rs"),
     );
     r.add(
         "IP6Mirror",
