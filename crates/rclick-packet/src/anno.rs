@@ -81,7 +81,8 @@ impl PacketType {
     }
 }
 
-/// Per-packet annotations. Plain data: `Copy`, about 88 bytes.
+/// Per-packet annotations. Plain data: `Copy`, 104 bytes (88 before the
+/// IPv6 destination annotation's 12 bytes and their padding).
 ///
 /// The named fields are public; [`Packet`](crate::Packet) also has Click-style
 /// accessors (`dst_ip_anno()`, `set_paint_anno()`, ...) that forward here.
@@ -349,7 +350,7 @@ mod tests {
         assert_eq!(a.dst_ip_addr(), Ipv4Addr::new(0x20, 0x01, 0x0d, 0xb8));
         a.set_dst_ip_addr(Ipv4Addr::new(10, 0, 0, 1));
         assert_eq!(a.dst_ip6_addr(), "a00:1::7:1".parse::<Ipv6Addr>().unwrap());
-        // The IPv6 annotation costs 12 bytes, no more.
+        // The IPv6 annotation costs 12 bytes (16 with padding), no more.
         assert!(
             std::mem::size_of::<Anno>() <= 104,
             "{}",

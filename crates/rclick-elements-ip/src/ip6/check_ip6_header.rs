@@ -236,7 +236,7 @@ mod tests {
         assert!(log[1].starts_with("bad:   44 | 50000000"), "{log:?}");
         assert!(details.contains("1\tbad IP version\n"), "{details}");
         // A refused source address; a multicast source passes as in Click.
-        let (log, _, details) = run(&good, &format!("{A}"));
+        let (log, _, details) = run(&good, A);
         assert!(log[1].starts_with("bad:"), "{log:?}");
         assert!(details.contains("1\tbad source address\n"), "{details}");
         let (log, drops, _) = run(&ip6_hex("ff02::1", B, 17, 64, &[]), "");

@@ -180,4 +180,60 @@ mod tests {
         assert_eq!(prefix_mask(128), u128::MAX);
         assert_eq!(prefix_mask(1), 1 << 127);
     }
+
+    /// Every prefix of IPv6 packets (UDP, TCP, ICMPv6 error and echo),
+    /// with bad versions and payload lengths, with and without the header
+    /// annotation, through every class here: nothing may panic.
+    #[test]
+    fn garbage_never_panics() {
+        use super::test_util::{hex, ip6_hex};
+        let elems = [
+            "CheckIP6Header",
+            "CheckIP6Header(OFFSET 3)",
+            "DecIP6HLIM",
+            "IP6Print(x, CONTENTS true, NBYTES 8)",
+            "SetIP6DSCP(5)",
+            "GetIP6Address(24)",
+            "IP6Mirror",
+            "LookupIP6Route(::/0 ::1 0)",
+            "ICMP6Error(::1, 3, 0)",
+            "ICMP6Error(::1, 2, 0)",
+        ];
+        let mut seeds: Vec<String> = Vec::new();
+        for (nh, payload) in [
+            (
+                17u8,
+                &[0x12u8, 0x34, 0x56, 0x78, 0, 12, 0, 0, 1, 2, 3, 4][..],
+            ),
+            (6, &[0x12, 0x34, 0x56, 0x78, 0, 0, 0, 1][..]),
+            (58, &[1, 0, 0, 0, 0, 0, 0, 0][..]),
+            (58, &[128, 0, 0, 0][..]),
+        ] {
+            let full = ip6_hex("2001:db8::1", "2001:db8::2", nh, 1, payload);
+            for n in (0..=full.len()).step_by(2) {
+                seeds.push(full[..n].to_string());
+            }
+            let mut v = full.clone();
+            v.replace_range(0..1, "4");
+            seeds.push(v);
+            let mut v = full.clone();
+            v.replace_range(8..12, "ffff");
+            seeds.push(v);
+        }
+        seeds.push(hex(&[0x60]));
+        let reg = crate::ip::test_util::registry();
+        for e in elems {
+            let mut conf = format!("r :: {e}; r[0] -> Discard;\n");
+            if e.starts_with("CheckIP6Header") || e.starts_with("DecIP6HLIM") {
+                conf.push_str("r[1] -> Discard;\n");
+            }
+            for (i, s) in seeds.iter().enumerate() {
+                let mark = if i % 2 == 0 { "MarkIP6Header" } else { "Null" };
+                conf.push_str(&format!(
+                    "InfiniteSource(DATA \\<{s}>, LIMIT 2, STOP true) -> {mark} -> r;\n"
+                ));
+            }
+            rclick_core::testing::run(&conf, &reg).unwrap_or_else(|err| panic!("{e}: {err}"));
+        }
+    }
 }
