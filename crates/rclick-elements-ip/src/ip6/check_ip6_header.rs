@@ -251,6 +251,20 @@ mod tests {
         }
     }
 
+    /// Three bad packets: one log line, three drops (as the reference).
+    #[test]
+    fn logs_first_failure_only() {
+        let mut v5 = ip6_hex(A, B, 17, 64, &[]);
+        v5.replace_range(0..1, "5");
+        let conf = format!(
+            "InfiniteSource(DATA \\<{v5}>, LIMIT 3, STOP true) -> c :: CheckIP6Header
+               -> Print(ok) -> Discard"
+        );
+        let r = testing::run(&conf, &registry()).unwrap();
+        assert_eq!(r.take_log(), ["IP6 header check failed"]);
+        assert_eq!(testing::read(&r, "c.drops"), "3");
+    }
+
     #[test]
     fn offset_and_annotation() {
         let good = ip6_hex(A, B, 17, 64, &[1, 2, 3, 4]);
