@@ -17,6 +17,7 @@ pub mod check_ip6_header;
 pub mod dec_ip6_hlim;
 pub mod get_ip6_address;
 pub mod icmp6_error;
+pub mod ip6_encap;
 pub mod ip6_mirror;
 pub mod ip6_print;
 pub mod lookup_ip6_route;
@@ -50,6 +51,11 @@ pub fn register(r: &mut Registry) {
         "ICMP6Error",
         || Box::<icmp6_error::ICMP6Error>::default(),
         include_str!("icmp6_error.rs"),
+    );
+    r.add(
+        "IP6Encap",
+        || Box::<ip6_encap::IP6Encap>::default(),
+        include_str!("ip6_encap.rs"),
     );
     r.add(
         "IP6Mirror",
@@ -195,6 +201,7 @@ mod tests {
             "SetIP6DSCP(5)",
             "GetIP6Address(24)",
             "IP6Mirror",
+            "IP6Encap(17, ::1, DST_ANNO)",
             "LookupIP6Route(::/0 ::1 0)",
             "ICMP6Error(::1, 3, 0)",
             "ICMP6Error(::1, 2, 0)",
