@@ -7,6 +7,7 @@ pub mod classifier;
 mod divert;
 pub mod icmp;
 pub mod ip;
+pub mod ip6;
 pub mod tcpudp;
 
 use rclick_core::Registry;
@@ -14,6 +15,7 @@ use rclick_core::Registry;
 /// Registers every class of this group.
 pub fn register(r: &mut Registry) {
     ip::register(r);
+    ip6::register(r);
     icmp::register(r);
     classifier::register(r);
     tcpudp::register(r);

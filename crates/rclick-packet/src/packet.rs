@@ -1029,6 +1029,19 @@ impl Packet {
         self.anno_mut().set_dst_ip_addr(a.into());
     }
 
+    /// Destination IPv6 annotation (Click's `dst_ip6_anno()`); its first
+    /// four bytes are the IPv4 annotation's, as in Click.
+    #[inline]
+    pub fn dst_ip6_anno(&self) -> std::net::Ipv6Addr {
+        self.anno().dst_ip6_addr()
+    }
+
+    /// Sets the destination IPv6 annotation (and so the IPv4 one).
+    #[inline]
+    pub fn set_dst_ip6_anno(&mut self, a: std::net::Ipv6Addr) {
+        self.anno_mut().set_dst_ip6_addr(a);
+    }
+
     /// Paint annotation.
     #[inline]
     pub fn paint_anno(&self) -> u8 {
