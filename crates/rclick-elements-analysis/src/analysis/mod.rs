@@ -7,6 +7,8 @@ pub mod ipsumdump_fields;
 mod adjust_timestamp;
 mod aggregate_counter;
 mod aggregate_ip_flows;
+mod aggregate_length;
+mod erase_ip_payload;
 mod from_ip_summary_dump;
 mod random_sample;
 mod set_timestamp;
@@ -15,9 +17,14 @@ mod time_filter;
 mod time_sorted_sched;
 mod to_ip_summary_dump;
 
+#[cfg(test)]
+mod test_util;
+
 pub use adjust_timestamp::AdjustTimestamp;
 pub use aggregate_counter::AggregateCounter;
 pub use aggregate_ip_flows::AggregateIPFlows;
+pub use aggregate_length::AggregateLength;
+pub use erase_ip_payload::EraseIPPayload;
 pub use from_ip_summary_dump::FromIPSummaryDump;
 pub use random_sample::RandomSample;
 pub use set_timestamp::SetTimestamp;
@@ -115,6 +122,16 @@ pub fn register(r: &mut Registry) {
         "AggregateIPFlows",
         || Box::new(AggregateIPFlows::default()),
         include_str!("aggregate_ip_flows.rs"),
+    );
+    r.add(
+        "AggregateLength",
+        || Box::new(AggregateLength::default()),
+        include_str!("aggregate_length.rs"),
+    );
+    r.add(
+        "EraseIPPayload",
+        || Box::new(EraseIPPayload::default()),
+        include_str!("erase_ip_payload.rs"),
     );
 }
 
