@@ -13,7 +13,9 @@ mod from_ip_summary_dump;
 mod random_sample;
 mod set_timestamp;
 mod set_timestamp_delta;
+mod store_timestamp;
 mod time_filter;
+mod time_range;
 mod time_sorted_sched;
 mod to_ip_summary_dump;
 
@@ -29,7 +31,9 @@ pub use from_ip_summary_dump::FromIPSummaryDump;
 pub use random_sample::RandomSample;
 pub use set_timestamp::SetTimestamp;
 pub use set_timestamp_delta::SetTimestampDelta;
+pub use store_timestamp::StoreTimestamp;
 pub use time_filter::TimeFilter;
+pub use time_range::TimeRange;
 pub use time_sorted_sched::TimeSortedSched;
 pub use to_ip_summary_dump::ToIPSummaryDump;
 
@@ -132,6 +136,16 @@ pub fn register(r: &mut Registry) {
         "EraseIPPayload",
         || Box::new(EraseIPPayload::default()),
         include_str!("erase_ip_payload.rs"),
+    );
+    r.add(
+        "TimeRange",
+        || Box::new(TimeRange::default()),
+        include_str!("time_range.rs"),
+    );
+    r.add(
+        "StoreTimestamp",
+        || Box::new(StoreTimestamp::default()),
+        include_str!("store_timestamp.rs"),
     );
 }
 
