@@ -6,6 +6,7 @@ pub mod ipsumdump_fields;
 
 mod adjust_timestamp;
 mod aggregate_counter;
+mod aggregate_ip;
 mod aggregate_ip_flows;
 mod aggregate_length;
 mod erase_ip_payload;
@@ -24,6 +25,7 @@ mod test_util;
 
 pub use adjust_timestamp::AdjustTimestamp;
 pub use aggregate_counter::AggregateCounter;
+pub use aggregate_ip::AggregateIP;
 pub use aggregate_ip_flows::AggregateIPFlows;
 pub use aggregate_length::AggregateLength;
 pub use erase_ip_payload::EraseIPPayload;
@@ -146,6 +148,11 @@ pub fn register(r: &mut Registry) {
         "StoreTimestamp",
         || Box::new(StoreTimestamp::default()),
         include_str!("store_timestamp.rs"),
+    );
+    r.add(
+        "AggregateIP",
+        || Box::new(AggregateIP::default()),
+        include_str!("aggregate_ip.rs"),
     );
 }
 
