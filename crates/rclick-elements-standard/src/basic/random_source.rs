@@ -379,7 +379,10 @@ mod tests {
             &registry(),
         )
         .unwrap();
-        assert_eq!(r.take_log(), vec!["x:    4 | 67458b6b", "x:    4 | c6237b32"]);
+        assert_eq!(
+            r.take_log(),
+            vec!["x:    4 | 67458b6b", "x:    4 | c6237b32"]
+        );
         assert_eq!(testing::read(&r, "s.count"), "2");
         let r = testing::run(
             "RandomSource(LENGTH 0, LIMIT 1, STOP true) -> Print(x, 20) -> Discard;",
