@@ -9,6 +9,7 @@ mod aggregate_counter;
 mod aggregate_ip;
 mod aggregate_ip_flows;
 mod aggregate_length;
+mod aggregate_paint;
 mod erase_ip_payload;
 mod from_ip_summary_dump;
 mod random_sample;
@@ -28,6 +29,7 @@ pub use aggregate_counter::AggregateCounter;
 pub use aggregate_ip::AggregateIP;
 pub use aggregate_ip_flows::AggregateIPFlows;
 pub use aggregate_length::AggregateLength;
+pub use aggregate_paint::AggregatePaint;
 pub use erase_ip_payload::EraseIPPayload;
 pub use from_ip_summary_dump::FromIPSummaryDump;
 pub use random_sample::RandomSample;
@@ -153,6 +155,11 @@ pub fn register(r: &mut Registry) {
         "AggregateIP",
         || Box::new(AggregateIP::default()),
         include_str!("aggregate_ip.rs"),
+    );
+    r.add(
+        "AggregatePaint",
+        || Box::new(AggregatePaint::default()),
+        include_str!("aggregate_paint.rs"),
     );
 }
 
