@@ -6,6 +6,7 @@ pub mod ipsumdump_fields;
 
 mod adjust_timestamp;
 mod aggregate_counter;
+mod aggregate_first;
 mod aggregate_ip;
 mod aggregate_ip_flows;
 mod aggregate_length;
@@ -26,6 +27,7 @@ mod test_util;
 
 pub use adjust_timestamp::AdjustTimestamp;
 pub use aggregate_counter::AggregateCounter;
+pub use aggregate_first::AggregateFirst;
 pub use aggregate_ip::AggregateIP;
 pub use aggregate_ip_flows::AggregateIPFlows;
 pub use aggregate_length::AggregateLength;
@@ -160,6 +162,11 @@ pub fn register(r: &mut Registry) {
         "AggregatePaint",
         || Box::new(AggregatePaint::default()),
         include_str!("aggregate_paint.rs"),
+    );
+    r.add(
+        "AggregateFirst",
+        || Box::new(AggregateFirst::default()),
+        include_str!("aggregate_first.rs"),
     );
 }
 
