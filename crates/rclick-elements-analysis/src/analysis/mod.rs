@@ -6,6 +6,7 @@ pub mod ipsumdump_fields;
 
 mod adjust_timestamp;
 mod aggregate_counter;
+mod aggregate_filter;
 mod aggregate_first;
 mod aggregate_ip;
 mod aggregate_ip_flows;
@@ -27,6 +28,7 @@ mod test_util;
 
 pub use adjust_timestamp::AdjustTimestamp;
 pub use aggregate_counter::AggregateCounter;
+pub use aggregate_filter::AggregateFilter;
 pub use aggregate_first::AggregateFirst;
 pub use aggregate_ip::AggregateIP;
 pub use aggregate_ip_flows::AggregateIPFlows;
@@ -167,6 +169,11 @@ pub fn register(r: &mut Registry) {
         "AggregateFirst",
         || Box::new(AggregateFirst::default()),
         include_str!("aggregate_first.rs"),
+    );
+    r.add(
+        "AggregateFilter",
+        || Box::new(AggregateFilter::default()),
+        include_str!("aggregate_filter.rs"),
     );
 }
 
