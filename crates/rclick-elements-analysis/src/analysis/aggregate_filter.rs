@@ -117,7 +117,7 @@ impl Element for AggregateFilter {
                     let first = lo.max(plo).min(phi);
                     let shown = if pport == DENY { nout } else { pport };
                     warnings.push(format!(
-                        "warning: pattern {i}: aggregate {first} already filtered to output {shown}"
+                        "pattern {i}: aggregate {first} already filtered to output {shown}"
                     ));
                 }
                 ranges.push((lo, hi, port));
