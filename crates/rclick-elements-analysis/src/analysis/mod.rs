@@ -6,23 +6,42 @@ pub mod ipsumdump_fields;
 
 mod adjust_timestamp;
 mod aggregate_counter;
+mod aggregate_filter;
+mod aggregate_first;
+mod aggregate_ip;
 mod aggregate_ip_flows;
+mod aggregate_length;
+mod aggregate_paint;
+mod erase_ip_payload;
 mod from_ip_summary_dump;
 mod random_sample;
 mod set_timestamp;
 mod set_timestamp_delta;
+mod store_timestamp;
 mod time_filter;
+mod time_range;
 mod time_sorted_sched;
 mod to_ip_summary_dump;
 
+#[cfg(test)]
+mod test_util;
+
 pub use adjust_timestamp::AdjustTimestamp;
 pub use aggregate_counter::AggregateCounter;
+pub use aggregate_filter::AggregateFilter;
+pub use aggregate_first::AggregateFirst;
+pub use aggregate_ip::AggregateIP;
 pub use aggregate_ip_flows::AggregateIPFlows;
+pub use aggregate_length::AggregateLength;
+pub use aggregate_paint::AggregatePaint;
+pub use erase_ip_payload::EraseIPPayload;
 pub use from_ip_summary_dump::FromIPSummaryDump;
 pub use random_sample::RandomSample;
 pub use set_timestamp::SetTimestamp;
 pub use set_timestamp_delta::SetTimestampDelta;
+pub use store_timestamp::StoreTimestamp;
 pub use time_filter::TimeFilter;
+pub use time_range::TimeRange;
 pub use time_sorted_sched::TimeSortedSched;
 pub use to_ip_summary_dump::ToIPSummaryDump;
 
@@ -115,6 +134,46 @@ pub fn register(r: &mut Registry) {
         "AggregateIPFlows",
         || Box::new(AggregateIPFlows::default()),
         include_str!("aggregate_ip_flows.rs"),
+    );
+    r.add(
+        "AggregateLength",
+        || Box::new(AggregateLength::default()),
+        include_str!("aggregate_length.rs"),
+    );
+    r.add(
+        "EraseIPPayload",
+        || Box::new(EraseIPPayload::default()),
+        include_str!("erase_ip_payload.rs"),
+    );
+    r.add(
+        "TimeRange",
+        || Box::new(TimeRange::default()),
+        include_str!("time_range.rs"),
+    );
+    r.add(
+        "StoreTimestamp",
+        || Box::new(StoreTimestamp::default()),
+        include_str!("store_timestamp.rs"),
+    );
+    r.add(
+        "AggregateIP",
+        || Box::new(AggregateIP::default()),
+        include_str!("aggregate_ip.rs"),
+    );
+    r.add(
+        "AggregatePaint",
+        || Box::new(AggregatePaint::default()),
+        include_str!("aggregate_paint.rs"),
+    );
+    r.add(
+        "AggregateFirst",
+        || Box::new(AggregateFirst::default()),
+        include_str!("aggregate_first.rs"),
+    );
+    r.add(
+        "AggregateFilter",
+        || Box::new(AggregateFilter::default()),
+        include_str!("aggregate_filter.rs"),
     );
 }
 

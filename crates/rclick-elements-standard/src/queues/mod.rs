@@ -13,6 +13,7 @@ pub mod bandwidth_meter;
 pub mod bandwidth_rated_unqueue;
 pub mod bandwidth_shaper;
 pub mod burster;
+pub mod codel;
 pub mod delay_unqueue;
 pub mod drr_sched;
 pub mod front_drop_queue;
@@ -49,6 +50,7 @@ pub fn register(r: &mut Registry) {
         include_str!("notifier_queue.rs"),
     );
     r.add("Queue", queue::new, include_str!("queue.rs"));
+    r.add("CoDel", codel::new, include_str!("codel.rs"));
     r.alias("FullNoteQueue", "Queue");
     r.add(
         "QuickNoteQueue",

@@ -1,0 +1,174 @@
+//! # AggregateFirst
+//!
+//! ## Synopsis
+//!
+//! `AggregateFirst([keywords NOTIFIER])`
+//!
+//! ## Category
+//!
+//! analysis — passes only the first packet of each aggregate.
+//!
+//! ## Ports and processing
+//!
+//! One input, one or two outputs. Agnostic; output 1 is push.
+//!
+//! ## Description
+//!
+//! Passes the first packet seen with each aggregate annotation value to
+//! output 0. Later packets of an aggregate already seen go to output 1 if
+//! it exists, and are dropped otherwise (counted in `drops`).
+//!
+//! * `NOTIFIER` (element name): an element that announces the end of
+//!   aggregates, such as AggregateIPFlows. It must exist; rclick's
+//!   aggregate elements do not announce deletions yet, so the seen set is
+//!   kept until the router stops.
+//!
+//! ## Annotations
+//!
+//! Reads the aggregate annotation.
+//!
+//! ## Handlers
+//!
+//! * `drops` (read): later packets dropped because output 1 does not exist
+//!   (an rclick addition).
+//! * `naggregates` (read): aggregates seen (an rclick addition).
+//!
+//! ## Example
+//!
+//! `AggregateIPFlows -> AggregateFirst -> ToIPSummaryDump(flows)`
+//!
+//! ## See also
+//!
+//! AggregateIP, AggregateIPFlows, AggregateCounter
+
+use std::collections::HashSet;
+
+use rclick_core::args::{AnyArg, Args};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+
+/// The AggregateFirst element.
+#[derive(Default)]
+pub struct AggregateFirst {
+    seen: HashSet<u32>,
+    drops: u64,
+}
+
+const H_DROPS: u32 = 0;
+const H_NAGG: u32 = 1;
+
+impl Element for AggregateFirst {
+    fn class_name(&self) -> &'static str {
+        "AggregateFirst"
+    }
+    fn port_count(&self) -> &'static str {
+        "1/1-2"
+    }
+    fn processing(&self) -> &'static str {
+        "a/ah"
+    }
+
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        let mut notifier = AnyArg(String::new());
+        Args::new(conf)
+            .read("NOTIFIER", &mut notifier)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        let name = notifier.0.trim();
+        if !name.is_empty() && cx.find(name).is_none() {
+            return Err("NOTIFIER: does not name an element".into());
+        }
+        Ok(())
+    }
+
+    fn is_simple(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        if self.seen.insert(p.aggregate_anno()) {
+            return Some(p);
+        }
+        if cx.noutputs() > 1 {
+            cx.push(1, PacketBatch::from(p));
+        } else {
+            self.drops += 1;
+        }
+        None
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![
+            HandlerDef::read("drops", H_DROPS),
+            HandlerDef::read("naggregates", H_NAGG),
+        ]
+    }
+
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        Ok(match id {
+            H_DROPS => self.drops.to_string(),
+            H_NAGG => self.seen.len().to_string(),
+            _ => return Err("no such handler".into()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, registry, run_dump};
+    use rclick_core::testing;
+
+    fn input(name: &str) -> String {
+        let f = dir(name).join("in");
+        std::fs::write(&f, "!data ip_ttl\n1\n2\n1\n3\n2\n1\n").unwrap();
+        f.display().to_string()
+    }
+
+    // Click passes 1, 2, 3 and sends the three repeats to output 1.
+    #[test]
+    fn first_of_each_aggregate() {
+        let i = input("aggfirst");
+        let (r, lines) = run_dump(
+            "aggfirst",
+            &format!(
+                "FromIPSummaryDump({i}, STOP true) -> AggregateIP(ip ttl) -> a :: AggregateFirst
+                 -> ToIPSummaryDump(OUT, FIELDS aggregate); a[1] -> c :: Counter -> Discard;"
+            ),
+        );
+        assert_eq!(lines, ["1", "2", "3"]);
+        assert_eq!(testing::read(&r, "c.count"), "3");
+        assert_eq!(testing::read(&r, "a.naggregates"), "3");
+        let i = input("aggfirst-drop");
+        let r = testing::run(
+            &format!(
+                "FromIPSummaryDump({i}, STOP true) -> AggregateIP(ip ttl) -> a :: AggregateFirst
+                 -> c :: Counter -> Discard;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "c.count"), "3");
+        assert_eq!(testing::read(&r, "a.drops"), "3");
+    }
+
+    #[test]
+    fn configuration() {
+        assert!(
+            testing::build("Idle -> AggregateFirst(1) -> Discard;", &registry(), true).is_err()
+        );
+        let e = testing::build(
+            "Idle -> AggregateFirst(NOTIFIER x) -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
+        assert!(e.contains("NOTIFIER: does not name an element"), "{e}");
+        assert!(testing::build(
+            "f :: AggregateIPFlows; Idle -> f -> AggregateFirst(NOTIFIER f) -> Discard;",
+            &registry(),
+            true
+        )
+        .is_ok());
+    }
+}
