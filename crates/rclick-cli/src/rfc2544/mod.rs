@@ -630,6 +630,19 @@ fn ceilings(o: &Rfc2544Options, prof: &Profile, p: &Progress) -> Result<Vec<Ceil
     Ok(out)
 }
 
+/// `text` with absolute paths under the current directory `here` (and its
+/// parent) written relative to it, so a report names no machine's paths.
+fn relative_paths(text: &str, here: Option<&Path>) -> String {
+    let Some(here) = here else {
+        return text.to_string();
+    };
+    let mut out = text.replace(&format!("{}/", here.display()), "");
+    if let Some(up) = here.parent().filter(|u| u.parent().is_some()) {
+        out = out.replace(&format!("{}/", up.display()), "../");
+    }
+    out
+}
+
 #[allow(clippy::too_many_arguments)]
 fn run_dut(
     o: &Rfc2544Options,
@@ -640,13 +653,16 @@ fn run_dut(
     scratch: &Path,
     p: &Progress,
 ) -> DutReport {
+    let here = std::env::current_dir().ok();
     let mut rep = DutReport {
         name: d.name.clone(),
-        description: d.description.clone(),
-        command: d
-            .argv(&testbed::router_ns(&o.prefix), o.dut_cpu, o.nice, None)
-            .map(|v| v[4..].join(" "))
-            .unwrap_or_else(|| "ip_forward=1 in the router namespace".into()),
+        description: relative_paths(&d.description, here.as_deref()),
+        command: relative_paths(
+            &d.argv(&testbed::router_ns(&o.prefix), o.dut_cpu, o.nice, None)
+                .map(|v| v[4..].join(" "))
+                .unwrap_or_else(|| "ip_forward=1 in the router namespace".into()),
+            here.as_deref(),
+        ),
         ..DutReport::default()
     };
     if let Err(e) = dut_tests(o, prof, d, ceil, cleanup, scratch, p, &mut rep) {
@@ -1242,6 +1258,23 @@ fn targets(r: &Report, previous: Option<&Report>) -> Vec<Target> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reports_name_paths_relative_to_the_current_directory() {
+        let here = Path::new("/srv/x/rclick");
+        assert_eq!(
+            relative_paths(
+                "nice taskset /srv/x/rclick/target/release/click /srv/x/rclick/conf/a.click \
+                 /srv/x/shared/reference/click/bin/click /opt/y",
+                Some(here)
+            ),
+            "nice taskset target/release/click conf/a.click \
+                 ../shared/reference/click/bin/click /opt/y"
+        );
+        // At the top of the tree, nothing becomes "../".
+        assert_eq!(relative_paths("/a/b /c", Some(Path::new("/a"))), "b /c");
+        assert_eq!(relative_paths("/a/b", None), "/a/b");
+    }
 
     #[test]
     fn recovery_is_the_first_bin_from_which_nothing_is_lost() {
