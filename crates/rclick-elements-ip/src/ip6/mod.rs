@@ -18,6 +18,7 @@ pub mod dec_ip6_hlim;
 pub mod get_ip6_address;
 pub mod icmp6_error;
 pub mod ip6_encap;
+pub mod ip6_fragmenter;
 pub mod ip6_mirror;
 pub mod ip6_print;
 pub mod lookup_ip6_route;
@@ -56,6 +57,11 @@ pub fn register(r: &mut Registry) {
         "IP6Encap",
         || Box::<ip6_encap::IP6Encap>::default(),
         include_str!("ip6_encap.rs"),
+    );
+    r.add(
+        "IP6Fragmenter",
+        || Box::<ip6_fragmenter::IP6Fragmenter>::default(),
+        include_str!("ip6_fragmenter.rs"),
     );
     r.add(
         "IP6Mirror",
@@ -205,6 +211,8 @@ mod tests {
             "LookupIP6Route(::/0 ::1 0)",
             "ICMP6Error(::1, 3, 0)",
             "ICMP6Error(::1, 2, 0)",
+            "IP6Fragmenter(48)",
+            "IP6Fragmenter(56)",
         ];
         let mut seeds: Vec<String> = Vec::new();
         for (nh, payload) in [
