@@ -306,6 +306,23 @@ mod tests {
         assert_eq!(testing::read(&r, "f.drops"), "0");
     }
 
+    /// Run through clickdiff (where the reference leaks the packet): 1500
+    /// payload bytes through MTU 1280 make a 1280-byte fragment (1232 data
+    /// bytes) and a 316-byte one at offset 1232 (0x4d0).
+    #[test]
+    fn mtu_1280() {
+        let pl: Vec<u8> = (0..1500).map(|i| i as u8).collect();
+        let p = ip6_hex("2001:db8::1", "2001:db8::2", 17, 64, &pl);
+        let (s, _, r) = frag(&p, "IP6Fragmenter(1280)");
+        assert_eq!(s.len(), 2);
+        assert_eq!((s[0].len() / 2, s[1].len() / 2), (1280, 316));
+        assert_eq!(&s[0][..16], "6000000004d82c40");
+        assert_eq!(&s[1][..16], "6000000001142c40");
+        assert_eq!(&s[0][80..96], "1100000100000001");
+        assert_eq!(&s[1][80..104], "110004d000000001d0d1d2d3");
+        assert_eq!(testing::read(&r, "f.fragments"), "2");
+    }
+
     /// A Hop-by-Hop header (8 bytes) stays in every fragment, its next
     /// header becomes 44; Destination Options not followed by a Routing
     /// header are fragmentable.
