@@ -20,6 +20,7 @@ pub mod icmp6_error;
 pub mod ip6_encap;
 pub mod ip6_fragmenter;
 pub mod ip6_mirror;
+pub mod ip6_nd_advertiser;
 pub mod ip6_print;
 pub mod lookup_ip6_route;
 pub mod mark_ip6_header;
@@ -67,6 +68,11 @@ pub fn register(r: &mut Registry) {
         "IP6Mirror",
         || Box::<ip6_mirror::IP6Mirror>::default(),
         include_str!("ip6_mirror.rs"),
+    );
+    r.add(
+        "IP6NDAdvertiser",
+        || Box::<ip6_nd_advertiser::IP6NDAdvertiser>::default(),
+        include_str!("ip6_nd_advertiser.rs"),
     );
     r.add(
         "IP6Print",
@@ -213,6 +219,7 @@ mod tests {
             "ICMP6Error(::1, 2, 0)",
             "IP6Fragmenter(48)",
             "IP6Fragmenter(56)",
+            "IP6NDAdvertiser(::/0 0:0:0:0:0:1)",
         ];
         let mut seeds: Vec<String> = Vec::new();
         for (nh, payload) in [
