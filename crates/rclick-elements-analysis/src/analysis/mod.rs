@@ -12,6 +12,7 @@ mod aggregate_ip;
 mod aggregate_ip_flows;
 mod aggregate_length;
 mod aggregate_paint;
+mod anonymize_ip_addr;
 mod erase_ip_payload;
 mod from_ip_summary_dump;
 mod random_sample;
@@ -34,6 +35,7 @@ pub use aggregate_ip::AggregateIP;
 pub use aggregate_ip_flows::AggregateIPFlows;
 pub use aggregate_length::AggregateLength;
 pub use aggregate_paint::AggregatePaint;
+pub use anonymize_ip_addr::AnonymizeIPAddr;
 pub use erase_ip_payload::EraseIPPayload;
 pub use from_ip_summary_dump::FromIPSummaryDump;
 pub use random_sample::RandomSample;
@@ -174,6 +176,11 @@ pub fn register(r: &mut Registry) {
         "AggregateFilter",
         || Box::new(AggregateFilter::default()),
         include_str!("aggregate_filter.rs"),
+    );
+    r.add(
+        "AnonymizeIPAddr",
+        || Box::new(AnonymizeIPAddr::default()),
+        include_str!("anonymize_ip_addr.rs"),
     );
 }
 
