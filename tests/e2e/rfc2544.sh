@@ -68,6 +68,15 @@ lat = [l for l in ours["latency"] if l["size"] == 64][0]["summary"]
 assert lat["min_ns"] <= lat["p50_ns"] <= lat["p99_ns"] <= lat["p999_ns"] <= lat["max_ns"], lat
 assert ours["restart"]["start_ms"] > 0, ours["restart"]
 assert len(r["targets"]) >= 4
+# Every loss point says where its frames were lost (from the router
+# namespace's interface counters).
+for d in duts.values():
+    pts = [p for c in d["frame_loss"] for p in c["points"]]
+    pts += (d["overload"] or {}).get("points", [])
+    for p in pts:
+        w = p["where_lost"]
+        assert w is not None, (d["name"], p)
+        assert min(w.values()) >= 0, w
 print("  rclick 64 B: NDR %.0f fps (ceiling %.0f), restart %.1f ms; devices: %s" % (
     t64["ndr_fps"], ceiling, ours["restart"]["start_ms"], ", ".join(
         "%s%s" % (n, "" if d["error"] is None else " (error)") for n, d in duts.items())))

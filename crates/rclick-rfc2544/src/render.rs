@@ -5,7 +5,7 @@
 //! Both documents come from one list of [`Section`]s (title, sentences,
 //! a table), so they always say the same; the HTML page adds the plots.
 
-use crate::report::{DutReport, Report};
+use crate::report::{DutReport, LossPoint, Report};
 
 /// A table: header and rows of cells.
 #[derive(Clone, Debug, Default)]
@@ -41,6 +41,15 @@ fn rate(fps: f64) -> String {
 
 fn us(ns: u64) -> String {
     format!("{:.1}", ns as f64 / 1e3)
+}
+
+/// ` (before / in / after)` for a point that lost frames and has the
+/// split; empty otherwise.
+fn split_note(p: &LossPoint) -> String {
+    match p.where_lost {
+        Some(w) if w.total() > 0 => format!(" ({} / {} / {})", w.before, w.inside, w.after),
+        _ => String::new(),
+    }
 }
 
 fn yes_no(m: Option<bool>) -> &'static str {
@@ -240,7 +249,9 @@ pub fn sections(r: &Report) -> Vec<Section> {
                             .iter()
                             .find(|c| c.size == s)
                             .and_then(|c| c.points.iter().find(|p| p.percent == pct))
-                            .map_or("-".into(), |p| format!("{:.3} %", p.loss_ratio * 100.0)),
+                            .map_or("-".into(), |p| {
+                                format!("{:.3} %{}", p.loss_ratio * 100.0, split_note(p))
+                            }),
                     );
                 }
                 row
@@ -250,7 +261,14 @@ pub fn sections(r: &Report) -> Vec<Section> {
     }
     v.push(Section {
         title: "Frame loss rate against offered load".into(),
-        text: vec!["RFC 2544 §26.3: lost frames over frames sent, one trial per load.".into()],
+        text: vec![
+            "RFC 2544 §26.3: lost frames over frames sent, one trial per load. Where frames were lost, \
+             the frames lost before / in / after the device follow in brackets (from the kernel's \
+             counters of the testbed's interfaces: *before*, the device's receiving interface never \
+             took them; *in*, it took them and never sent them on; *after*, the device sent them and \
+             the generator's receiver missed them, a generator limit)."
+                .into(),
+        ],
         tables,
         plot: Some(plot_loss(r)),
     });
@@ -303,6 +321,9 @@ pub fn sections(r: &Report) -> Vec<Section> {
                     rate(p.offered_fps),
                     rate(p.delivered_fps),
                     format!("{:.1} %", p.delivered_fps / o.ndr_fps * 100.0),
+                    p.where_lost.map_or("-".into(), |w| {
+                        format!("{} / {} / {}", w.before, w.inside, w.after)
+                    }),
                 ]);
             }
         }
@@ -340,6 +361,7 @@ pub fn sections(r: &Report) -> Vec<Section> {
                 "offered",
                 "delivered",
                 "delivered / NDR",
+                "frames lost before / in / after the device",
             ]
             .iter()
             .map(|s| s.to_string())
@@ -1005,12 +1027,18 @@ mod tests {
                         offered_fps: 250_000.0,
                         delivered_fps: 250_000.0,
                         loss_ratio: 0.0,
+                        where_lost: None,
                     },
                     LossPoint {
                         percent: 100.0,
                         offered_fps: 500_000.0,
                         delivered_fps: ndr,
                         loss_ratio: 0.4,
+                        where_lost: Some(LossSplit {
+                            before: 0,
+                            inside: 90_000,
+                            after: 10,
+                        }),
                     },
                 ],
             }],
@@ -1022,6 +1050,11 @@ mod tests {
                     offered_fps: 2.0 * ndr,
                     delivered_fps: ndr,
                     loss_ratio: 0.5,
+                    where_lost: Some(LossSplit {
+                        before: 1,
+                        inside: 2,
+                        after: 3,
+                    }),
                 }],
                 overload_fps: 2.0 * ndr,
                 after_fps: ndr / 2.0,
@@ -1098,6 +1131,8 @@ mod tests {
             "| x | y | z | met |",
             "lossless again 12 ms",
             "`click conf|x`",
+            "40.000 % (0 / 90000 / 10)",
+            "| 1 / 2 / 3 |",
         ] {
             assert!(md.contains(want), "missing {want:?} in\n{md}");
         }

@@ -173,6 +173,51 @@ pub struct LossPoint {
     pub delivered_fps: f64,
     /// Lost frames / sent frames.
     pub loss_ratio: f64,
+    /// Where the lost frames were lost, when the interfaces' counters
+    /// could be read.
+    #[serde(default)]
+    pub where_lost: Option<LossSplit>,
+}
+
+/// Where a trial's lost frames were lost, from the kernel's counters of
+/// the testbed's interfaces: so a loss the generator's receiving side
+/// caused is not read as the device's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LossSplit {
+    /// Frames the device's receiving interface never took: the kernel's
+    /// receive backlog on the device's processor was full.
+    pub before: u64,
+    /// Frames the device's receiving interface took but that it never
+    /// handed to its transmitting interface: lost inside the device (a
+    /// socket buffer, a queue, its own drops, processing it had no time
+    /// for).
+    pub inside: u64,
+    /// Frames the device sent that the generator's receiver did not count:
+    /// the receiving host's backlog or the receive ring was full (a
+    /// generator limit, not the device's).
+    pub after: u64,
+}
+
+impl LossSplit {
+    /// The split of a trial from the frame counts along the path: `sent`
+    /// by the generator, `entered` the device's receiving interface,
+    /// `handed` to its transmitting interface (sent on or dropped by the
+    /// link), `received` by the generator's receiver. Counts that do not
+    /// add up (other traffic on a link) saturate at 0.
+    pub fn from_counts(sent: u64, entered: u64, handed: u64, received: u64) -> LossSplit {
+        let entered = entered.min(sent);
+        let handed = handed.min(entered);
+        LossSplit {
+            before: sent - entered,
+            inside: entered - handed,
+            after: handed.saturating_sub(received),
+        }
+    }
+
+    /// All the frames it accounts for.
+    pub fn total(&self) -> u64 {
+        self.before + self.inside + self.after
+    }
 }
 
 /// Back-to-back: the longest burst at the generator's fastest that
@@ -296,5 +341,46 @@ impl DutReport {
             .iter()
             .find(|t| t.size == size)
             .map(|t| t.ndr_fps)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loss_split_follows_the_frames_along_the_path() {
+        // 1000 sent, 900 taken by the device, 850 handed on, 840 counted.
+        let s = LossSplit::from_counts(1000, 900, 850, 840);
+        assert_eq!(
+            s,
+            LossSplit {
+                before: 100,
+                inside: 50,
+                after: 10
+            }
+        );
+        assert_eq!(s.total(), 160);
+        // Nothing lost.
+        assert_eq!(LossSplit::from_counts(10, 10, 10, 10).total(), 0);
+    }
+
+    #[test]
+    fn loss_split_saturates_when_other_traffic_inflates_a_count() {
+        // An ARP request sent by the device on top of the test frames.
+        let s = LossSplit::from_counts(100, 100, 101, 100);
+        assert_eq!(s.total(), 0);
+        // More counted at the device than sent (a stray frame).
+        let s = LossSplit::from_counts(100, 103, 90, 90);
+        assert_eq!((s.before, s.inside, s.after), (0, 10, 0));
+    }
+
+    #[test]
+    fn reports_without_the_split_still_load() {
+        let p: LossPoint = serde_json::from_str(
+            r#"{"percent":50.0,"offered_fps":1.0,"delivered_fps":1.0,"loss_ratio":0.0}"#,
+        )
+        .expect("an older report's point");
+        assert_eq!(p.where_lost, None);
     }
 }

@@ -136,6 +136,46 @@ pub fn run(argv: &[&str]) -> Result<String, String> {
     }
 }
 
+/// Packet counters of one interface, as the kernel keeps them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkCounters {
+    pub rx_packets: u64,
+    pub rx_dropped: u64,
+    pub tx_packets: u64,
+    pub tx_dropped: u64,
+}
+
+impl LinkCounters {
+    /// What changed from `before` to `self` (wrapping, as counters do).
+    pub fn since(&self, before: &LinkCounters) -> LinkCounters {
+        LinkCounters {
+            rx_packets: self.rx_packets.wrapping_sub(before.rx_packets),
+            rx_dropped: self.rx_dropped.wrapping_sub(before.rx_dropped),
+            tx_packets: self.tx_packets.wrapping_sub(before.tx_packets),
+            tx_dropped: self.tx_dropped.wrapping_sub(before.tx_dropped),
+        }
+    }
+}
+
+/// The counters of `dev` in namespace `ns` (`ip -s -j link`).
+pub fn link_counters(ns: &str, dev: &str) -> Result<LinkCounters, String> {
+    let out = run(&["ip", "-n", ns, "-s", "-j", "link", "show", "dev", dev])?;
+    parse_link_counters(&out).ok_or_else(|| format!("{ns}/{dev}: no counters in `ip -s -j link`"))
+}
+
+/// The counters in the JSON `ip -s -j link show dev DEV` prints.
+pub fn parse_link_counters(json: &str) -> Option<LinkCounters> {
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    let st = v.get(0)?.get("stats64")?;
+    let n = |dir: &str, k: &str| st.get(dir)?.get(k)?.as_u64();
+    Some(LinkCounters {
+        rx_packets: n("rx", "packets")?,
+        rx_dropped: n("rx", "dropped")?,
+        tx_packets: n("tx", "packets")?,
+        tx_dropped: n("tx", "dropped")?,
+    })
+}
+
 /// Sends receive processing of `dev` in `ns` to the processors of
 /// `mask` (RPS), so a device's kernel-side receive work is charged to
 /// the processor of whoever receives.
@@ -338,4 +378,33 @@ pub fn transfers(
     })();
     out.push(("FTP".to_string(), ftp));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_counters_ip_prints() {
+        let json = r#"[{"ifindex":7,"ifname":"eth0","stats64":{"rx":{"bytes":640,"packets":10,"errors":0,"dropped":2,"over_errors":0,"multicast":0},"tx":{"bytes":1280,"packets":20,"errors":0,"dropped":3,"carrier_errors":0,"collisions":0}}}]"#;
+        let c = parse_link_counters(json).expect("counters");
+        assert_eq!(
+            c,
+            LinkCounters {
+                rx_packets: 10,
+                rx_dropped: 2,
+                tx_packets: 20,
+                tx_dropped: 3
+            }
+        );
+        let later = LinkCounters {
+            rx_packets: 15,
+            ..c
+        };
+        assert_eq!(later.since(&c).rx_packets, 5);
+        assert_eq!(later.since(&c).tx_packets, 0);
+        assert_eq!(parse_link_counters("[]"), None);
+        assert_eq!(parse_link_counters("not json"), None);
+        assert_eq!(parse_link_counters(r#"[{"ifname":"x"}]"#), None);
+    }
 }

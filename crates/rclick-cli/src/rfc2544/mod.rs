@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 
 use rclick_rfc2544::frame::Template;
 use rclick_rfc2544::report::{
-    BackToBack, Ceiling, DutReport, Latency, LossCurve, LossPoint, Machine, Method, Overload,
-    Report, Restart, SingleFrame, Target, Throughput, Transfer,
+    BackToBack, Ceiling, DutReport, Latency, LossCurve, LossPoint, LossSplit, Machine, Method,
+    Overload, Report, Restart, SingleFrame, Target, Throughput, Transfer,
 };
 use rclick_rfc2544::search::{search, Device, SearchParams, TrialOutcome};
 
@@ -199,6 +199,38 @@ impl Progress {
     fn say(&self, msg: &str) {
         eprintln!("[{:6.1}s] {msg}", self.0.elapsed().as_secs_f64());
     }
+}
+
+/// The router namespace's receiving (`eth0`) and transmitting (`eth1`)
+/// interfaces' counters, if `ip` can read them.
+fn router_counters(rns: &str) -> Option<(dut::LinkCounters, dut::LinkCounters)> {
+    Some((
+        dut::link_counters(rns, "eth0").ok()?,
+        dut::link_counters(rns, "eth1").ok()?,
+    ))
+}
+
+/// Runs one trial and finds where its lost frames were lost, from the
+/// counters of the router namespace's interfaces before and after.
+fn run_split(
+    ports: &mut Ports,
+    rns: &str,
+    spec: TrialSpec,
+) -> Result<(TrialResult, Option<LossSplit>), String> {
+    let before = router_counters(rns);
+    let r = ports.run(spec)?;
+    let split = before
+        .zip(router_counters(rns))
+        .map(|((b0, b1), (a0, a1))| {
+            let (input, output) = (a0.since(&b0), a1.since(&b1));
+            LossSplit::from_counts(
+                r.totals.sent,
+                input.rx_packets,
+                output.tx_packets.saturating_add(output.tx_dropped),
+                r.totals.unique,
+            )
+        });
+    Ok((r, split))
 }
 
 /// A live device as the search sees it: each trial runs on the ports.
@@ -854,12 +886,13 @@ fn dut_tests(
         for &pct in &prof.loss_percents {
             let mut spec = TrialSpec::paced(t, prof.flows, c * pct / 100.0, prof.trial_s);
             spec.drain = prof.drain;
-            let r = ports.run(spec)?;
+            let (r, where_lost) = run_split(&mut ports, &rns, spec)?;
             curve.points.push(LossPoint {
                 percent: pct,
                 offered_fps: r.rate,
                 delivered_fps: r.delivered_rate(),
                 loss_ratio: r.totals.loss_ratio(),
+                where_lost,
             });
         }
         p.say(&format!(
@@ -937,12 +970,13 @@ fn dut_tests(
         for rate in loads {
             let mut spec = TrialSpec::paced(t64, prof.flows, rate, prof.trial_s);
             spec.drain = prof.drain;
-            let r = ports.run(spec)?;
+            let (r, where_lost) = run_split(&mut ports, &rns, spec)?;
             ov.points.push(LossPoint {
                 percent: rate / ndr64 * 100.0,
                 offered_fps: r.rate,
                 delivered_fps: r.delivered_rate(),
                 loss_ratio: r.totals.loss_ratio(),
+                where_lost,
             });
         }
         let over = (2.0 * ndr64).min(c);
@@ -959,7 +993,8 @@ fn dut_tests(
         ov.after_fps = after;
         ov.recovery_ms = recovery_ms(&r.timeline, 5.0, over_s * 1e3, over_s * 2e3);
         p.say(&format!(
-            "  overload: offered {} -> delivered {}; recovery after {} of overload: {}",
+            "  overload: offered {} -> delivered {} (lost before/in/after the device: {}); \
+             recovery after {} of overload: {}",
             ov.points
                 .iter()
                 .map(|x| fmt_rate(x.offered_fps))
@@ -970,6 +1005,14 @@ fn dut_tests(
                 .map(|x| fmt_rate(x.delivered_fps))
                 .collect::<Vec<_>>()
                 .join("/"),
+            ov.points
+                .iter()
+                .map(|x| x.where_lost.map_or("?".into(), |w| format!(
+                    "{}/{}/{}",
+                    w.before, w.inside, w.after
+                )))
+                .collect::<Vec<_>>()
+                .join(", "),
             fmt_rate(over),
             ov.recovery_ms
                 .map_or("never".into(), |m| format!("{m:.0} ms"))
