@@ -1194,10 +1194,14 @@ fn targets(r: &Report, previous: Option<&Report>) -> Vec<Target> {
             name: format!("{size}-byte NDR: rclick vs the reference Click"),
             goal: "at least equal (goal: 3x)".into(),
             value: format!(
-                "{} vs {} = {:.1}x{}",
+                "{} vs {}{}{}",
                 fmt_rate(a),
                 fmt_rate(b),
-                if b > 0.0 { a / b } else { f64::INFINITY },
+                if b > 0.0 {
+                    format!(" = {:.1}x", a / b)
+                } else {
+                    " (the reference lost frames at every rate tried)".into()
+                },
                 if a >= ceiling * 0.98 {
                     " (rclick at the generator's ceiling)"
                 } else {
@@ -1331,6 +1335,58 @@ mod tests {
         // Still losing at the end: never.
         let tl = vec![(100, 10); 30];
         assert_eq!(recovery_ms(&tl, 5.0, 50.0, 150.0), None);
+    }
+
+    fn with_ndrs(ndrs: &[(&str, f64)]) -> Report {
+        Report {
+            method: Method {
+                sizes: vec![64],
+                ..Method::default()
+            },
+            generator: vec![Ceiling {
+                size: 64,
+                fps: 400_000.0,
+                send_fps: 400_000.0,
+            }],
+            duts: ndrs
+                .iter()
+                .map(|&(name, ndr)| DutReport {
+                    name: name.into(),
+                    throughput: vec![Throughput {
+                        size: 64,
+                        ndr_fps: ndr,
+                        ..Throughput::default()
+                    }],
+                    ..DutReport::default()
+                })
+                .collect(),
+            ..Report::default()
+        }
+    }
+
+    #[test]
+    fn ndr_targets_compare_with_the_reference_and_the_kernel() {
+        let t = targets(
+            &with_ndrs(&[
+                ("rclick", 200_000.0),
+                ("click", 50_000.0),
+                ("kernel", 300_000.0),
+            ]),
+            None,
+        );
+        assert_eq!(t[0].met, Some(true));
+        assert!(t[0].value.contains("= 4.0x"), "{}", t[0].value);
+        assert_eq!(t[1].met, Some(false));
+        // A reference that lost frames at every rate has an NDR of 0: no
+        // ratio to print.
+        let t = targets(&with_ndrs(&[("rclick", 20_000.0), ("click", 0.0)]), None);
+        assert!(!t[0].value.contains("inf"), "{}", t[0].value);
+        assert!(
+            t[0].value.contains("lost frames at every rate"),
+            "{}",
+            t[0].value
+        );
+        assert_eq!(t[1].met, None);
     }
 
     #[test]
