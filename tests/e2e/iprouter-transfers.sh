@@ -16,6 +16,10 @@
 #     TP_STATUS_CSUMNOTREADY, and FromDevice must complete them), a 5 MB
 #     HTTP download each way still arrives with equal sha256 and UDP
 #     datagrams still arrive;
+#   - with the veths' default offloads (TSO/GSO on: hosts hand the router
+#     frames of several segments, up to 64 KB with DF set, which FromDevice
+#     must cut into segments), HTTP each way and iperf3 TCP still work, and
+#     FromDevice counted the segments it cut and dropped no GSO frame;
 #   - neither host's kernel counted a TCP or UDP checksum error (the
 #     testbed turns receive offload off, so hosts verify every checksum);
 #   - the router's ToDevices sent frames to both hosts.
@@ -29,7 +33,8 @@ name=iprouter-transfers
 e2e_init iperf3 curl python3 ss sha256sum ethtool
 
 e2e_up --hosts 2
-e2e_router conf/iprouter-linux.click -h td0.count -h td1.count -h fr0.drops -h fr1.drops
+e2e_router conf/iprouter-linux.click -h td0.count -h td1.count -h fr0.drops -h fr1.drops \
+    -h fd0.gso_segments -h fd1.gso_segments -h fd0.gso_drops -h fd1.gso_drops
 e2e_ready rclick-h0=198.51.100.2 rclick-h1=192.0.2.2
 
 e2e_bg rclick-h1 iperf3 -s -B 198.51.100.2
@@ -64,6 +69,25 @@ echo "  with tx checksum offload: HTTP 5 MB h0 -> h1: $e2e_result s, sha256 equa
 e2e_iperf_udp rclick-h0 198.51.100.2 1 50M 1400
 echo "  with tx checksum offload: iperf3 UDP h0 -> h1 50M: lost $e2e_result"
 
+# The veths' default offloads: hosts hand the router TSO/GSO frames of
+# several segments (up to 64 KB, DF set); FromDevice must cut them into
+# MTU-sized segments, or the router would answer "fragmentation needed"
+# for ever and TCP would stall.
+for ns in rclick-h0 rclick-h1; do
+    ip netns exec "$ns" ethtool -K eth0 rx on tx on sg on tso on gso on >/dev/null 2>&1 \
+        || fail "ethtool -K eth0 ... tso on gso on in $ns failed"
+done
+for dev in eth0 eth1; do
+    ip netns exec rclick-r ethtool -K "$dev" rx on tx on sg on tso on gso on >/dev/null 2>&1 \
+        || fail "ethtool -K $dev ... tso on gso on in rclick-r failed"
+done
+e2e_fetch rclick-h0 http://198.51.100.2:8080/big "$e2e_dir/www/big"
+echo "  with the default offloads (TSO/GSO on): HTTP 20 MB h1 -> h0: $e2e_result s, sha256 equal"
+e2e_fetch rclick-h1 http://192.0.2.2:8080/big "$e2e_dir/small/big"
+echo "  with the default offloads (TSO/GSO on): HTTP 5 MB h0 -> h1: $e2e_result s, sha256 equal"
+e2e_iperf_tcp rclick-h0 198.51.100.2 2
+echo "  with the default offloads (TSO/GSO on): iperf3 TCP h0 -> h1: $e2e_result Gbit/s"
+
 for ns in rclick-h0 rclick-h1; do
     n=$(e2e_csum_errors "$ns")
     [ "$n" -eq 0 ] || fail "$ns received $n TCP/UDP segments with bad checksums"
@@ -76,4 +100,10 @@ for h in td0.count td1.count; do
     [ "${v:-0}" -gt 10000 ] || fail "router handler $h is '${v}', expected > 10000 frames sent"
 done
 echo "  router sent $(e2e_handler td0.count) frames to h0 and $(e2e_handler td1.count) to h1"
+gso=$(( $(e2e_handler fd0.gso_segments) + $(e2e_handler fd1.gso_segments) ))
+[ "$gso" -gt 0 ] || fail "FromDevice cut no GSO frame into segments (gso_segments 0): were the offloads on?"
+for h in fd0.gso_drops fd1.gso_drops; do
+    [ "$(e2e_handler "$h")" = 0 ] || fail "router handler $h is '$(e2e_handler "$h")', expected 0"
+done
+echo "  FromDevice cut GSO frames into $gso segments, dropped none"
 echo "PASS $name"

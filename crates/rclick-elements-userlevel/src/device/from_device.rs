@@ -41,15 +41,27 @@
 //!   system call per batch. The socket's receive buffer is 4 MB (beyond
 //!   `net.core.rmem_max` when the process has CAP_NET_ADMIN), so bursts
 //!   wait there while the router is busy or descheduled. Receive slots are
-//!   64 KB, so frames larger than the MTU (GRO/GSO aggregates) arrive
-//!   whole.
+//!   64 KB, so frames larger than the MTU arrive whole. A host with its
+//!   segmentation offloads on (TSO/GSO, the default on a veth) hands over
+//!   runs of TCP segments or UDP datagrams as one frame of up to 64 KB,
+//!   often with DF set; forwarded as they are, they would exceed the MTU
+//!   and, with DF, be answered with "fragmentation needed" for ever while
+//!   the sender's TCP never sends smaller. The socket asks for the
+//!   virtio-net header (`PACKET_VNET_HDR`), which says how the frame was
+//!   meant to be cut, and FromDevice cuts it as the sender's network card
+//!   would: TCP over IPv4 and IPv6 and UDP segmentation, each segment with
+//!   its own lengths, IPv4 identification, TCP sequence number, flags
+//!   (FIN and PSH on the last, CWR on the first) and complete checksums
+//!   (`gso_frames`, `gso_segments`; what cannot be cut is dropped and
+//!   counted in `gso_drops`).
 //! * `MMAP`: a receive ring shared with the kernel (`PACKET_RX_RING`): no
 //!   system call per frame or batch, the kernel copies each frame into a
 //!   slot and FromDevice copies it out and hands the slot back. Slots are
 //!   sized for the device's MTU (read when the router starts) plus the
 //!   Ethernet header and two VLAN tags. A longer frame (a GRO aggregate, or
-//!   an MTU raised after start) does not fit: it is dropped and counted in
-//!   `oversize`, with a message the first time. With `TPACKET 2` (the
+//!   an MTU raised after start, a GSO frame: turn segmentation offloads
+//!   off on the hosts or use METHOD LINUX) does not fit: it is dropped and
+//!   counted in `oversize`, with a message the first time. With `TPACKET 2` (the
 //!   default) each slot holds one frame and is handed over at once. With
 //!   `TPACKET 3` the kernel packs frames into 64 KB blocks and hands over a
 //!   block when it is full or BLOCK_TIMEOUT milliseconds after its first
@@ -139,6 +151,11 @@
 //! * `drops` (read): same as `kernel_drops`.
 //! * `oversize` (read): with METHOD MMAP, frames dropped because they were
 //!   longer than a ring slot.
+//! * `gso_frames`, `gso_segments` (read): with METHOD LINUX, GSO frames cut
+//!   into segments, and the segments they gave.
+//! * `gso_drops` (read): GSO frames that could not be cut (a GSO type other
+//!   than TCP or UDP segmentation, headers that do not match it) and were
+//!   dropped; the first is also logged.
 //! * `method` (read): the METHOD in use.
 //! * `ring` (read): with METHOD MMAP, the ring's shape (format, blocks,
 //!   slot size, longest frame it holds).
@@ -171,6 +188,7 @@ use rclick_core::router::Select;
 use rclick_core::{phase, ConcurrentPorts, ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId};
 use rclick_packet::{Packet, PacketBatch, PacketType, Timestamp};
 
+use super::gso::{self, Gso};
 use super::ring::{RingConfig, RxRing, RxVersion};
 use super::sys::{self, PacketSocket, RecvInfo, MAX_BATCH};
 use super::xdp::{self, Xsk};
@@ -299,6 +317,8 @@ struct Member {
 /// A member's receiving state.
 struct Rx {
     source: Source,
+    /// Scratch space for cutting GSO frames into segments.
+    seg_buf: Vec<u8>,
     errors_reported: u32,
     /// XDP_STATISTICS drops already counted (the kernel's are cumulative).
     xdp_drops_seen: u64,
@@ -314,6 +334,11 @@ struct Receiver {
     force_ip: bool,
     members: Vec<Member>,
     oversize: AtomicU64,
+    /// GSO frames cut into segments, and the segments they gave.
+    gso_frames: AtomicU64,
+    gso_segments: AtomicU64,
+    /// GSO frames that could not be cut (dropped).
+    gso_drops: AtomicU64,
 }
 
 impl Receiver {
@@ -370,7 +395,10 @@ impl Receiver {
                 }
             }
         };
-        match &mut rx.source {
+        let Rx {
+            source, seg_buf, ..
+        } = rx;
+        match source {
             Source::Closed => 0,
             Source::Socket { sock, buf, infos } => {
                 let n = match sock.recv_batch(buf, SLOT, &mut infos[..self.burst]) {
@@ -390,7 +418,11 @@ impl Receiver {
                 for (i, info) in infos[..n].iter().enumerate() {
                     let start = i * SLOT;
                     let len = info.len.min(SLOT);
-                    emit(make_packet(opts, &mut buf[start..start + len], *info, now));
+                    let frame = &mut buf[start..start + len];
+                    match info.gso {
+                        None => emit(make_packet(opts, frame, *info, now)),
+                        Some(g) => self.cut(frame, g, *info, now, seg_buf, &mut emit, cx),
+                    }
                 }
                 n
             }
@@ -432,6 +464,50 @@ impl Receiver {
                 };
                 emit(make_packet(opts, frame, info, now));
             }),
+        }
+    }
+
+    /// Cuts a GSO frame into the segments a host's offload left whole
+    /// and emits each as a packet of its own; a frame that cannot be cut
+    /// is dropped and counted in `gso_drops`.
+    #[allow(clippy::too_many_arguments)]
+    fn cut(
+        &self,
+        frame: &[u8],
+        g: Gso,
+        info: RecvInfo,
+        now: Timestamp,
+        seg_buf: &mut Vec<u8>,
+        emit: &mut impl FnMut(Option<Packet>),
+        cx: &Ctx,
+    ) {
+        if info.pkttype == libc::PACKET_OUTGOING && !self.opts.outbound {
+            return;
+        }
+        let r = gso::segment(frame, g, seg_buf, |seg| {
+            let seg_info = RecvInfo {
+                len: seg.len(),
+                wire_len: seg.len(),
+                csum_not_ready: false,
+                gso: None,
+                ..info
+            };
+            emit(make_packet(self.opts, seg, seg_info, now));
+        });
+        match r {
+            Ok(n) => {
+                self.gso_frames.fetch_add(1, Ordering::Relaxed);
+                self.gso_segments.fetch_add(n as u64, Ordering::Relaxed);
+            }
+            Err(e) => {
+                if self.gso_drops.fetch_add(1, Ordering::Relaxed) == 0 {
+                    cx.log(format!(
+                        "FromDevice({}): dropped a {}-byte GSO frame: {e}; counted in `gso_drops`",
+                        self.ifname,
+                        frame.len()
+                    ));
+                }
+            }
         }
     }
 
@@ -534,6 +610,9 @@ const H_METHOD: u32 = 5;
 const H_RING: u32 = 6;
 const H_FANOUT: u32 = 7;
 const H_FANOUT_COUNTS: u32 = 8;
+const H_GSO_FRAMES: u32 = 9;
+const H_GSO_SEGMENTS: u32 = 10;
+const H_GSO_DROPS: u32 = 11;
 
 impl FromDevice {
     /// The interface name.
@@ -559,7 +638,7 @@ impl FromDevice {
     /// Opens one receive source; with `group`, its socket joins that
     /// fanout group.
     fn open(&self, group: Option<u16>) -> Result<Source, String> {
-        let sock = super::open_socket("FromDevice", &self.ifname, true)?;
+        let mut sock = super::open_socket("FromDevice", &self.ifname, true)?;
         let fail = |what: &str, e: std::io::Error| {
             format!("FromDevice({}): {what}: {}", self.ifname, sys::strerror(&e))
         };
@@ -577,6 +656,9 @@ impl FromDevice {
         }
         match self.method {
             Method::Linux => {
+                // GSO frames come whole; the header says how to cut them.
+                sock.enable_vnet_hdr()
+                    .map_err(|e| fail("PACKET_VNET_HDR", e))?;
                 // Without auxdata, partial checksums would go out unrepaired.
                 sock.enable_auxdata()
                     .map_err(|e| fail("PACKET_AUXDATA", e))?;
@@ -802,6 +884,7 @@ impl Element for FromDevice {
                 task,
                 rx: Mutex::new(Rx {
                     source,
+                    seg_buf: Vec::new(),
                     errors_reported: 0,
                     xdp_drops_seen: 0,
                 }),
@@ -815,6 +898,9 @@ impl Element for FromDevice {
             force_ip: self.force_ip,
             members,
             oversize: AtomicU64::new(0),
+            gso_frames: AtomicU64::new(0),
+            gso_segments: AtomicU64::new(0),
+            gso_drops: AtomicU64::new(0),
         }));
         // Count only what the kernel drops from now on.
         self.update_drops();
@@ -848,6 +934,9 @@ impl Element for FromDevice {
             HandlerDef::read("kernel_drops", H_KERNEL_DROPS),
             HandlerDef::read("drops", H_KERNEL_DROPS),
             HandlerDef::read("oversize", H_OVERSIZE),
+            HandlerDef::read("gso_frames", H_GSO_FRAMES),
+            HandlerDef::read("gso_segments", H_GSO_SEGMENTS),
+            HandlerDef::read("gso_drops", H_GSO_DROPS),
             HandlerDef::read("method", H_METHOD),
             HandlerDef::read("ring", H_RING),
             HandlerDef::read("fanout", H_FANOUT),
@@ -867,6 +956,15 @@ impl Element for FromDevice {
             }
             H_OVERSIZE => Ok(recv
                 .map_or(0, |r| r.oversize.load(Ordering::Relaxed))
+                .to_string()),
+            H_GSO_FRAMES => Ok(recv
+                .map_or(0, |r| r.gso_frames.load(Ordering::Relaxed))
+                .to_string()),
+            H_GSO_SEGMENTS => Ok(recv
+                .map_or(0, |r| r.gso_segments.load(Ordering::Relaxed))
+                .to_string()),
+            H_GSO_DROPS => Ok(recv
+                .map_or(0, |r| r.gso_drops.load(Ordering::Relaxed))
                 .to_string()),
             H_METHOD => Ok(super::method_name(self.method).into()),
             H_RING => Ok(self.ring_description()),
@@ -894,6 +992,9 @@ impl Element for FromDevice {
                         m.count.store(0, Ordering::Relaxed);
                     }
                     r.oversize.store(0, Ordering::Relaxed);
+                    r.gso_frames.store(0, Ordering::Relaxed);
+                    r.gso_segments.store(0, Ordering::Relaxed);
+                    r.gso_drops.store(0, Ordering::Relaxed);
                 }
                 Ok(())
             }

@@ -14,6 +14,7 @@
 //! so a lone frame is handled as soon as the kernel queues it.
 
 pub mod from_device;
+pub mod gso;
 pub mod kernel_tap;
 pub mod kernel_tun;
 pub mod ring;

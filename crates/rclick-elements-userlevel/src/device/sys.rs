@@ -22,6 +22,8 @@ use std::net::Ipv4Addr;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::OpenOptionsExt;
 
+use super::gso::{Gso, VNET_HDR_LEN};
+
 /// Most messages one `recvmmsg`/`sendmmsg` call moves.
 pub const MAX_BATCH: usize = 64;
 
@@ -45,6 +47,9 @@ pub struct RecvInfo {
     /// When the kernel received the frame, in nanoseconds of
     /// `CLOCK_REALTIME` (memory-mapped rings only; 0 when unknown).
     pub tstamp_ns: u64,
+    /// The frame is a run of segments (GSO), as its virtio-net header
+    /// says (sockets with `PACKET_VNET_HDR` only).
+    pub gso: Option<Gso>,
 }
 
 /// Aligned storage for one message's control data.
@@ -57,6 +62,8 @@ struct CmsgBuf([u8; CMSG_SPACE]);
 pub struct PacketSocket {
     fd: OwnedFd,
     ifindex: i32,
+    /// Received frames come after a virtio-net header (`PACKET_VNET_HDR`).
+    vnet_hdr: bool,
 }
 
 /// The index of interface `name`, or `None` if there is no such interface.
@@ -174,12 +181,27 @@ impl PacketSocket {
             )
         };
         check(r)?;
-        Ok(PacketSocket { fd, ifindex })
+        Ok(PacketSocket {
+            fd,
+            ifindex,
+            vnet_hdr: false,
+        })
     }
 
     /// Asks for `PACKET_AUXDATA` control messages (checksum status, VLAN tags).
     pub fn enable_auxdata(&self) -> io::Result<()> {
         setsockopt(&self.fd, libc::SOL_PACKET, libc::PACKET_AUXDATA, &1i32)
+    }
+
+    /// Asks for a virtio-net header before every received frame
+    /// (`PACKET_VNET_HDR`): it says whether the frame is a run of TCP or
+    /// UDP segments a host's segmentation offload left whole (GSO), and
+    /// their size. [`PacketSocket::recv_batch`] reads it into
+    /// [`RecvInfo::gso`]. Must come before a ring is set up.
+    pub fn enable_vnet_hdr(&mut self) -> io::Result<()> {
+        setsockopt(&self.fd, libc::SOL_PACKET, libc::PACKET_VNET_HDR, &1i32)?;
+        self.vnet_hdr = true;
+        Ok(())
     }
 
     /// Stops the kernel from queueing outgoing frames to this socket
@@ -259,21 +281,27 @@ impl PacketSocket {
         // SAFETY: these are plain old data; all-zero is a valid value.
         let mut addrs: [libc::sockaddr_ll; MAX_BATCH] = unsafe { zeroed() };
         // SAFETY: as above.
-        let mut iovs: [libc::iovec; MAX_BATCH] = unsafe { zeroed() };
+        let mut iovs: [[libc::iovec; 2]; MAX_BATCH] = unsafe { zeroed() };
         // SAFETY: as above.
         let mut hdrs: [libc::mmsghdr; MAX_BATCH] = unsafe { zeroed() };
         let mut cmsgs = [CmsgBuf([0; CMSG_SPACE]); MAX_BATCH];
+        let mut vnet = [[0u8; VNET_HDR_LEN]; MAX_BATCH];
+        // With PACKET_VNET_HDR the header goes to a buffer of its own and
+        // the frame to its slot, as without.
+        let (first, parts) = if self.vnet_hdr { (0, 2) } else { (1, 1) };
         let base = buf.as_mut_ptr();
         for i in 0..n {
+            iovs[i][0].iov_base = vnet[i].as_mut_ptr().cast::<libc::c_void>();
+            iovs[i][0].iov_len = VNET_HDR_LEN;
             // SAFETY: i * slot + slot <= n * slot <= buf.len(), so the
             // pointer stays inside `buf`.
-            iovs[i].iov_base = unsafe { base.add(i * slot) }.cast::<libc::c_void>();
-            iovs[i].iov_len = slot;
+            iovs[i][1].iov_base = unsafe { base.add(i * slot) }.cast::<libc::c_void>();
+            iovs[i][1].iov_len = slot;
             let h = &mut hdrs[i].msg_hdr;
             h.msg_name = (&mut addrs[i] as *mut libc::sockaddr_ll).cast::<libc::c_void>();
             h.msg_namelen = size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-            h.msg_iov = &mut iovs[i];
-            h.msg_iovlen = 1;
+            h.msg_iov = &mut iovs[i][first];
+            h.msg_iovlen = parts;
             h.msg_control = cmsgs[i].0.as_mut_ptr().cast::<libc::c_void>();
             h.msg_controllen = CMSG_SPACE as _;
         }
@@ -296,11 +324,17 @@ impl PacketSocket {
             Err(e) => return Err(e),
         };
         for i in 0..got.min(n) {
-            let wire_len = hdrs[i].msg_len as usize;
+            let mut wire_len = hdrs[i].msg_len as usize;
+            let mut gso = None;
+            if self.vnet_hdr {
+                wire_len = wire_len.saturating_sub(VNET_HDR_LEN);
+                gso = Gso::from_vnet_hdr(&vnet[i]);
+            }
             let mut info = RecvInfo {
                 len: wire_len.min(slot),
                 wire_len,
                 pkttype: addrs[i].sll_pkttype,
+                gso,
                 ..RecvInfo::default()
             };
             if let Some(aux) = auxdata(&hdrs[i].msg_hdr) {
