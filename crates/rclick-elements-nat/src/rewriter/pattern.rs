@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -76,8 +76,50 @@ impl fmt::Display for FlowId {
     }
 }
 
-/// A small multiply-rotate hasher (FxHash): flow keys are fixed-size
-/// integers, so a cryptographic hash would only cost time.
+/// One direction of a flow in a map: the flow's slot and direction
+/// (0 forward, 1 reply).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Index of the flow in its flow set.
+    pub flow: u32,
+    /// Direction: `false` forward, `true` reply.
+    pub reply: bool,
+}
+
+/// Flow identifier → entry.
+///
+/// Keyed: each map hashes with a seed of its own, drawn at random, so
+/// nobody outside the router can compute flow identifiers that fall into
+/// one bucket and make every new flow cost time in proportion to the
+/// flows already there (unkeyed, a sender who knew the hash could).
+pub type FlowMap = HashMap<FlowId, Entry, FlowHashState>;
+
+/// Builds [`FlowHasher`]s that start from a random seed of the map's own.
+#[derive(Clone)]
+pub struct FlowHashState(u64);
+
+impl Default for FlowHashState {
+    fn default() -> Self {
+        use std::hash::BuildHasher;
+        // std's RandomState draws its keys from the operating system's
+        // random source once per thread and steps them for each map.
+        FlowHashState(std::collections::hash_map::RandomState::new().hash_one(0u64))
+    }
+}
+
+impl std::hash::BuildHasher for FlowHashState {
+    type Hasher = FlowHasher;
+    #[inline]
+    fn build_hasher(&self) -> FlowHasher {
+        FlowHasher(self.0)
+    }
+}
+
+/// A small multiply-rotate hasher (FxHash) that starts from its map's
+/// seed: flow keys are fixed-size integers. Measured with callgrind on a
+/// NAT of 200,000 packets and 32,702 flows, a seeded FxHash costs 5
+/// instructions a packet more than the unseeded one, foldhash's keyed
+/// hash 36 (of about 2,800).
 #[derive(Clone, Copy, Default)]
 pub struct FlowHasher(u64);
 
@@ -110,9 +152,7 @@ impl Hasher for FlowHasher {
     /// Mixes the high bits into the low ones (murmur3's finalizer): the
     /// table picks buckets by the low bits, and a product's low bits
     /// depend only on its inputs' low bits, so without this, flows that
-    /// differ only in their source address (a flood from many sources)
-    /// fell into a few dozen buckets and each new flow cost time in
-    /// proportion to the flows already there.
+    /// differ only in their source address fell into a few dozen buckets.
     #[inline]
     fn finish(&self) -> u64 {
         let mut x = self.0;
@@ -123,19 +163,6 @@ impl Hasher for FlowHasher {
         x ^ (x >> 33)
     }
 }
-
-/// One direction of a flow in a map: the flow's slot and direction
-/// (0 forward, 1 reply).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Entry {
-    /// Index of the flow in its flow set.
-    pub flow: u32,
-    /// Direction: `false` forward, `true` reply.
-    pub reply: bool,
-}
-
-/// Flow identifier → entry.
-pub type FlowMap = HashMap<FlowId, Entry, BuildHasherDefault<FlowHasher>>;
 
 /// A rewrite pattern: Click's `IPRewriterPattern`.
 #[derive(Debug)]
@@ -462,6 +489,29 @@ mod tests {
 
     fn none(_: &str) -> Option<Arc<Pattern>> {
         None
+    }
+
+    #[test]
+    fn flow_maps_are_keyed_each_with_a_seed_of_its_own() {
+        use std::hash::BuildHasher;
+        let (a, b) = (FlowMap::default(), FlowMap::default());
+        let ids: Vec<FlowId> = (0..16u32)
+            .map(|i| FlowId {
+                saddr: 0xc000_0200 | i,
+                daddr: 0xcb00_7101,
+                sport: 1024,
+                dport: 80,
+            })
+            .collect();
+        // A fixed, public hash would give every flow the same value in
+        // both maps.
+        let same = ids
+            .iter()
+            .filter(|id| a.hasher().hash_one(id) == b.hasher().hash_one(id))
+            .count();
+        assert_eq!(same, 0, "two maps hash flows alike: the hash is not keyed");
+        // Within one map a flow always hashes alike (lookups work).
+        assert_eq!(a.hasher().hash_one(ids[3]), a.hasher().hash_one(ids[3]));
     }
 
     fn unparse(s: &str) -> Result<String, String> {
