@@ -30,8 +30,12 @@ AddressInfo(
 // Input: classify ARP queries, ARP replies, IP, and the rest.
 c0 :: Classifier(12/0806 20/0001, 12/0806 20/0002, 12/0800, -);
 c1 :: Classifier(12/0806 20/0001, 12/0806 20/0002, 12/0800, -);
-fd0 :: FromDevice(eth0) -> c0;
-fd1 :: FromDevice(eth1) -> c1;
+// SNIFFER false: the kernel's own stack does not handle these frames as
+// well (with rclick: a tc program drops them after FromDevice has them;
+// the reference Click installs iptables rules, or warns and goes on
+// sniffing without iptables).
+fd0 :: FromDevice(eth0, SNIFFER false) -> c0;
+fd1 :: FromDevice(eth1, SNIFFER false) -> c1;
 
 // Output: one queue per device.
 out0 :: Queue(1000) -> td0 :: ToDevice(eth0);

@@ -11,11 +11,16 @@
 //! Reads the Ethernet frames the kernel receives on the interface DEVNAME
 //! through a Linux packet socket and pushes them to output 0.
 //!
-//! User-level FromDevice is a sniffer: the kernel also receives and handles
-//! every frame FromDevice reads. To run a router, give the interface no IP
-//! address in the kernel (as `rclick testbed` does for its router
-//! namespace), or filter the kernel's traffic. Frames sent on DEVNAME (by
-//! the kernel or by a ToDevice) are not emitted unless OUTBOUND is true.
+//! By default FromDevice is a sniffer: the kernel also receives and handles
+//! every frame FromDevice reads. A router should say `SNIFFER false`:
+//! FromDevice then attaches a program to the interface's ingress (tcx)
+//! that drops every frame after the packet sockets have their copy, so the
+//! kernel's own stack does not handle them as well (at high rates that work
+//! costs about as much as handing the frames to FromDevice, on the same
+//! processor: its IP input, a route lookup and a route entry made and freed
+//! for every frame). The program goes when the router stops, however it
+//! stops. Frames sent on DEVNAME (by the kernel or by a ToDevice) are not
+//! emitted unless OUTBOUND is true.
 //!
 //! A task reads up to BURST frames per run and pushes them. The router
 //! watches the socket (Click's `add_select`) and runs the task as soon as
@@ -99,9 +104,14 @@
 //!
 //! Keywords:
 //!
-//! * `SNIFFER` (boolean): sniffer mode. Default true. `SNIFFER false`
-//!   (Click installs KernelFilter rules) is accepted with a warning: keep
-//!   the kernel away from DEVNAME by giving it no address.
+//! * `SNIFFER` (boolean): sniffer mode. Default true. With false, the
+//!   kernel's stack no longer handles frames that arrive on DEVNAME while
+//!   the router runs (see above; Linux 6.6 or later, else a warning and
+//!   the frames reach the kernel as well). Click installs iptables rules
+//!   (KernelFilter) instead, which the kernel meets only after its IP input
+//!   and route lookup. Every frame arriving on DEVNAME is affected, also
+//!   those of programs other than the router: use it on interfaces the
+//!   router owns.
 //! * `PROMISC` (boolean): put the device in promiscuous mode while the
 //!   router runs. Default false.
 //! * `SNAPLEN` (unsigned): keep at most this many bytes of each frame; the
@@ -157,6 +167,8 @@
 //!   than TCP or UDP segmentation, headers that do not match it) and were
 //!   dropped; the first is also logged.
 //! * `method` (read): the METHOD in use.
+//! * `sniffer` (read): whether the kernel also handles the frames (false
+//!   with SNIFFER false once its program is attached, and with METHOD XDP).
 //! * `ring` (read): with METHOD MMAP, the ring's shape (format, blocks,
 //!   slot size, longest frame it holds).
 //! * `fanout` (read): how many sockets (and tasks, one per thread) read
@@ -577,6 +589,11 @@ pub struct FromDevice {
     fanout: Option<bool>,
     recv: Option<Arc<Receiver>>,
     kernel_drops: u64,
+    /// SNIFFER as given.
+    sniffer: bool,
+    /// With SNIFFER false: the program that keeps the kernel's stack away
+    /// from DEVNAME's frames (detached when dropped).
+    bypass: Option<xdp::KernelBypass>,
 }
 
 impl Default for FromDevice {
@@ -597,6 +614,8 @@ impl Default for FromDevice {
             fanout: None,
             recv: None,
             kernel_drops: 0,
+            sniffer: true,
+            bypass: None,
         }
     }
 }
@@ -613,6 +632,7 @@ const H_FANOUT_COUNTS: u32 = 8;
 const H_GSO_FRAMES: u32 = 9;
 const H_GSO_SEGMENTS: u32 = 10;
 const H_GSO_DROPS: u32 = 11;
+const H_SNIFFER: u32 = 12;
 
 impl FromDevice {
     /// The interface name.
@@ -843,13 +863,8 @@ impl Element for FromDevice {
         if !bpf.is_empty() {
             cx.warning("BPF_FILTER ignored: it requires METHOD PCAP");
         }
-        if !sniffer {
-            cx.warning(
-                "SNIFFER false is not implemented: the kernel also handles these packets \
-                 (give the interface no IP address, or filter it in the kernel)",
-            );
-        }
         self.ifname = ifname;
+        self.sniffer = sniffer;
         self.promisc = promisc;
         self.snaplen = snaplen as usize;
         self.force_ip = force_ip;
@@ -871,6 +886,15 @@ impl Element for FromDevice {
             .unwrap_or(cx.nthreads() > 1 && self.method != Method::Xdp);
         let n = if fanout { cx.nthreads() } else { 1 };
         let sources = self.open_all(n)?;
+        // XDP takes the frames before the kernel's stack sees them anyway.
+        if !self.sniffer && self.method != Method::Xdp && self.bypass.is_none() {
+            match xdp::bypass_kernel(&self.ifname) {
+                Ok(b) => self.bypass = Some(b),
+                Err(e) => cx.warning(format!(
+                    "SNIFFER false: {e}; the kernel also handles the frames read here"
+                )),
+            }
+        }
         let mut members = Vec::with_capacity(n);
         for (i, source) in sources.into_iter().enumerate() {
             let task = cx.new_task(true);
@@ -909,6 +933,7 @@ impl Element for FromDevice {
     }
 
     fn cleanup(&mut self, _cx: &mut Ctx) {
+        self.bypass = None;
         if let Some(r) = &self.recv {
             for m in &r.members {
                 lock(&m.rx).source = Source::Closed;
@@ -938,6 +963,7 @@ impl Element for FromDevice {
             HandlerDef::read("gso_segments", H_GSO_SEGMENTS),
             HandlerDef::read("gso_drops", H_GSO_DROPS),
             HandlerDef::read("method", H_METHOD),
+            HandlerDef::read("sniffer", H_SNIFFER),
             HandlerDef::read("ring", H_RING),
             HandlerDef::read("fanout", H_FANOUT),
             HandlerDef::read("fanout_counts", H_FANOUT_COUNTS),
@@ -967,6 +993,7 @@ impl Element for FromDevice {
                 .map_or(0, |r| r.gso_drops.load(Ordering::Relaxed))
                 .to_string()),
             H_METHOD => Ok(super::method_name(self.method).into()),
+            H_SNIFFER => Ok((self.bypass.is_none() && self.method != Method::Xdp).to_string()),
             H_RING => Ok(self.ring_description()),
             H_FANOUT => Ok(recv.map_or(1, |r| r.members.len()).to_string()),
             H_FANOUT_COUNTS => Ok(recv.map_or(String::new(), |r| {

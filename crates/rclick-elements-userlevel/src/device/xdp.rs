@@ -567,6 +567,57 @@ impl Xsk {
     }
 }
 
+const BPF_PROG_TYPE_SCHED_CLS: u32 = 3;
+const BPF_TCX_INGRESS: u32 = 46;
+const TCX_DROP: i32 = 2;
+
+/// A program on an interface's ingress (tcx) that drops every frame after
+/// the packet sockets got their copy: the kernel's own stack no longer
+/// handles the frames a user-level router reads (FromDevice's `SNIFFER
+/// false`). The program is attached through a BPF link: it goes when this
+/// is dropped or the process ends, however it ends.
+#[derive(Debug)]
+pub struct KernelBypass {
+    _link: OwnedFd,
+    _prog: OwnedFd,
+}
+
+/// Attaches a [`KernelBypass`] to `ifname` (Linux 6.6 or later, CAP_BPF
+/// and CAP_NET_ADMIN).
+pub fn bypass_kernel(ifname: &str) -> Result<KernelBypass, String> {
+    let Some(ifindex) = sys::if_index(ifname) else {
+        return Err(format!("no such network interface '{ifname}'"));
+    };
+    // r0 = TCX_DROP; exit
+    let insns = [insn(0xb7, 0, 0, 0, TCX_DROP), insn(0x95, 0, 0, 0, 0)];
+    let license = b"Dual MIT/GPL\0";
+    let mut pl = ProgLoadAttr {
+        prog_type: BPF_PROG_TYPE_SCHED_CLS,
+        insn_cnt: insns.len() as u32,
+        insns: insns.as_ptr() as u64,
+        license: license.as_ptr() as u64,
+        expected_attach_type: BPF_TCX_INGRESS,
+        ..ProgLoadAttr::default()
+    };
+    pl.prog_name[..13].copy_from_slice(b"rclick_bypass");
+    let prog = owned(bpf(BPF_PROG_LOAD, &mut pl).map_err(failed("loading the tc program (bpf)"))?)
+        .map_err(failed("program"))?;
+    let mut lc = LinkCreateAttr {
+        prog_fd: prog.as_raw_fd() as u32,
+        target_ifindex: ifindex as u32,
+        attach_type: BPF_TCX_INGRESS,
+        flags: 0,
+    };
+    let link = owned(bpf(BPF_LINK_CREATE, &mut lc).map_err(failed(
+        "attaching the tc program to ingress (tcx, Linux 6.6+)",
+    ))?)
+    .map_err(failed("link"))?;
+    Ok(KernelBypass {
+        _link: link,
+        _prog: prog,
+    })
+}
+
 /// The process's AF_XDP sockets by interface index, shared by the
 /// FromDevice and ToDevice of an interface.
 static SOCKETS: Mutex<Vec<(i32, Weak<Mutex<Xsk>>)>> = Mutex::new(Vec::new());
