@@ -759,6 +759,59 @@ mod tests {
         assert_eq!(&body[20..], &[1, 2, 2, NH_IPV4]);
     }
 
+    /// The same inner packet (an ICMP echo from 203.0.113.1 to
+    /// 198.51.100.2) under each cipher, with key material K, SPI 0x1001.
+    const INNER: &str = "4500002200010000400114a3cb007101c63364020800b5bf0007000172636c69636b";
+    const SCAPY_KEYS: [(&str, &str); 2] = [
+        ("aes-gcm", "0x0102030405060708090a0b0c0d0e0f10a1a2a3a4"),
+        (
+            "chacha20-poly1305",
+            "0x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1fa1a2a3a4",
+        ),
+    ];
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    /// ESP packets made by an independent implementation (scapy 2.8's ESP
+    /// over OpenSSL through python `cryptography`, sequence number 5, IV
+    /// 0011223344556677) open to the inner packet.
+    const SCAPY_SEALED_GCM: &str = "00001001000000050000000000000005d529364ecb877e0c85d4d72e98de7e3761642f40ee24badc0ed14ee1f2b98c8563c3ab009e60e6d0192ed2da7926510f19724468";
+    const SCAPY_SEALED_CHACHA: &str = "000010010000000500000000000000052caee0e38d0bf730694363e8713aa502fa2c96e181b9006588fb55d2d61024d2b03bb58679e8d65396349bce8a3dcbb86554bb6b";
+
+    #[test]
+    fn opens_packets_sealed_by_scapy() {
+        let sealed = [
+            "00001001000000050011223344556677a8c7c8694fbc37adc2a230348b4902453099211bd01975a431a7990a51e4ed8a8760c9a0cfbc4aafe2cafbffa2005abdc04b4d13",
+            "00001001000000050011223344556677da87789b14de361e0cf4b8682312aac6ee5daf1aa5067ead8310fb380993eaad9f7af50e9c9ad4fef455a7a26dfcaec4b8d16fc1",
+        ];
+        for ((c, k), hex) in SCAPY_KEYS.iter().zip(sealed) {
+            let rx = parse_sa(&format!("0x1001 {c} {k}")).unwrap();
+            let mut p = Packet::from_slice(&unhex(hex));
+            assert_eq!(rx.open(&mut p), Ok(NH_IPV4), "{c}");
+            assert_eq!(p.data(), &unhex(INNER)[..], "{c}");
+        }
+    }
+
+    /// What this code seals (sequence number 5, so IV 0000000000000005):
+    /// byte for byte what scapy's ESP decrypts to the inner packet (checked
+    /// once with scapy; the bytes are written here).
+    #[test]
+    fn seals_what_scapy_opens() {
+        let want = [SCAPY_SEALED_GCM, SCAPY_SEALED_CHACHA];
+        for ((c, k), want) in SCAPY_KEYS.iter().zip(want) {
+            let tx = parse_sa(&format!("0x1001 {c} {k} SEQ 5")).unwrap();
+            let mut p = Packet::from_slice(&unhex(INNER));
+            tx.seal(&mut p, NH_IPV4).unwrap();
+            let got: String = p.data().iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(got, want, "{c}");
+        }
+    }
+
     #[test]
     fn open_drop_reasons() {
         let k = format!("0x2000 chacha20-poly1305 {CHACHA}");
