@@ -64,11 +64,11 @@
 //!
 //! IPsecESPEncap, SATable, RadixIPsecLookup, StripIPHeader
 
-use std::net::{Ipv4Addr, Ipv6Addr};
-
 use rclick_core::args::Args;
 use rclick_core::router::InitCx;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+use rclick_wire::ipv4::Ipv4Packet;
+use rclick_wire::ipv6::Ipv6Packet;
 
 use crate::sa::{self, OpenError, SaCache};
 use crate::{Stepper, SPI_ANNO};
@@ -118,34 +118,29 @@ impl Default for IPsecESPUnencap {
 /// Checks the inner packet of next header `nh`, trims it to its own
 /// length and sets its annotations.
 fn inner(p: &mut Packet, nh: u8) -> Result<(), OpenError> {
-    let d = p.data();
-    let n = d.len();
+    let n = p.len();
     if nh == sa::NH_IPV4 {
-        if n < 20 || d[0] >> 4 != 4 {
+        let h = Ipv4Packet::new_checked(p.data()).map_err(|_| OpenError::BadInner)?;
+        if h.version() != 4 {
             return Err(OpenError::BadInner);
         }
-        let hl = usize::from(d[0] & 15) * 4;
-        let total = usize::from(u16::from_be_bytes([d[2], d[3]]));
-        if hl < 20 || total < hl || total > n {
-            return Err(OpenError::BadInner);
-        }
-        let dst = Ipv4Addr::new(d[16], d[17], d[18], d[19]);
+        let (hl, total, dst) = (
+            usize::from(h.header_len()),
+            usize::from(h.total_len()),
+            h.dst_addr(),
+        );
         p.take(n - total);
         p.set_ip_header(0, hl);
         p.set_dst_ip_anno(dst);
     } else {
-        if n < 40 || d[0] >> 4 != 6 {
+        let h = Ipv6Packet::new_checked(p.data()).map_err(|_| OpenError::BadInner)?;
+        if h.version() != 6 {
             return Err(OpenError::BadInner);
         }
-        let total = 40 + usize::from(u16::from_be_bytes([d[4], d[5]]));
-        if total > n {
-            return Err(OpenError::BadInner);
-        }
-        let mut a = [0u8; 16];
-        a.copy_from_slice(&d[24..40]);
+        let (total, dst) = (40 + usize::from(h.payload_len()), h.dst_addr());
         p.take(n - total);
         p.set_network_header(0, 40);
-        p.set_dst_ip6_anno(Ipv6Addr::from(a));
+        p.set_dst_ip6_anno(dst);
     }
     Ok(())
 }

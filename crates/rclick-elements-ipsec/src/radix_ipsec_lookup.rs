@@ -67,6 +67,8 @@ use rclick_core::args::{parse_ip_prefix_with, FromArg};
 use rclick_core::router::InitCx;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
+use rclick_wire::ipv4::Ipv4Packet;
+
 use crate::sa::{parse_spi, SaDb};
 use crate::{Drops, SPI_ANNO};
 
@@ -159,17 +161,27 @@ fn parse_route(
 }
 
 impl Route {
+    /// Click's `IPsecRoute::unparse` with tabs: a second tab after a
+    /// prefix shorter than 16 characters and after a gateway shorter than
+    /// 8, so the columns line up.
     fn unparse(&self) -> String {
-        let mut s = format!("{}/{}", Ipv4Addr::from(self.addr), self.len);
+        let mut s = format!("{}/{}\t", Ipv4Addr::from(self.addr), self.len);
+        if s.len() < 17 {
+            s.push('\t');
+        }
+        let l = s.len();
         match self.gw {
             Some(g) => {
-                let _ = write!(s, "\t{g}");
+                let _ = write!(s, "{g}\t");
             }
-            None => s.push_str("\t-"),
+            None => s.push_str("-\t"),
         }
-        let _ = write!(s, "\t{}", self.port);
+        if s.len() < l + 9 {
+            s.push('\t');
+        }
+        let _ = write!(s, "{}", self.port);
         if self.spi != 0 {
-            let _ = write!(s, "\t{:#x}", self.spi);
+            let _ = write!(s, "\tspi {:#x}", self.spi);
         }
         s
     }
@@ -258,14 +270,16 @@ impl RadixIPsecLookup {
             p.set_anno_u32(SPI_ANNO, r.spi);
         }
         if port == 0 {
+            // The IP header: the annotation's, else the data's start.
             let (proto, off) = match (p.ip_header(), p.ip_header_offset()) {
-                (Some(h), Some(off)) if h.len() >= 20 && off >= 0 => {
-                    (h[9], off as usize + p.ip_header_len())
-                }
-                _ => (
-                    p.data().get(9).copied().unwrap_or(0),
-                    usize::from(p.data().first().map_or(5, |b| b & 15)) * 4,
+                (Some(h), Some(off)) if h.len() >= 20 && off >= 0 => (
+                    Ipv4Packet::new_unchecked(h).protocol().0,
+                    off as usize + p.ip_header_len(),
                 ),
+                _ => match Ipv4Packet::new_checked(p.data()) {
+                    Ok(h) => (h.protocol().0, usize::from(h.header_len())),
+                    Err(_) => (0, 0),
+                },
             };
             if proto == 50 {
                 let d = p.data();
@@ -440,7 +454,15 @@ mod tests {
         assert_eq!(look("203.0.113.9"), "3 192.0.2.2 0x1001");
         assert_eq!(look("8.8.8.8"), "1 198.51.100.254");
         let t = testing::read(&r, "rt.table");
-        assert!(t.contains("203.0.113.0/24\t192.0.2.2\t3\t0x1001"), "{t}");
+        assert!(
+            t.contains("203.0.113.0/24\t\t192.0.2.2\t3\tspi 0x1001"),
+            "{t}"
+        );
+        // Click's layout (clickdiff against the reference, without SPIs).
+        assert!(
+            t.starts_with("192.0.2.1/32\t\t-\t\t0\n198.51.100.0/24\t\t-\t\t1\n"),
+            "{t}"
+        );
         r.write_handler("rt.add", "203.0.113.128/25 2").unwrap();
         assert_eq!(look("203.0.113.200"), "2");
         assert!(r.write_handler("rt.add", "203.0.113.128/25 1").is_err());
