@@ -225,6 +225,9 @@ pub struct Sa {
     pub key_len: usize,
     salt: [u8; SALT_LEN],
     cipher: Cipher,
+    /// A digest of the key material, to tell the same SA in a new
+    /// configuration (hot swap) from a new one with the same SPI.
+    key_digest: u64,
     /// Outbound: the next sequence number to send (a 64-bit counter so that
     /// running past 2^32 - 1 is seen, never wrapped).
     next_seq: AtomicU64,
@@ -305,12 +308,19 @@ impl Sa {
         };
         let mut s = [0u8; SALT_LEN];
         s.copy_from_slice(salt);
+        let key_digest = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (kind as u8, keymat).hash(&mut h);
+            h.finish()
+        };
         Ok(Sa {
             spi,
             kind,
             key_len: key.len(),
             salt: s,
             cipher,
+            key_digest,
             next_seq: AtomicU64::new(1),
             replay: Mutex::new(ReplayWindow::new(window)),
             counters: SaCounters::default(),
@@ -342,6 +352,30 @@ impl Sa {
     /// Sets the next outbound sequence number (tests, and a handler).
     pub fn set_next_seq(&self, v: u64) {
         self.next_seq.store(v, Ordering::Relaxed);
+    }
+
+    /// Takes over `old`'s sequence state and counters if it is the same SA
+    /// (SPI, cipher and key material), so that a hot swap neither sends
+    /// sequence numbers the peer has seen nor accepts replays. Returns
+    /// whether it did.
+    pub fn take_over(&self, old: &Sa) -> bool {
+        if old.spi != self.spi || old.key_digest != self.key_digest {
+            return false;
+        }
+        self.next_seq
+            .store(old.next_seq.load(Ordering::Relaxed), Ordering::Relaxed);
+        let w = old.replay.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        *self.replay.lock().unwrap_or_else(|e| e.into_inner()) = w;
+        let (n, o) = (&self.counters, &old.counters);
+        for (a, b) in [
+            (&n.packets, &o.packets),
+            (&n.bytes, &o.bytes),
+            (&n.auth_failures, &o.auth_failures),
+            (&n.replay_drops, &o.replay_drops),
+        ] {
+            a.store(b.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+        true
     }
 
     /// The inbound window's size and highest accepted number.
@@ -514,6 +548,15 @@ impl SaDb {
     /// Changes with every insert and remove.
     pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::Acquire)
+    }
+
+    /// Each SA here takes over the state of the same SA in `old` (see
+    /// [`Sa::take_over`]); returns how many did.
+    pub fn take_over(&self, old: &SaDb) -> usize {
+        self.all()
+            .iter()
+            .filter(|sa| old.get(sa.spi).is_some_and(|o| sa.take_over(&o)))
+            .count()
     }
 
     /// Every SA, by SPI.
@@ -897,6 +940,53 @@ mod tests {
         );
         assert_eq!(rx.open(&mut seal(&[200, 4])), Err(OpenError::BadPadding));
         assert_eq!(rx.open(&mut seal(&[0, 4])), Ok(4));
+    }
+
+    /// A hot swap's new table keeps the sequence numbers and windows of
+    /// the SAs it shares with the old one, and only those.
+    #[test]
+    fn take_over_same_sas_only() {
+        let old = SaDb::default();
+        let new = SaDb::default();
+        for db in [&old, &new] {
+            db.insert(
+                parse_sa(&format!("0x1000 aes-gcm {GCM128}")).unwrap(),
+                false,
+            )
+            .unwrap();
+        }
+        old.insert(
+            parse_sa(&format!("0x2000 aes-gcm {GCM128}")).unwrap(),
+            false,
+        )
+        .unwrap();
+        new.insert(
+            parse_sa(&format!("0x2000 chacha20-poly1305 {CHACHA}")).unwrap(),
+            false,
+        )
+        .unwrap();
+        let tx = parse_sa(&format!("0x1000 aes-gcm {GCM128}")).unwrap();
+        let o = old.get(0x1000).unwrap();
+        for _ in 0..5 {
+            let mut p = Packet::from_slice(&inner(20));
+            tx.seal(&mut p, NH_IPV4).unwrap();
+            o.open(&mut p).unwrap();
+            let mut q = Packet::from_slice(&inner(20));
+            o.seal(&mut q, NH_IPV4).unwrap();
+        }
+        old.get(0x2000).unwrap().set_next_seq(77);
+        assert_eq!(new.take_over(&old), 1);
+        let n = new.get(0x1000).unwrap();
+        assert_eq!(n.next_seq(), 6);
+        assert_eq!(n.window(), (64, 5));
+        assert_eq!(n.counters.packets.load(Ordering::Relaxed), 10);
+        // A replay of an old packet is still refused after the swap.
+        tx.set_next_seq(5);
+        let mut p = Packet::from_slice(&inner(20));
+        tx.seal(&mut p, NH_IPV4).unwrap();
+        assert_eq!(n.open(&mut p), Err(OpenError::Replayed));
+        // Another key under the same SPI starts afresh.
+        assert_eq!(new.get(0x2000).unwrap().next_seq(), 1);
     }
 
     #[test]

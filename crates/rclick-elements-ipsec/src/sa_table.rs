@@ -36,6 +36,11 @@
 //! threads: outbound sequence numbers are atomic counters and each inbound
 //! window has its own lock.
 //!
+//! In a hot swap (`hotconfig`, `-R`), an SA that the new configuration
+//! has with the same SPI, cipher and key keeps its outbound sequence
+//! number, inbound window and counters: the far end sees no sequence number
+//! twice and no replay gets in.
+//!
 //! ## Handlers
 //!
 //! * `table` (read): one line per SA: SPI, cipher, next outbound sequence
@@ -137,6 +142,14 @@ impl Element for SATable {
         }
         self.db = Arc::new(db);
         Ok(())
+    }
+    /// A hot swap: the SAs the new configuration shares with the old one
+    /// (same SPI, cipher and key) keep their sequence numbers, windows and
+    /// counters.
+    fn take_state(&mut self, old: &mut dyn Element, _cx: &mut Ctx) {
+        if let Some(o) = old.downcast_ref::<SATable>() {
+            self.db.take_over(&o.db);
+        }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![
