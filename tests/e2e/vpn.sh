@@ -23,6 +23,8 @@
 # RFCs), and the test says so; it skips when neither is there (no xfrm
 # AEAD, and no scapy/cryptography or /dev/net/tun). VPN_PEER=linux or
 # VPN_PEER=scapy forces one (linux skips if the kernel cannot).
+# VPN_CLICK_ARGS adds driver flags (e.g. `-j 2`: the sealing and opening
+# paths on threads of their own, as in the SMP paper).
 #
 # Skips (exit 0 with a SKIP line) when not root, when ip/ping/curl/tcpdump
 # are missing, or when network namespaces cannot be created.
@@ -172,7 +174,8 @@ for cipher in aes-gcm chacha20-poly1305; do
         in_h0 ip route add 198.51.100.0/24 dev vpn0 src 203.0.113.1
     fi
 
-    ip netns exec "$gw_ns" "$click" conf/vpn-gateway.click CIPHER="$cipher" KEY_IN="$key_in" KEY_OUT="$key_out" \
+    # shellcheck disable=SC2086
+    ip netns exec "$gw_ns" "$click" ${VPN_CLICK_ARGS:-} conf/vpn-gateway.click CIPHER="$cipher" KEY_IN="$key_in" KEY_OUT="$key_out" \
         -h sa.table -h esp_in.count -h esp_out.count -h esp_in.drop_details -h esp_out.drop_details \
         -h rt.drop_details -h unprotected.count -h badinner.count >"$e2e_dir/router.log" 2>&1 &
     router_pid=$!
