@@ -29,6 +29,7 @@ pub fn registry() -> Registry {
     rclick_plugins::register(&mut r);
     rclick_plugins::package::install_loader(&mut r);
     rclick_observe::register(&mut r);
+    rclick_elements_ipsec::register(&mut r);
     r
 }
 
