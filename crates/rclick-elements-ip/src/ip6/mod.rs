@@ -14,6 +14,7 @@ use rclick_wire::ipv6::HEADER_LEN;
 use rclick_wire::Ipv6Packet;
 
 pub mod check_ip6_header;
+pub mod d16r;
 pub mod dec_ip6_hlim;
 pub mod get_ip6_address;
 pub mod icmp6_error;
@@ -293,6 +294,7 @@ mod tests {
             "IP6Mirror",
             "IP6Encap(17, ::1, DST_ANNO)",
             "LookupIP6Route(::/0 ::1 0)",
+            "LookupIP6Route(LOOKUP d16r, 2001:db8::/32 0, ::/0 ::1 0)",
             "ICMP6Error(::1, 3, 0)",
             "ICMP6Error(::1, 2, 0)",
             "IP6Fragmenter(48)",
