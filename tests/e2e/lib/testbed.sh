@@ -1,11 +1,15 @@
 # Shared code of the end-to-end tests and scripts/e2e-compare; source it
-# after setting `name` (the test's name, for SKIP/FAIL/PASS lines).
+# after setting `name` (the test's name, for SKIP/FAIL/PASS lines) and,
+# optionally, `e2e_prefix` (the testbed's names, `rclick testbed --prefix`;
+# default rclick: namespaces rclick-r, rclick-h0..).
 #
 #   e2e_init PROG...            cd to the repository, check root, the
 #                               programs and network namespaces; else SKIP
 #   e2e_up [TESTBED ARGS]       `rclick testbed up` (torn down on exit)
 #   e2e_router CONF [DEFS] [-h H]...  run click CONF in rclick-r
 #   e2e_ready NS=IP...          wait until each NS pings IP
+#   e2e_ipv6_hosts              turn IPv6 on in the hosts: 2001:db8:I::2/64,
+#                               default via 2001:db8:I::1 (I = host + 1)
 #   e2e_stop_router             stop the router; its -h output is in $e2e_dir/router.log
 #   e2e_bg NS PROG ARGS...      start a program in a namespace (stopped on exit)
 #   e2e_iperf_tcp / e2e_iperf_udp / e2e_fetch / e2e_ping   measure and
@@ -17,6 +21,7 @@
 # exit. Traffic stays inside the testbed's namespaces.
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+e2e_prefix="${e2e_prefix:-rclick}"
 bin="${RCLICK_BIN:-$root/target/release}"
 click="$bin/click"
 rclick="$bin/rclick"
@@ -57,7 +62,8 @@ e2e_cleanup() {
             wait "$p" 2>/dev/null
         fi
     done
-    "$rclick" testbed down >/dev/null 2>&1 || "$rclick" testbed down
+    "$rclick" testbed down --prefix "$e2e_prefix" >/dev/null 2>&1 \
+        || "$rclick" testbed down --prefix "$e2e_prefix"
     [ -n "$e2e_dir" ] && rm -rf "$e2e_dir"
 }
 
@@ -78,15 +84,38 @@ e2e_init() {
 }
 
 e2e_up() {
-    "$rclick" testbed down >/dev/null 2>&1
-    "$rclick" testbed up "$@" >/dev/null || fail "rclick testbed up $* failed"
+    "$rclick" testbed down --prefix "$e2e_prefix" >/dev/null 2>&1
+    "$rclick" testbed up --prefix "$e2e_prefix" "$@" >/dev/null \
+        || fail "rclick testbed up --prefix $e2e_prefix $* failed"
 }
 
 # e2e_router CONF [NAME=VALUE...] [-h ELEMENT.HANDLER...]: `ip netns exec`
 # execs click, so $! is the router's PID.
 e2e_router() {
-    ip netns exec rclick-r "$click" "$@" >"$e2e_dir/router.log" 2>&1 &
+    ip netns exec "$e2e_prefix-r" "$click" "$@" >"$e2e_dir/router.log" 2>&1 &
     router_pid=$!
+}
+
+# e2e_ipv6_hosts N: turns IPv6 on in hosts 0..N-1 (the testbed turns it off
+# everywhere; the router namespace keeps it off, so its kernel never
+# answers for the router's addresses): host I gets 2001:db8:(I+1)::2/64
+# without duplicate address detection (accept_dad 0, so the address works
+# at once) and no router advertisements, and a default route via
+# 2001:db8:(I+1)::1. Skips when the kernel has no IPv6.
+e2e_ipv6_hosts() {
+    [ -e /proc/sys/net/ipv6 ] || skip "the kernel has no IPv6 (/proc/sys/net/ipv6 is missing)"
+    local i ns
+    for i in $(seq 0 $(($1 - 1))); do
+        ns="$e2e_prefix-h$i"
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
+            net.ipv6.conf.default.disable_ipv6=0 net.ipv6.conf.eth0.disable_ipv6=0 \
+            net.ipv6.conf.eth0.accept_dad=0 net.ipv6.conf.eth0.accept_ra=0 \
+            || skip "IPv6 cannot be turned on in $ns (disabled in the kernel?)"
+        ip -n "$ns" addr add "2001:db8:$((i + 1))::2/64" dev eth0 nodad \
+            || fail "cannot add 2001:db8:$((i + 1))::2 in $ns"
+        ip -n "$ns" -6 route add default via "2001:db8:$((i + 1))::1" dev eth0 \
+            || fail "cannot add an IPv6 default route in $ns"
+    done
 }
 
 # e2e_ready NS=IP...: wait up to 5 s until each namespace pings its address.

@@ -44,6 +44,16 @@
 //!   `udp[...]`, `icmp[...]`: transport header bytes.
 //! * `ether src|dst|host ETHADDR`: link-layer addresses.
 //! * `true`, `false`.
+//! * IPv6 (not in Click, whose IPClassifier has no IPv6 words; tcpdump's
+//!   spelling): `ip6` (IP version 6); `ip6 [SRCORDST] [host | net]
+//!   ADDR[/LEN]`; `ip6 proto P` or `ip6 nxt P` (the fixed header's next
+//!   header: a number, `tcp`, `udp`, `icmp6`); `ip6 hlim N`, `ip6 dscp N`,
+//!   `ip6 flow N` with the integer operators. Each also requires version
+//!   6; they read the fixed 40-byte header at the network header
+//!   annotation (set by CheckIP6Header or MarkIP6Header) and follow no
+//!   extension header, so there are no IPv6 port tests. They combine with
+//!   the others as any primitive does, but a bare value after one does not
+//!   repeat it.
 //!
 //! Primitives combine with `and`/`&&`, `or`/`||`, `not`/`!`, parentheses,
 //! the ternary `A ? B : C` (spaces around the colon), and juxtaposition
@@ -236,6 +246,102 @@ mod tests {
         assert_eq!(a + b, 6400);
         assert!(a > 4000 && b > 1000, "a={a} b={b}");
         assert_eq!(testing::read(&r, "bad.count"), "0");
+    }
+
+    /// `ip6` words: addresses and prefixes by direction, next header, hop
+    /// limit with operators, DSCP, negation, and IPv4 packets (which match
+    /// none of them; `ip` words still work beside them).
+    #[test]
+    fn ip6_words() {
+        use crate::ip6::test_util::ip6_hex;
+        let reg = registry();
+        let a = ip6_hex("2001:db8::1", "2001:db8:1::2", 17, 64, &[0; 8]);
+        let mut b = ip6_hex("2001:db8:5::7", "fe80::9", 6, 1, &[0; 20]);
+        b.replace_range(1..3, "b8"); // traffic class 0xb8: DSCP 46
+        let pats = [
+            "ip6 src 2001:db8::1",
+            "ip6 dst net 2001:db8::/32",
+            "ip6 host fe80::9",
+            "ip6 src and dst net 2001:db8::/32",
+            "ip6 proto tcp",
+            "ip6 nxt 17",
+            "ip6 hlim < 2",
+            "ip6 hlim >= 64",
+            "ip6 dscp 46",
+            "not ip6 src net 2001:db8::/48",
+            "ip6 and udp",
+            "ip6",
+            "ip6 net ::/0",
+            "ip vers 4",
+        ];
+        let mut matched = Vec::new();
+        for (name, data) in [("a", &a), ("b", &b), ("v4", &DATA[42..].to_string())] {
+            let mut conf = format!(
+                "InfiniteSource(DATA \\<{data}>, LIMIT 1, STOP true) -> {} -> t :: Tee({});\n",
+                if name == "v4" {
+                    "MarkIPHeader"
+                } else {
+                    "MarkIP6Header"
+                },
+                pats.len()
+            );
+            for (i, p) in pats.iter().enumerate() {
+                conf.push_str(&format!(
+                    "t[{i}] -> c{i} :: IPClassifier({p}, -); c{i}[0] -> k{i} :: Counter -> Discard; c{i}[1] -> Discard;\n"
+                ));
+            }
+            let r = testing::run(&conf, &reg).unwrap_or_else(|e| panic!("{e}"));
+            let hits: Vec<&str> = (0..pats.len())
+                .filter(|i| testing::read(&r, &format!("k{i}.count")) == "1")
+                .map(|i| pats[i])
+                .collect();
+            matched.push((name, hits));
+        }
+        assert_eq!(
+            matched,
+            [
+                (
+                    "a",
+                    vec![
+                        "ip6 src 2001:db8::1",
+                        "ip6 dst net 2001:db8::/32",
+                        "ip6 src and dst net 2001:db8::/32",
+                        "ip6 nxt 17",
+                        "ip6 hlim >= 64",
+                        "ip6",
+                        "ip6 net ::/0",
+                    ]
+                ),
+                (
+                    "b",
+                    vec![
+                        "ip6 host fe80::9",
+                        "ip6 proto tcp",
+                        "ip6 hlim < 2",
+                        "ip6 dscp 46",
+                        "not ip6 src net 2001:db8::/48",
+                        "ip6",
+                        "ip6 net ::/0",
+                    ]
+                ),
+                ("v4", vec!["not ip6 src net 2001:db8::/48", "ip vers 4"]),
+            ]
+        );
+        for (bad, want) in [
+            ("ip6 host 2001:db8::/32", "expected IPv6 address"),
+            ("ip6 src 1.2.3.4", "expected IPv6 address"),
+            ("ip6 hlim 300", "0 to 255"),
+            ("ip6 proto frob", "expected protocol"),
+        ] {
+            let err = testing::build(
+                &format!("Idle -> c :: IPClassifier({bad}, -); c[0] -> Idle; c[1] -> Idle;"),
+                &reg,
+                true,
+            )
+            .err()
+            .unwrap_or_default();
+            assert!(err.contains(want), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -1258,6 +1258,17 @@ impl<'a> Parser<'a> {
             return pos + 1;
         }
 
+        // `ip6` terms (not in Click), after any number of `not`s.
+        let mut q = pos;
+        let mut neg6 = negated;
+        while matches!(self.word(q), Some("not" | "!")) {
+            neg6 = !neg6;
+            q += 1;
+        }
+        if self.word(q) == Some("ip6") {
+            return self.parse_ip6_test(q + 1, neg6);
+        }
+
         let first_pos = pos;
         let mut prim = Primitive::default();
         let mut header: u8 = 0;
@@ -1450,6 +1461,195 @@ impl<'a> Parser<'a> {
                 self.prog.negate_subtree(self.tree, false);
             }
             self.prev = prim;
+        }
+        pos
+    }
+}
+
+impl Parser<'_> {
+    /// An `ip6` term; `pos` is just past `ip6`. The forms:
+    ///
+    /// * `ip6`: the IP version is 6;
+    /// * `ip6 [src | dst | src and dst | src or dst] [host | net] ADDR[/LEN]`
+    ///   (`host` takes no `/LEN`; neither `src` nor `dst` means `src or
+    ///   dst`, as for `host` in IPv4);
+    /// * `ip6 proto P` (also `ip6 nxt P`): the fixed header's next header,
+    ///   a number or `tcp`, `udp`, `icmp6` (58);
+    /// * `ip6 hlim [OP] N`, `ip6 dscp [OP] N`, `ip6 flow [OP] N`: the hop
+    ///   limit, the traffic class's DSCP bits, the flow label, with OP one
+    ///   of `=`, `==`, `!=`, `<`, `>`, `<=`, `>=`.
+    ///
+    /// Every form also tests that the IP version is 6. Offsets are from
+    /// the network header annotation (the fixed 40-byte header; extension
+    /// headers are not followed).
+    fn parse_ip6_test(&mut self, mut pos: usize, negated: bool) -> usize {
+        let at = |s: &Self, i: usize| s.word(i).unwrap_or("");
+        let mut sd = 0;
+        match at(self, pos) {
+            "src" => {
+                if matches!(at(self, pos + 2), "dst" | "dest") {
+                    match at(self, pos + 1) {
+                        "and" | "&&" => {
+                            sd = SD_AND;
+                            pos += 2;
+                        }
+                        "or" | "||" => {
+                            sd = SD_OR;
+                            pos += 2;
+                        }
+                        _ => sd = SD_SRC,
+                    }
+                } else {
+                    sd = SD_SRC;
+                }
+                pos += 1;
+            }
+            "dst" | "dest" => {
+                sd = SD_DST;
+                pos += 1;
+            }
+            _ => {}
+        }
+        let kw = at(self, pos);
+        let mut prim = Primitive::default();
+        // (word offset, shift, field mask) of a numeric field.
+        let field = match kw {
+            "hlim" => Some((OFFSET_NET + 4, 0, 0xFF, 255)),
+            "dscp" => Some((OFFSET_NET, 22, 0x3F, 63)),
+            "flow" => Some((OFFSET_NET, 0, 0xF_FFFF, 0xF_FFFF)),
+            _ => None,
+        };
+        self.prev = Primitive::default();
+        self.prog.start_subtree(self.tree);
+        self.prog
+            .add_insn(self.tree, OFFSET_NET as u16, 6 << 28, 0xF000_0000);
+        if sd == 0 && matches!(kw, "proto" | "nxt") {
+            let w = at(self, pos + 1);
+            let v = match w {
+                "tcp" => Some(6),
+                "udp" => Some(17),
+                "icmp6" | "icmpv6" => Some(58),
+                _ => parse_uint(w).filter(|&v| v <= 255),
+            };
+            match v {
+                Some(v) => {
+                    self.prog
+                        .add_insn(self.tree, (OFFSET_NET + 4) as u16, v << 8, 0xFF00);
+                    pos += 2;
+                }
+                None => {
+                    self.errh
+                        .error(format!("'ip6 {kw}': expected protocol near '{w}'"));
+                    pos += 1;
+                }
+            }
+        } else if let (0, Some((off, shift, mask, max))) = (sd, field) {
+            pos += 1;
+            match at(self, pos) {
+                "=" | "==" => pos += 1,
+                "!=" => {
+                    prim.op_negated = true;
+                    pos += 1;
+                }
+                ">" => {
+                    prim.op = OP_GT;
+                    pos += 1;
+                }
+                "<" => {
+                    prim.op = OP_LT;
+                    pos += 1;
+                }
+                ">=" => {
+                    prim.op = OP_LT;
+                    prim.op_negated = true;
+                    pos += 1;
+                }
+                "<=" => {
+                    prim.op = OP_GT;
+                    prim.op_negated = true;
+                    pos += 1;
+                }
+                _ => {}
+            }
+            let w = at(self, pos);
+            match parse_uint(w).filter(|&v| v <= max) {
+                Some(v) => {
+                    prim.u = v;
+                    // Turns < into > and folds relations always true or false.
+                    let _ = prim.set_mask(mask, 0, 0, self.errh);
+                    self.prog.start_subtree(self.tree);
+                    prim.add_comparison(self.prog, self.tree, off, shift, prim.u, prim.mask, true);
+                    self.prog
+                        .finish_subtree(self.tree, Combiner::And, J_SUCCESS, J_FAILURE);
+                    pos += 1;
+                }
+                None => self.errh.error(format!(
+                    "'ip6 {kw}': expected a number from 0 to {max} near '{w}'"
+                )),
+            }
+        } else {
+            let mut kind = "";
+            if matches!(kw, "host" | "net") {
+                kind = kw;
+                pos += 1;
+            }
+            let w = at(self, pos);
+            let parsed = if kind == "host" && w.contains('/') {
+                Err(String::new())
+            } else {
+                crate::ip6::parse_ip6_prefix(w)
+            };
+            match parsed {
+                Ok((a, len)) => {
+                    pos += 1;
+                    let (a, m) = (u128::from(a), crate::ip6::prefix_mask(len));
+                    let sd = if sd == 0 { SD_OR } else { sd };
+                    if m != 0 {
+                        self.prog.start_subtree(self.tree);
+                        for (which, base) in [(SD_SRC, 8), (SD_DST, 24)] {
+                            if sd != which && sd != SD_AND && sd != SD_OR {
+                                continue;
+                            }
+                            self.prog.start_subtree(self.tree);
+                            for k in 0..4u32 {
+                                let sh = 96 - 32 * k;
+                                let wm = (m >> sh) as u32;
+                                if wm != 0 {
+                                    self.prog.add_insn(
+                                        self.tree,
+                                        (OFFSET_NET + base + 4 * k) as u16,
+                                        (a >> sh) as u32 & wm,
+                                        wm,
+                                    );
+                                }
+                            }
+                            self.prog.finish_subtree(
+                                self.tree,
+                                Combiner::And,
+                                J_SUCCESS,
+                                J_FAILURE,
+                            );
+                        }
+                        let c = if sd == SD_OR {
+                            Combiner::Or
+                        } else {
+                            Combiner::And
+                        };
+                        self.prog.finish_subtree(self.tree, c, J_SUCCESS, J_FAILURE);
+                    }
+                }
+                Err(_) if sd != 0 || !kind.is_empty() => {
+                    self.errh
+                        .error(format!("'ip6': expected IPv6 address near '{w}'"));
+                }
+                // A bare `ip6`.
+                Err(_) => {}
+            }
+        }
+        self.prog
+            .finish_subtree(self.tree, Combiner::And, J_SUCCESS, J_FAILURE);
+        if negated {
+            self.prog.negate_subtree(self.tree, false);
         }
         pos
     }

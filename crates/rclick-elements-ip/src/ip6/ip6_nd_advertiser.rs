@@ -65,7 +65,7 @@ use rclick_wire::{
     EtherType, EthernetAddress, EthernetFrame, Icmpv6Packet, IpProtocol, Ipv6Packet,
 };
 
-use super::{parse_ip6_prefix, prefix_mask};
+use super::{nd_message, nd_option, parse_ip6_prefix, prefix_mask};
 
 /// Neighbor Solicitation.
 const NS: u8 = 135;
@@ -87,46 +87,16 @@ pub struct IP6NDAdvertiser {
 
 /// A valid solicitation's Ethernet source, IPv6 source and target.
 fn solicitation(data: &[u8]) -> Option<([u8; 6], Ipv6Addr, Ipv6Addr)> {
-    let eth = EthernetFrame::new_checked(data).ok()?;
-    if eth.ethertype() != EtherType::IPV6 {
-        return None;
-    }
-    let ip = Ipv6Packet::new_checked(eth.payload()).ok()?;
-    if ip.version() != 6 || ip.next_header() != IpProtocol(58) || ip.hop_limit() != 255 {
-        return None;
-    }
-    let msg = ip.payload();
-    if msg.len() < 24 {
-        return None;
-    }
-    let icmp = Icmpv6Packet::new_unchecked(msg);
-    let (src, dst) = (ip.src_addr(), ip.dst_addr());
-    if icmp.msg_type() != NS || icmp.code() != 0 || !icmp.verify_checksum(src, dst) {
-        return None;
-    }
-    let body = icmp.body();
-    let target = Ipv6Addr::from(*body.first_chunk::<16>()?);
-    if target.is_multicast() {
-        return None;
-    }
-    let mut opts = &body[16..];
-    let mut slla = false;
-    while !opts.is_empty() {
-        let len = usize::from(*opts.get(1)?) * 8;
-        if len == 0 || len > opts.len() {
-            return None;
-        }
-        slla |= opts[0] == 1;
-        opts = &opts[len..];
-    }
-    if src.is_unspecified() {
+    let m = nd_message(data, NS)?;
+    let slla = nd_option(m.options, 1)?.is_some();
+    if m.src.is_unspecified() {
         let solicited_node =
-            u128::from(dst) & prefix_mask(104) == 0xff02_0000_0000_0000_0000_0001_ff00_0000;
+            u128::from(m.dst) & prefix_mask(104) == 0xff02_0000_0000_0000_0000_0001_ff00_0000;
         if !solicited_node || slla {
             return None;
         }
     }
-    Some((eth.src_addr().0, src, target))
+    Some((m.eth_src, m.src, m.target))
 }
 
 impl IP6NDAdvertiser {

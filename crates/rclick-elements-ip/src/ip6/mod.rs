@@ -14,6 +14,7 @@ use rclick_wire::ipv6::HEADER_LEN;
 use rclick_wire::Ipv6Packet;
 
 pub mod check_ip6_header;
+pub mod d16r;
 pub mod dec_ip6_hlim;
 pub mod get_ip6_address;
 pub mod icmp6_error;
@@ -21,6 +22,7 @@ pub mod ip6_encap;
 pub mod ip6_fragmenter;
 pub mod ip6_mirror;
 pub mod ip6_nd_advertiser;
+pub mod ip6_nd_solicitor;
 pub mod ip6_print;
 pub mod lookup_ip6_route;
 pub mod mark_ip6_header;
@@ -73,6 +75,11 @@ pub fn register(r: &mut Registry) {
         "IP6NDAdvertiser",
         || Box::<ip6_nd_advertiser::IP6NDAdvertiser>::default(),
         include_str!("ip6_nd_advertiser.rs"),
+    );
+    r.add(
+        "IP6NDSolicitor",
+        || Box::<ip6_nd_solicitor::IP6NDSolicitor>::default(),
+        include_str!("ip6_nd_solicitor.rs"),
     );
     r.add(
         "IP6Print",
@@ -150,6 +157,78 @@ pub(crate) fn fixed_header_mut(p: &mut Packet) -> Option<Ipv6Packet<&mut [u8; HE
         .map(Ipv6Packet::new_unchecked)
 }
 
+/// A neighbour discovery message (RFC 4861) found in an Ethernet frame.
+pub(crate) struct NdMessage<'a> {
+    /// The frame's Ethernet source.
+    pub eth_src: [u8; 6],
+    /// The IPv6 source and destination.
+    pub src: Ipv6Addr,
+    pub dst: Ipv6Addr,
+    /// The 32-bit field after the checksum (flags of an advertisement).
+    pub data_field: u32,
+    /// The target address.
+    pub target: Ipv6Addr,
+    /// The options after the target.
+    pub options: &'a [u8],
+}
+
+/// The neighbour discovery message of ICMPv6 type `msg_type` in the
+/// Ethernet frame `data`, if it passes the checks RFC 4861 sections 7.1.1
+/// and 7.1.2 share: Ethernet type IPv6, next header 58, hop limit 255, at
+/// least 24 bytes of message within the payload length, the ICMPv6
+/// checksum, code 0, a target that is not multicast.
+pub(crate) fn nd_message(data: &[u8], msg_type: u8) -> Option<NdMessage<'_>> {
+    use rclick_wire::{EtherType, EthernetFrame, Icmpv6Packet, IpProtocol};
+    let eth = EthernetFrame::new_checked(data).ok()?;
+    if eth.ethertype() != EtherType::IPV6 {
+        return None;
+    }
+    let ip = Ipv6Packet::new_checked(&data[14..]).ok()?;
+    if ip.version() != 6 || ip.next_header() != IpProtocol(58) || ip.hop_limit() != 255 {
+        return None;
+    }
+    let (src, dst) = (ip.src_addr(), ip.dst_addr());
+    let msg = data.get(14 + HEADER_LEN..14 + HEADER_LEN + usize::from(ip.payload_len()))?;
+    if msg.len() < 24 {
+        return None;
+    }
+    let icmp = Icmpv6Packet::new_unchecked(msg);
+    if icmp.msg_type() != msg_type || icmp.code() != 0 || !icmp.verify_checksum(src, dst) {
+        return None;
+    }
+    let body = &msg[8..];
+    let target = Ipv6Addr::from(*body.first_chunk::<16>()?);
+    if target.is_multicast() {
+        return None;
+    }
+    Some(NdMessage {
+        eth_src: eth.src_addr().0,
+        src,
+        dst,
+        data_field: icmp.data_field(),
+        target,
+        options: &body[16..],
+    })
+}
+
+/// Walks neighbour discovery options: `None` if one has length 0 or runs
+/// past the end (the message is then invalid), else the body of the last
+/// option of type `kind`, if any.
+pub(crate) fn nd_option(mut opts: &[u8], kind: u8) -> Option<Option<&[u8]>> {
+    let mut found = None;
+    while !opts.is_empty() {
+        let len = usize::from(*opts.get(1)?) * 8;
+        if len == 0 || len > opts.len() {
+            return None;
+        }
+        if opts[0] == kind {
+            found = Some(&opts[2..len]);
+        }
+        opts = &opts[len..];
+    }
+    Some(found)
+}
+
 #[cfg(test)]
 pub(crate) mod test_util {
     /// An IPv6 packet from `src` to `dst`, next header `nh`, hop limit
@@ -215,11 +294,13 @@ mod tests {
             "IP6Mirror",
             "IP6Encap(17, ::1, DST_ANNO)",
             "LookupIP6Route(::/0 ::1 0)",
+            "LookupIP6Route(LOOKUP d16r, 2001:db8::/32 0, ::/0 ::1 0)",
             "ICMP6Error(::1, 3, 0)",
             "ICMP6Error(::1, 2, 0)",
             "IP6Fragmenter(48)",
             "IP6Fragmenter(56)",
             "IP6NDAdvertiser(::/0 0:0:0:0:0:1)",
+            "IP6NDSolicitor(::1, 0:0:0:0:0:1)",
         ];
         let mut seeds: Vec<String> = Vec::new();
         for (nh, payload) in [
@@ -248,6 +329,16 @@ mod tests {
             let mut conf = format!("r :: {e}; r[0] -> Discard;\n");
             if e.starts_with("CheckIP6Header") || e.starts_with("DecIP6HLIM") {
                 conf.push_str("r[1] -> Discard;\n");
+            }
+            if e.starts_with("IP6NDSolicitor") {
+                // Every seed as an advertisement too, and to a known
+                // neighbour.
+                conf.push_str("Script(write r.insert 2001:db8::2 0:0:0:0:0:2);\n");
+                for s in &seeds {
+                    conf.push_str(&format!(
+                        "InfiniteSource(DATA \\<{s}>, LIMIT 2, STOP true) -> [1]r;\n"
+                    ));
+                }
             }
             for (i, s) in seeds.iter().enumerate() {
                 let mark = if i % 2 == 0 { "MarkIP6Header" } else { "Null" };

@@ -74,6 +74,10 @@ pub mod dlt {
     pub const SUNATM: u32 = 123;
     /// 802.11 with a radiotap header.
     pub const IEEE802_11_RADIO: u32 = 127;
+    /// Raw IPv4 only (`LINKTYPE_IPV4`; mapped to [`RAW`]).
+    pub const IPV4: u32 = 228;
+    /// Raw IPv6 only (`LINKTYPE_IPV6`; mapped to [`RAW`]).
+    pub const IPV6: u32 = 229;
 }
 
 /// Click's encapsulation names and their link types (first name wins when
@@ -121,7 +125,7 @@ pub fn unparse_dlt(d: u32) -> String {
 /// Maps host-specific link type numbers to the file-format ones.
 pub fn canonical_dlt(d: u32) -> u32 {
     match d {
-        dlt::HOST_RAW | dlt::OPENBSD_RAW => dlt::RAW,
+        dlt::HOST_RAW | dlt::OPENBSD_RAW | dlt::IPV4 | dlt::IPV6 => dlt::RAW,
         other => other,
     }
 }
