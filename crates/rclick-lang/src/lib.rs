@@ -157,5 +157,56 @@ pub fn parse(text: &str, opts: &Options) -> Result<FlatConfig, Vec<Diagnostic>> 
     }
 }
 
+/// Each stage of [`parse`] on its own, for fuzzing and tools that look at
+/// one stage: tokenizing, parsing without flattening, and `$variable`
+/// expansion. None of them reads anything but its arguments, except that
+/// the parser reads the files `require(library FILE)` names.
+pub mod stages {
+    use crate::lexer::{Lexer, Tok};
+    use crate::vars::{Budget, Env};
+    use crate::Diagnostic;
+
+    /// Tokenizes `text` as the parser would see it: after each `(` the
+    /// configuration string up to its balancing `)` is one token. Returns
+    /// the tokens' texts (configuration strings as `(...)`) and the
+    /// diagnostics (unterminated strings and comments).
+    pub fn lex(text: &str) -> (Vec<String>, Vec<Diagnostic>) {
+        let mut lx = Lexer::new(text, "config");
+        let mut out = Vec::new();
+        loop {
+            let t = lx.lex();
+            if t.is(Tok::Eof) {
+                break;
+            }
+            let open = t.is_char(b'(');
+            out.push(t.text);
+            if open {
+                out.push(format!("({})", lx.lex_config()));
+                lx.expect_char(b')', false);
+            }
+        }
+        (out, std::mem::take(&mut lx.diags))
+    }
+
+    /// Parses `text` into its classes and compounds without flattening;
+    /// returns the diagnostics and the number of element classes seen.
+    pub fn parse_only(text: &str) -> (usize, Vec<Diagnostic>) {
+        let mut p = crate::parser::Parser::new(text, "config");
+        p.parse();
+        (p.classes.len(), std::mem::take(&mut p.lx.diags))
+    }
+
+    /// Expands `$variables` in `config` with `defines` (the later of two
+    /// equal names wins), producing at most `budget` bytes; `None` when the
+    /// budget would be exceeded.
+    pub fn expand(config: &str, defines: &[(String, String)], budget: usize) -> Option<String> {
+        let mut env = Env::new(None);
+        for (n, v) in defines {
+            env.define(n, v.clone(), true);
+        }
+        crate::vars::expand(config, &env, &Budget::new(budget))
+    }
+}
+
 #[cfg(test)]
 mod tests;

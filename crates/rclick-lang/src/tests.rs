@@ -880,3 +880,27 @@ fn unterminated_reported_where_they_start() {
     // terminated ones are fine
     flat("x :: Print(\"a)\" /* ) */, 'b)');\nIdle -> x -> Discard /* end */");
 }
+
+#[test]
+fn stages_lex_parse_and_expand_on_their_own() {
+    let (toks, diags) = crate::stages::lex("a :: Counter(1, \"x)\") -> b; // c\n");
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(
+        toks,
+        ["a", "::", "Counter", "(", "(1, \"x)\")", "->", "b", ";"]
+    );
+    let (_, diags) = crate::stages::lex("a :: X(\"open");
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    let (n, diags) = crate::stages::parse_only("elementclass C { input -> output } c :: C;");
+    assert!(diags.is_empty(), "{diags:?}");
+    assert!(n >= 1);
+    let d = vec![
+        ("a".to_string(), "1".to_string()),
+        ("b".into(), "$a$a".into()),
+    ];
+    assert_eq!(
+        crate::stages::expand("x $b ${a}", &d, 1 << 10).as_deref(),
+        Some("x 11 1")
+    );
+    assert_eq!(crate::stages::expand("$b$b$b$b", &d, 3), None);
+}

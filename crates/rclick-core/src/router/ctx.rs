@@ -1201,11 +1201,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// Pushes `batch` out of output `port` if it exists; otherwise drops it
-    /// (Click's `checked_output_push`).
+    /// (Click's `checked_output_push`), counted in the router's
+    /// `router_drops` handler (`no_output_packets`).
     #[inline]
     pub fn checked_push(&mut self, port: usize, batch: PacketBatch) {
         if port < self.noutputs() {
             self.push(port, batch);
+        } else {
+            self.count_no_output(batch.len());
         }
     }
 
@@ -1323,6 +1326,14 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn pull_one(&mut self, port: usize) -> Option<Packet> {
         self.pull(port, 1).into_iter().next()
+    }
+
+    #[cold]
+    fn count_no_output(&self, n: usize) {
+        self.rt
+            .stats
+            .no_output_packets
+            .fetch_add(n as u64, Ordering::Relaxed);
     }
 
     #[cold]

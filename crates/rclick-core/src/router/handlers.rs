@@ -209,10 +209,11 @@ impl RouterInner {
             "router_drops" => {
                 let st = &self.stats;
                 let mut s = format!(
-                    "lost_batches {}\nlost_packets {}\ndeep_pushes {}\npanics {}\n",
+                    "lost_batches {}\nlost_packets {}\ndeep_pushes {}\nno_output_packets {}\npanics {}\n",
                     st.reentrant_drops.load(Ordering::Relaxed),
                     st.reentrant_packets.load(Ordering::Relaxed),
                     st.deep_pushes.load(Ordering::Relaxed),
+                    st.no_output_packets.load(Ordering::Relaxed),
                     st.panics.load(Ordering::Relaxed)
                 );
                 let last = st.last_panic.lock().unwrap_or_else(|p| p.into_inner());

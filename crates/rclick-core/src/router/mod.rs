@@ -176,6 +176,10 @@ pub struct RouterStats {
     pub reentrant_packets: AtomicU64,
     /// Pushes made too deep in the stack, continued from its top.
     pub deep_pushes: AtomicU64,
+    /// Packets an element sent to an output it does not have
+    /// (`Ctx::checked_push`, Click's `checked_output_push`: a packet for
+    /// an optional error output that is not there).
+    pub no_output_packets: AtomicU64,
     /// Panics caught around task and timer runs.
     pub panics: AtomicU64,
     /// The last of them: element and message.

@@ -360,3 +360,28 @@ mod tests {
         assert!(err.contains("pattern 0: empty term near 'frob'"), "{err}");
     }
 }
+
+#[cfg(test)]
+mod fuzz_findings {
+    use rclick_core::args::NoContext;
+    use rclick_core::Packet;
+
+    /// Found by the `classifier` fuzz target (and by the `control` one,
+    /// through a `pattern1` write): the optimizer's dominator pass
+    /// subtracted past zero (a panic with overflow checks, a read of the
+    /// wrong list without) when both branches of the first test led to
+    /// the same state.
+    #[test]
+    fn dominator_pass_when_both_branches_of_the_first_test_meet() {
+        let conf = vec!["0 ip vers 4 > 5".to_string(), "1 postgresql".to_string()];
+        let prog = super::super::parse_program(&conf, 2, &NoContext).expect("compiles");
+        // A TCP packet to port 5432: the fast path and the careful walk agree.
+        let mut d = vec![0u8; 40];
+        d[0] = 0x45;
+        d[9] = 6;
+        d[22..24].copy_from_slice(&5432u16.to_be_bytes());
+        let mut p = Packet::from_slice(&d);
+        p.set_ip_header(0, 20);
+        assert_eq!(prog.classify(&p).min(2), prog.classify_careful(&p).min(2));
+    }
+}

@@ -769,14 +769,22 @@ impl<'a> DominatorOptimizer<'a> {
         let preds = self.predecessors(state);
         let mut pdom: Vec<usize> = Vec::new();
         let mut pdom_end: Vec<usize> = Vec::new();
+        // Lists the previous predecessor branch added.
+        let mut prev_pushed = 0usize;
         for (i, &pred_br) in preds.iter().enumerate() {
             let s = stateno(pred_br);
-            if i > 0 && stateno(preds[i - 1]) == s {
+            // Both branches of `s` lead here: `s` decides nothing on the
+            // way, so its branch leaves the list (Click: the last list).
+            // When the first branch added no list (every one of them
+            // contradicted it), this branch's lists count on their own.
+            if i > 0 && stateno(preds[i - 1]) == s && prev_pushed > 0 {
                 if let Some(last) = pdom_end.last_mut() {
                     *last -= 1;
                 }
+                prev_pushed = 0;
                 continue;
             }
+            let before = pdom.len();
             let pred_brid = brno(self.insn_id[s], br_yes(pred_br));
             for j in self.domlist_start[s]..self.domlist_start[s + 1] {
                 let (pos1, pos2) = (self.dom_start[j], self.dom_start[j + 1]);
@@ -790,6 +798,7 @@ impl<'a> DominatorOptimizer<'a> {
                 pdom_end.push(pos2);
                 self.dom[pos2 - 1] = pred_brid;
             }
+            prev_pushed = pdom.len() - before;
         }
 
         let dom_start_oldsize = self.dom_start.len();
@@ -802,18 +811,23 @@ impl<'a> DominatorOptimizer<'a> {
             let mut mybr = brno(self.insn_id[state], false);
             let mut num_mybr: i32 = 0;
             for p in 0..pdom.len() {
-                let endpos = pdom_end[p] - 1;
-                let last_pdom_br = self.dom[endpos];
                 let mut pred_mybr = -1;
-                for i in pdom[p]..=endpos {
-                    let thisbr = self.dom[i];
-                    if i < endpos && (thisbr ^ last_pdom_br) <= 1 {
-                        continue;
+                // A list emptied above (the start state's, whose both
+                // branches lead here) copies nothing: Click reads the
+                // element before it.
+                if pdom_end[p] > pdom[p] {
+                    let endpos = pdom_end[p] - 1;
+                    let last_pdom_br = self.dom[endpos];
+                    for i in pdom[p]..=endpos {
+                        let thisbr = self.dom[i];
+                        if i < endpos && (thisbr ^ last_pdom_br) <= 1 {
+                            continue;
+                        }
+                        if (thisbr ^ mybr) <= 1 {
+                            pred_mybr = thisbr;
+                        }
+                        self.dom.push(thisbr);
                     }
-                    if (thisbr ^ mybr) <= 1 {
-                        pred_mybr = thisbr;
-                    }
-                    self.dom.push(thisbr);
                 }
                 if num_mybr >= 0 && pred_mybr >= 0 && (num_mybr == 0 || mybr == pred_mybr) {
                     mybr = pred_mybr;

@@ -69,6 +69,9 @@
 //! * `src` (read/write): SRC.
 //! * `mtu` (read/write): MTU.
 //! * `pmtu` (read/write): PMTU.
+//! * `drops` (read): packets that got no error (an ICMP error, a
+//!   broadcast, a fragment after the first, a bad source...); Click drops
+//!   them uncounted.
 //!
 //! ## Examples
 //!
@@ -103,6 +106,7 @@ pub struct IcmpError {
     pmtu: u32,
     set_fix_anno: bool,
     next_id: u16,
+    drops: u64,
 }
 
 impl Default for IcmpError {
@@ -116,6 +120,7 @@ impl Default for IcmpError {
             pmtu: 0,
             set_fix_anno: true,
             next_id: 1,
+            drops: 0,
         }
     }
 }
@@ -123,6 +128,7 @@ impl Default for IcmpError {
 const H_SRC: u32 = 0;
 const H_MTU: u32 = 1;
 const H_PMTU: u32 = 2;
+const H_DROPS: u32 = 3;
 
 impl IcmpError {
     fn unicast(&self, a: Ipv4Addr) -> bool {
@@ -320,7 +326,11 @@ impl Element for IcmpError {
     }
 
     fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
-        self.make_error(&p, cx)
+        let q = self.make_error(&p, cx);
+        if q.is_none() {
+            self.drops += 1;
+        }
+        q
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
@@ -328,6 +338,7 @@ impl Element for IcmpError {
             HandlerDef::read_write("src", H_SRC),
             HandlerDef::read_write("mtu", H_MTU),
             HandlerDef::read_write("pmtu", H_PMTU),
+            HandlerDef::read("drops", H_DROPS),
         ]
     }
 
@@ -336,6 +347,7 @@ impl Element for IcmpError {
             H_SRC => Ok(self.src.to_string()),
             H_MTU => Ok(self.mtu.to_string()),
             H_PMTU => Ok(self.pmtu.to_string()),
+            H_DROPS => Ok(self.drops.to_string()),
             _ => Err("no such handler".into()),
         }
     }
@@ -383,6 +395,24 @@ mod tests {
         assert!(ic.verify_checksum());
         assert_eq!((ic.icmp_type(), ic.code()), (11, 0));
         assert_eq!(ic.data(), &udp()[..]);
+    }
+
+    /// Packets that get no error are counted in `drops` (they went
+    /// uncounted; found by the malformed-packet corpus test).
+    #[test]
+    fn packets_without_an_error_are_counted() {
+        let mut reg = rclick_core::Registry::new();
+        rclick_elements_standard::register(&mut reg);
+        crate::register(&mut reg);
+        let r = rclick_core::testing::run(
+            "InfiniteSource(\\<45000014 00000000 40010000 0a000001 ffffffff>, LIMIT 3, STOP true)
+               -> MarkIPHeader -> e :: ICMPError(9.9.9.9, unreachable, port)
+               -> c :: Counter -> Discard;",
+            &reg,
+        )
+        .unwrap();
+        assert_eq!(rclick_core::testing::read(&r, "c.count"), "0");
+        assert_eq!(rclick_core::testing::read(&r, "e.drops"), "3");
     }
 
     #[test]

@@ -53,7 +53,6 @@ pub(crate) fn push_by(
     cx: &mut Ctx,
     mut f: impl FnMut(&rclick_core::Packet) -> usize,
 ) {
-    let n = cx.noutputs();
     // The common case: every packet goes to the same output, and the batch
     // goes on whole. `f` is a pure function of the packet for every caller.
     // Outputs wired to the same element and input are one destination
@@ -68,44 +67,36 @@ pub(crate) fn push_by(
     };
     let same = batch.iter().skip(1).take_while(|p| f(p) == first).count() + 1;
     if same == batch.len() {
-        if first < n {
-            cx.push(first, batch);
-        }
+        cx.checked_push(first, batch);
         return;
     }
     let front = batch.split_front(same);
-    if first < n {
-        cx.push(first, front);
-    } else {
-        drop(front);
-    }
+    cx.checked_push(first, front);
     push_runs(batch, cx, f);
 }
 
 /// Pushes each packet of `batch` out the output `port` gives for it
 /// (called once a packet, in order), consecutive packets for one output
-/// as one batch; an output that does not exist drops the packet.
+/// as one batch; an output that does not exist drops the packet (counted
+/// by `Ctx::checked_push`).
 fn push_runs(
     batch: PacketBatch,
     cx: &mut Ctx,
     mut port: impl FnMut(&rclick_core::Packet) -> usize,
 ) {
-    let n = cx.noutputs();
     let mut run = PacketBatch::new();
     let mut run_port = usize::MAX;
     for p in batch {
         let port = port(&p);
         if port != run_port && !run.is_empty() {
             let b = run.take();
-            if run_port < n {
-                cx.push(run_port, b);
-            }
+            cx.checked_push(run_port, b);
         }
         run_port = port;
         run.push(p);
     }
-    if !run.is_empty() && run_port < n {
-        cx.push(run_port, run);
+    if !run.is_empty() {
+        cx.checked_push(run_port, run);
     }
 }
 
@@ -113,7 +104,8 @@ fn push_runs(
 /// `next` exactly once a packet, in order (for choosers with state, such
 /// as a random or stride switch, which [`push_by`] may call more than
 /// once); consecutive packets for one output go on as one batch. An
-/// output that does not exist drops the packet (the caller counts it).
+/// output that does not exist drops the packet (counted by
+/// `Ctx::checked_push`).
 pub(crate) fn push_each_by(batch: PacketBatch, cx: &mut Ctx, mut next: impl FnMut() -> usize) {
     let aliases = cx.output_aliases();
     push_runs(batch, cx, |_| {
@@ -186,5 +178,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(testing::read(&r, "c.count"), "0");
+        // Counted by the router (they went uncounted before).
+        let drops = testing::read(&r, "router_drops");
+        assert!(drops.contains("no_output_packets 2\n"), "{drops}");
     }
 }
