@@ -73,10 +73,7 @@ impl Element for AggregateFirst {
             .read("NOTIFIER", &mut notifier)
             .complete()
             .map_err(|e| e.to_string())?;
-        let name = notifier.0.trim();
-        if !name.is_empty() && cx.find(name).is_none() {
-            return Err("NOTIFIER: does not name an element".into());
-        }
+        super::notifier_class(&notifier.0, cx)?;
         Ok(())
     }
 

@@ -122,7 +122,7 @@ fn ip_id(p: &Packet) -> u16 {
     ip(p).map(|h| u16::from_be_bytes([h[4], h[5]])).unwrap_or(0)
 }
 
-fn parse_secs(s: &str) -> Result<i64, String> {
+pub(super) fn parse_secs(s: &str) -> Result<i64, String> {
     let s = s.trim();
     let t = s.strip_suffix('s').unwrap_or(s);
     t.parse::<f64>()

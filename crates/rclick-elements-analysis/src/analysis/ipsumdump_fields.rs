@@ -1013,6 +1013,9 @@ impl<'a> Odesc<'a> {
         if let Some(a) = self.aggregate {
             p.set_aggregate_anno(a);
         }
+        if let Some(c) = self.count.filter(|&c| c > 1) {
+            p.set_anno_u32(super::EXTRA_PACKETS_ANNO, c - 1);
+        }
         if want > len {
             p.set_extra_length_anno((want - len) as u32);
         }
@@ -1867,8 +1870,7 @@ impl Desc<'_> {
         match f {
             Field::None | Field::Count => {
                 if f == Field::Count {
-                    out.push('1');
-                    return true;
+                    num!(1 + u64::from(p.anno_u32(super::EXTRA_PACKETS_ANNO)));
                 }
                 false
             }

@@ -9,8 +9,11 @@ mod aggregate_counter;
 mod aggregate_filter;
 mod aggregate_first;
 mod aggregate_ip;
+mod aggregate_ip_addr_pair;
 mod aggregate_ip_flows;
+mod aggregate_last;
 mod aggregate_length;
+mod aggregate_packet_counter;
 mod aggregate_paint;
 mod anonymize_ip_addr;
 mod erase_ip_payload;
@@ -32,8 +35,11 @@ pub use aggregate_counter::AggregateCounter;
 pub use aggregate_filter::AggregateFilter;
 pub use aggregate_first::AggregateFirst;
 pub use aggregate_ip::AggregateIP;
+pub use aggregate_ip_addr_pair::AggregateIPAddrPair;
 pub use aggregate_ip_flows::AggregateIPFlows;
+pub use aggregate_last::AggregateLast;
 pub use aggregate_length::AggregateLength;
+pub use aggregate_packet_counter::AggregatePacketCounter;
 pub use aggregate_paint::AggregatePaint;
 pub use anonymize_ip_addr::AnonymizeIPAddr;
 pub use erase_ip_payload::EraseIPPayload;
@@ -79,6 +85,28 @@ pub(crate) fn parse_time_arg(s: &str) -> Result<Timestamp, String> {
 }
 
 /// Unparses a time like Click's `Timestamp::unparse`.
+/// Click's EXTRA_PACKETS_ANNO: how many packets beyond itself a packet
+/// stands for (AggregateLast, the summary dumps' `count` field), a `u32` at
+/// this byte of the user annotation area, where Click keeps it.
+pub(crate) const EXTRA_PACKETS_ANNO: usize = 24;
+
+/// Checks a NOTIFIER argument of the aggregate elements: empty, or the
+/// name of an element (Click's `does not name an element`); gives the
+/// element's class.
+pub(crate) fn notifier_class(
+    name: &str,
+    cx: &rclick_core::ConfigureCx,
+) -> Result<Option<String>, String> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Ok(None);
+    }
+    match cx.find(name) {
+        Some(id) => Ok(Some(cx.element_info(id).class.clone())),
+        None => Err("NOTIFIER: does not name an element".into()),
+    }
+}
+
 pub(crate) fn unparse_time(t: Timestamp) -> String {
     let mut s = String::new();
     ipsumdump_fields::write_timestamp(&mut s, t);
@@ -136,6 +164,21 @@ pub fn register(r: &mut Registry) {
         "AggregateIPFlows",
         || Box::new(AggregateIPFlows::default()),
         include_str!("aggregate_ip_flows.rs"),
+    );
+    r.add(
+        "AggregateLast",
+        || Box::new(AggregateLast::default()),
+        include_str!("aggregate_last.rs"),
+    );
+    r.add(
+        "AggregatePacketCounter",
+        || Box::new(AggregatePacketCounter::default()),
+        include_str!("aggregate_packet_counter.rs"),
+    );
+    r.add(
+        "AggregateIPAddrPair",
+        || Box::new(AggregateIPAddrPair::default()),
+        include_str!("aggregate_ip_addr_pair.rs"),
     );
     r.add(
         "AggregateLength",

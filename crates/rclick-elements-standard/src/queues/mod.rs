@@ -9,6 +9,7 @@
 
 use rclick_core::Registry;
 
+pub mod adaptive_red;
 pub mod bandwidth_meter;
 pub mod bandwidth_rated_unqueue;
 pub mod bandwidth_shaper;
@@ -136,6 +137,11 @@ pub fn register(r: &mut Registry) {
         include_str!("bandwidth_meter.rs"),
     );
     r.add("RED", || Box::<red::Red>::default(), include_str!("red.rs"));
+    r.add(
+        "AdaptiveRED",
+        adaptive_red::new,
+        include_str!("adaptive_red.rs"),
+    );
     r.add(
         "ScheduleInfo",
         || Box::<schedule_info::ScheduleInfo>::default(),

@@ -66,7 +66,7 @@ use rclick_core::args::{AnyArg, Args};
 use rclick_core::{ConfigureCx, Ctx, Element, ElementId, HandlerDef, InitCx, PacketBatch};
 use rclick_packet::Packet;
 
-use super::storage::storage_length;
+use super::adaptive_red::{find_queues, resolve_queue_names};
 use super::token_bucket::ticks;
 use super::unparse_fixed;
 
@@ -257,19 +257,10 @@ impl Element for Red {
 
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         let p = parse_params(conf)?;
-        let mut ids = Vec::new();
-        if let Some(names) = &p.queues {
-            let mut errs = Vec::new();
-            for n in names {
-                match cx.find(n) {
-                    Some(id) => ids.push(id),
-                    None => errs.push(format!("no element named '{n}'")),
-                }
-            }
-            if !errs.is_empty() {
-                return Err(errs.join("\n"));
-            }
-        }
+        let ids = match &p.queues {
+            Some(names) => resolve_queue_names(names, cx)?,
+            None => Vec::new(),
+        };
         self.p = p;
         self.queue_ids = ids;
         Ok(())
@@ -288,41 +279,7 @@ impl Element for Red {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        let mut ids = self.queue_ids.clone();
-        if ids.is_empty() {
-            let mut is_storage = |e: &dyn rclick_core::Element| storage_length(e).is_some();
-            let found = if cx.output_is_push(0) {
-                cx.downstream_elements(Some(0), &mut is_storage)
-            } else {
-                cx.upstream_elements(Some(0), &mut is_storage)
-            };
-            for e in found {
-                if cx
-                    .with_element(e, |el| storage_length(el))
-                    .flatten()
-                    .is_some()
-                {
-                    ids.push(e);
-                }
-            }
-            if ids.is_empty() {
-                return Err("no Queues downstream".into());
-            }
-        }
-        let mut lengths = Vec::new();
-        let mut names = Vec::new();
-        let mut errs = Vec::new();
-        for &e in &ids {
-            let name = cx.element_info(e).name.clone();
-            match cx.with_element(e, |el| storage_length(el)).flatten() {
-                Some(l) => lengths.push(l),
-                None => errs.push(format!("'{name}' is not a Storage element")),
-            }
-            names.push(name);
-        }
-        if !errs.is_empty() {
-            return Err(errs.join("\n"));
-        }
+        let (ids, names, lengths) = find_queues(cx, &self.queue_ids, "no Queues downstream")?;
         self.queue_ids = ids;
         self.queue_names = names;
         self.lengths = lengths;
