@@ -912,7 +912,14 @@ mod tests {
         };
         let h = rclick_core::HotConfig::new(parse.clone(), opts, None);
         let reg = Arc::new(registry());
-        let text = "cs :: ControlSocket(tcp, 45900);";
+        // A port free now (a fixed one may be held by another test run on
+        // the same machine).
+        let free = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        let text = format!("cs :: ControlSocket(tcp, {free});");
+        let text = text.as_str();
         let old = h
             .build(
                 rclick_lang::parse(text, &parse).unwrap(),
