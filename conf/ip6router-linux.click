@@ -36,8 +36,8 @@ define($IP6_0 2001:db8:1::1, $IP6_1 2001:db8:2::1,
        $ETH0 02:00:00:00:00:01, $ETH1 02:00:00:00:01:01);
 
 AddressInfo(
-    eth0 192.0.2.1/24 $ETH0,
-    eth1 198.51.100.1/24 $ETH1
+    eth0 192.0.2.1/24 02:00:00:00:00:01,
+    eth1 198.51.100.1/24 02:00:00:00:01:01
 );
 
 // Input: ARP queries, ARP replies, IPv4, neighbour solicitations,

@@ -17,7 +17,10 @@
 #   (2001:db8:1::1, the interface it came in on);
 # - a 20 MB HTTP transfer over IPv6 arrives with the same sha256;
 # - IPv4 still works through the same configuration (ping both ways, a
-#   TTL-1 ping gets time exceeded).
+#   TTL-1 ping gets time exceeded);
+# - with r6t-h1's link at MTU 1280 (IPv6's least; MTU1=1280), a 1300-byte ping gets
+#   ICMPv6 packet too big (mtu=1280) from the router and the next ones,
+#   fragmented by the sending host, arrive.
 # Skips (exit 0 with a SKIP line) when not root, when ip/ping/curl/python3
 # are missing, when network namespaces cannot be created, or when the
 # kernel has no IPv6.
@@ -109,4 +112,24 @@ for i in 0 1; do
     grep -q "^2001:db8:$((i + 1))::2 1 " "$e2e_dir/router.log" \
         || fail "nds$i's table lacks 2001:db8:$((i + 1))::2"
 done
+# Path MTU: r6t-h1's link at MTU 1280, the router told so (MTU1=1280). A
+# 1300-byte ping gets ICMPv6 packet too big (mtu 1280) from the router
+# (from 2001:db8:2::1, the address of the link that is too small),
+# which does not fragment IPv6; h0's kernel then fragments at the source
+# and the next ping arrives.
+ip -n r6t-r link set eth1 mtu 1280 && ip -n r6t-h1 link set eth0 mtu 1280 \
+    || fail "cannot set the MTU of the r6t-h1 link"
+e2e_router conf/ip6router-linux.click MTU1=1280
+ok=""
+for _ in $(seq 1 30); do
+    h0 ping -6 -n -c 1 -W 1 2001:db8:2::2 >/dev/null 2>&1 && { ok=1; break; }
+    kill -0 "$router_pid" 2>/dev/null || fail "the router exited (MTU1=1280)"
+done
+[ -n "$ok" ] || fail "no IPv6 ping crossed the router run with MTU1=1280"
+out=$(h0 ping -6 -n -c 1 -s 1300 -W 2 2001:db8:2::2 2>&1)
+echo "$out" | grep -q "From 2001:db8:2::1 .*Packet too big: mtu=1280" \
+    || { echo "$out"; fail "no ICMPv6 packet too big (mtu 1280) for a 1300-byte ping"; }
+echo "  h0 -> 2001:db8:2::2 1300 bytes: $(echo "$out" | grep -m1 'Packet too big')"
+check_ping h0 2001:db8:2::2 "-6 -s 1300"
+e2e_stop_router
 echo "PASS $name"

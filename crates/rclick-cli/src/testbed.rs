@@ -435,13 +435,18 @@ mod tests {
         assert!(up(5, true).unwrap_err().contains("--hosts"));
     }
 
-    /// conf/iprouter-linux.click and conf/iprouter-linux-4.click use the
+    /// conf/iprouter-linux.click, conf/iprouter-linux-4.click and
+    /// conf/ip6router-linux.click use the
     /// testbed's addresses, and MTU defines reach their IPFragmenters and
     /// "fragmentation needed" errors.
     #[test]
     fn router_configs_match_the_layout() {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../conf/");
-        for (file, hosts) in [("iprouter-linux.click", 2), ("iprouter-linux-4.click", 4)] {
+        for (file, hosts) in [
+            ("iprouter-linux.click", 2),
+            ("iprouter-linux-4.click", 4),
+            ("ip6router-linux.click", 2),
+        ] {
             let text = std::fs::read_to_string(format!("{root}{file}")).unwrap();
             for l in layout(hosts) {
                 let want = format!(
@@ -465,6 +470,10 @@ mod tests {
             };
             assert_eq!(config(&format!("fr{last}")), "1000", "{file}");
             assert_eq!(config("fr0"), "1500", "{file}");
+            if file.starts_with("ip6") {
+                // IPv6 is not fragmented: CheckLength and packet too big.
+                assert_eq!(config(&format!("mtu{last}")), "1000", "{file}");
+            }
             let needfrag: Vec<_> = flat
                 .elements
                 .iter()

@@ -46,6 +46,16 @@ pub mod types {
     pub const ECHO_REQUEST: u8 = 128;
     /// Echo reply.
     pub const ECHO_REPLY: u8 = 129;
+    /// Router Solicitation (RFC 4861).
+    pub const ROUTER_SOLICIT: u8 = 133;
+    /// Router Advertisement (RFC 4861).
+    pub const ROUTER_ADVERT: u8 = 134;
+    /// Neighbor Solicitation (RFC 4861).
+    pub const NEIGHBOR_SOLICIT: u8 = 135;
+    /// Neighbor Advertisement (RFC 4861).
+    pub const NEIGHBOR_ADVERT: u8 = 136;
+    /// Redirect (RFC 4861).
+    pub const REDIRECT: u8 = 137;
 
     /// Whether `t` is an error message (types 0 to 127).
     pub const fn is_error(t: u8) -> bool {
@@ -55,6 +65,29 @@ pub mod types {
 
 /// The IPv6 next-header value of ICMPv6.
 pub const NEXT_HEADER: u8 = 58;
+
+/// Neighbour discovery (RFC 4861 section 4): the Neighbor Solicitation and
+/// Advertisement layout after the 8-byte ICMPv6 header (whose 32-bit field
+/// holds an advertisement's flags), and the option types.
+pub mod nd {
+    /// The target address's offset in the message.
+    pub const TARGET: usize = 8;
+    /// The options' offset in the message (after the target).
+    pub const OPTIONS: usize = 24;
+    /// Advertisement flag: the sender is a router.
+    pub const FLAG_ROUTER: u32 = 0x8000_0000;
+    /// Advertisement flag: sent in answer to a solicitation.
+    pub const FLAG_SOLICITED: u32 = 0x4000_0000;
+    /// Advertisement flag: override an existing cache entry.
+    pub const FLAG_OVERRIDE: u32 = 0x2000_0000;
+    /// Option: Source Link-Layer Address.
+    pub const OPT_SOURCE_LL_ADDR: u8 = 1;
+    /// Option: Target Link-Layer Address.
+    pub const OPT_TARGET_LL_ADDR: u8 = 2;
+    /// The hop limit every neighbour discovery message has (RFC 4861
+    /// sections 7.1.1 and 7.1.2: anything else was forwarded).
+    pub const HOP_LIMIT: u8 = 255;
+}
 
 /// A view of an ICMPv6 message.
 #[derive(Debug, Clone)]

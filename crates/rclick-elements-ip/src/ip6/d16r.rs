@@ -8,15 +8,18 @@
 //! bits, holds either the answer itself, when one range covers that whole
 //! /16, or where the /16's ranges start in the range arrays and how many
 //! there are; a lookup is then one read of the direct table and, at most,
-//! a binary search over that /16's ranges (a handful of steps: even 10,000
-//! routes in one /16 give about 14). No lookup depends on the number of
-//! distinct prefix lengths, which is what the hash-per-length table pays.
+//! a binary search over that /16's ranges. A /16 with more than 256 ranges
+//! also gets a second level of 2^12 entries, one per /28 in it, each
+//! giving the ranges that meet that /28, so the search covers only those
+//! (100,000 routes in one /16: about 50 ranges a /28, 6 steps, instead of
+//! 18 over all). No lookup depends on the number of distinct prefix
+//! lengths, which is what the hash-per-length table pays.
 //!
 //! Memory: 256 KiB for the direct table (4 bytes an entry), plus, per
-//! /16 that needs them, 8 bytes of descriptor and 20 bytes per range (a
-//! 16-byte first address and a 4-byte answer). A table of N routes has at
-//! most 2N + 1 ranges, so at most 40 bytes per route on top of the direct
-//! table.
+//! /16 that needs them, 12 bytes of descriptor and 20 bytes per range (a
+//! 16-byte first address and a 4-byte answer), and 32 KiB per second
+//! level. A table of N routes has at most 2N + 1 ranges, so at most 40
+//! bytes per route on top of the direct table and the second levels.
 //!
 //! The table is rebuilt whole when the routes change (LookupIP6Route's
 //! routes are fixed by its configuration).
@@ -28,12 +31,21 @@ pub const NONE: u32 = u32::MAX;
 /// bits; [`NONE`] is kept as all ones); without it, a descriptor index.
 const LEAF: u32 = 1 << 31;
 
+/// A /16 with more ranges than this gets a second level.
+const SUB_MIN: usize = 256;
+/// The second level's width in bits (after the first 16).
+const SUB_BITS: u32 = 12;
+
 /// The D16R table. Answers are the `u32` values given with the routes
 /// (indices into the caller's route list, below 2^31 - 1).
 pub struct D16r {
     direct: Vec<u32>,
-    /// (first range, number of ranges) for each /16 with more than one.
-    chunks: Vec<(u32, u32)>,
+    /// (first range, number of ranges, second level or [`NONE`]) for each
+    /// /16 with more than one range.
+    chunks: Vec<(u32, u32, u32)>,
+    /// Second levels, 2^[`SUB_BITS`] entries each: (first range, number of
+    /// ranges) of the ranges meeting each /28 of a /16 with many ranges.
+    subs: Vec<(u32, u32)>,
     starts: Vec<u128>,
     values: Vec<u32>,
 }
@@ -47,6 +59,7 @@ impl D16r {
         let mut d = D16r {
             direct: vec![NONE; 1 << 16],
             chunks: Vec::new(),
+            subs: Vec::new(),
             starts: Vec::new(),
             values: Vec::new(),
         };
@@ -67,16 +80,24 @@ impl D16r {
                 d.direct[c as usize] = leaf(ranges[i].1);
             } else {
                 d.direct[c as usize] = d.chunks.len() as u32;
-                d.chunks.push((d.starts.len() as u32, (j - i + 1) as u32));
+                let base = d.starts.len();
                 d.starts.push(lo);
                 d.values.push(ranges[i].1);
                 for r in &ranges[i + 1..=j] {
                     d.starts.push(r.0);
                     d.values.push(r.1);
                 }
+                let n = j - i + 1;
+                let sub = if n > SUB_MIN {
+                    d.add_sub(base, n, lo)
+                } else {
+                    NONE
+                };
+                d.chunks.push((base as u32, n as u32, sub));
             }
             i = j;
         }
+        d.subs.shrink_to_fit();
         d.starts.shrink_to_fit();
         d.values.shrink_to_fit();
         d.chunks.shrink_to_fit();
@@ -90,19 +111,46 @@ impl D16r {
         if e & LEAF != 0 {
             return if e == NONE { NONE } else { e & !LEAF };
         }
-        let (first, n) = self.chunks[e as usize];
+        let (mut first, mut n, sub) = self.chunks[e as usize];
+        if sub != NONE {
+            let k = (a >> (112 - SUB_BITS)) as usize & ((1 << SUB_BITS) - 1);
+            (first, n) = self.subs[((sub as usize) << SUB_BITS) + k];
+        }
         let (first, n) = (first as usize, n as usize);
         let starts = &self.starts[first..first + n];
-        // The last range starting at or before `a` (the first starts at
-        // the chunk's first address, so there is one).
+        // The last range starting at or before `a` (the first starts at or
+        // before the chunk's, or the slice's, first address, so there is
+        // one).
         let k = starts.partition_point(|&s| s <= a).saturating_sub(1);
         self.values[first + k]
+    }
+
+    /// Adds the second level of the /16 starting at `lo` whose `n` ranges
+    /// start at `base`; returns its number.
+    fn add_sub(&mut self, base: usize, n: usize, lo: u128) -> u32 {
+        let starts = &self.starts[base..base + n];
+        let width = 112 - SUB_BITS;
+        let (mut i, mut j) = (0, 0);
+        for k in 0..(1u128 << SUB_BITS) {
+            let lo2 = lo | k << width;
+            let hi2 = lo2 | ((1u128 << width) - 1);
+            while i + 1 < n && starts[i + 1] <= lo2 {
+                i += 1;
+            }
+            j = j.max(i);
+            while j + 1 < n && starts[j + 1] <= hi2 {
+                j += 1;
+            }
+            self.subs.push(((base + i) as u32, (j - i + 1) as u32));
+        }
+        ((self.subs.len() >> SUB_BITS) - 1) as u32
     }
 
     /// Bytes the table holds.
     pub fn memory(&self) -> usize {
         self.direct.len() * 4
-            + self.chunks.len() * 8
+            + self.chunks.len() * 12
+            + self.subs.len() * 8
             + self.starts.len() * 16
             + self.values.len() * 4
     }
@@ -204,6 +252,7 @@ mod tests {
     #[test]
     fn matches_linear_scan() {
         let mut rng = Rng(0x1234_5678_9abc_def1);
+        let mut second_levels = 0;
         for round in 0..30 {
             let n = 1 + rng.below(if round < 20 { 40 } else { 1500 }) as usize;
             let mut routes: Vec<(u128, u8, u32)> = Vec::new();
@@ -236,7 +285,17 @@ mod tests {
                 assert_eq!(t.lookup(a), linear(&routes, a), "round {round} {a:#x}");
             }
             assert!(t.ranges() <= 2 * routes.len() + 1 + t.chunks.len());
+            second_levels += t.subs.len() >> SUB_BITS;
         }
+        assert!(second_levels > 0, "no table had a second level");
+        // 300 /48s in one /16: one chunk of 601 ranges with a second level.
+        let routes: Vec<(u128, u8, u32)> = (0..300u32)
+            .map(|i| ((0x2001_0db8u128 << 96) | u128::from(i) << 81, 48, i))
+            .collect();
+        let t = D16r::new(&routes);
+        assert_eq!(t.ranges(), 601);
+        assert_eq!(t.memory(), (1 << 18) + 12 + (8 << SUB_BITS) + 601 * 20);
+        assert_eq!(t.lookup((0x2001_0db8u128 << 96) | 7u128 << 81 | 5), 7);
     }
 
     #[test]

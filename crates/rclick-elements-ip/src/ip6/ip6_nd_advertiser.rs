@@ -67,10 +67,8 @@ use rclick_wire::{
 
 use super::{nd_message, nd_option, parse_ip6_prefix, prefix_mask};
 
-/// Neighbor Solicitation.
-const NS: u8 = 135;
-/// Neighbor Advertisement.
-const NA: u8 = 136;
+use rclick_wire::icmpv6::{nd, types::NEIGHBOR_ADVERT as NA, types::NEIGHBOR_SOLICIT as NS};
+
 /// An Ethernet header's length.
 const ETH_LEN: usize = 14;
 /// A Neighbor Advertisement with its target link-layer address option.
@@ -88,7 +86,7 @@ pub struct IP6NDAdvertiser {
 /// A valid solicitation's Ethernet source, IPv6 source and target.
 fn solicitation(data: &[u8]) -> Option<([u8; 6], Ipv6Addr, Ipv6Addr)> {
     let m = nd_message(data, NS)?;
-    let slla = nd_option(m.options, 1)?.is_some();
+    let slla = nd_option(m.options, nd::OPT_SOURCE_LL_ADDR)?.is_some();
     if m.src.is_unspecified() {
         let solicited_node =
             u128::from(m.dst) & prefix_mask(104) == 0xff02_0000_0000_0000_0000_0001_ff00_0000;
@@ -118,10 +116,10 @@ impl IP6NDAdvertiser {
             (
                 [0x33, 0x33, 0, 0, 0, 1],
                 Ipv6Addr::from(0xff02_u128 << 112 | 1),
-                0x8000_0000,
+                nd::FLAG_ROUTER,
             )
         } else {
-            (eth_src, src, 0xc000_0000)
+            (eth_src, src, nd::FLAG_ROUTER | nd::FLAG_SOLICITED)
         };
         let mut q = Packet::make_zeroed(DEFAULT_HEADROOM, ETH_LEN + HEADER_LEN + NA_LEN, 0);
         let d = q.data_mut();
@@ -133,7 +131,7 @@ impl IP6NDAdvertiser {
         ip.set_version(6);
         ip.set_payload_len(NA_LEN as u16);
         ip.set_next_header(IpProtocol(58));
-        ip.set_hop_limit(255);
+        ip.set_hop_limit(nd::HOP_LIMIT);
         ip.set_src_addr(target);
         ip.set_dst_addr(dst);
         let mut icmp = Icmpv6Packet::new_unchecked(&mut d[ETH_LEN + HEADER_LEN..]);
@@ -142,7 +140,7 @@ impl IP6NDAdvertiser {
         icmp.set_data_field(flags);
         let body = icmp.body_mut();
         body[..16].copy_from_slice(&target.octets());
-        body[16] = 2;
+        body[16] = nd::OPT_TARGET_LL_ADDR;
         body[17] = 1;
         body[18..24].copy_from_slice(&mac);
         icmp.fill_checksum(target, dst);

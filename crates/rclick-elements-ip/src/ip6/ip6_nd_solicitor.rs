@@ -97,10 +97,8 @@ use rclick_wire::{EtherType, Icmpv6Packet, IpProtocol, Ipv6Packet};
 
 use super::{nd_message, nd_option, parse_ip6};
 
-/// Neighbor Solicitation.
-const NS: u8 = 135;
-/// Neighbor Advertisement.
-const NA: u8 = 136;
+use rclick_wire::icmpv6::{nd, types::NEIGHBOR_ADVERT as NA, types::NEIGHBOR_SOLICIT as NS};
+
 /// An Ethernet header's length.
 const ETH_LEN: usize = 14;
 /// A solicitation with its source link-layer address option.
@@ -198,11 +196,12 @@ pub(crate) fn solicited_node(a: Ipv6Addr) -> Ipv6Addr {
 /// Address (if it carries one).
 fn advertisement(data: &[u8]) -> Option<(Ipv6Addr, bool, Option<[u8; 6]>)> {
     let m = nd_message(data, NA)?;
-    let solicited = m.data_field & 0x4000_0000 != 0;
+    let solicited = m.data_field & nd::FLAG_SOLICITED != 0;
     if solicited && m.dst.is_multicast() {
         return None;
     }
-    let tlla = nd_option(m.options, 2)?.and_then(|o| o.first_chunk::<6>().copied());
+    let tlla =
+        nd_option(m.options, nd::OPT_TARGET_LL_ADDR)?.and_then(|o| o.first_chunk::<6>().copied());
     Some((m.target, solicited, tlla))
 }
 
@@ -281,14 +280,14 @@ impl IP6NDSolicitor {
         ip.set_version(6);
         ip.set_payload_len(NS_LEN as u16);
         ip.set_next_header(IpProtocol(58));
-        ip.set_hop_limit(255);
+        ip.set_hop_limit(nd::HOP_LIMIT);
         ip.set_src_addr(self.my_ip);
         ip.set_dst_addr(dst);
         let mut icmp = Icmpv6Packet::new_unchecked(&mut d[ETH_LEN + HEADER_LEN..]);
         icmp.set_msg_type(NS);
         let body = icmp.body_mut();
         body[..16].copy_from_slice(&target.octets());
-        body[16] = 1;
+        body[16] = nd::OPT_SOURCE_LL_ADDR;
         body[17] = 1;
         body[18..24].copy_from_slice(&self.my_eth);
         icmp.fill_checksum(self.my_ip, dst);

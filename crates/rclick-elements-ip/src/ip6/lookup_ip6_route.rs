@@ -27,11 +27,13 @@
 //!   16-byte entry per distinct length.
 //! * `d16r`: DXR cut at 16 bits (see `ip6/d16r.rs`): a 2^16-entry direct
 //!   table indexed by an address's first 16 bits holds the answer, or
-//!   where that /16's address ranges are; then a binary search over them.
-//!   Cost does not depend on the number of prefix lengths. Memory: 256 KiB
-//!   of direct table, plus 20 bytes per range (at most two per route) and
-//!   8 bytes per /16 with more than one range, on top of the `hash` form's
-//!   (kept for the handlers). 10,000 routes: about 0.6 MiB in all.
+//!   where that /16's address ranges are (with a second level of 2^12
+//!   slots, one per /28, for a /16 with more than 256 ranges); then a
+//!   binary search over them. Cost does not depend on the number of
+//!   prefix lengths. Memory: 256 KiB of direct table, plus 20 bytes per
+//!   range (at most two per route), 12 bytes per /16 with more than one
+//!   range and 32 KiB per second level, on top of the `hash` form's (kept
+//!   for the handlers). 10,000 routes in one /16: 0.69 MB.
 //!
 //! ## Annotations
 //!

@@ -184,7 +184,10 @@ pub(crate) fn nd_message(data: &[u8], msg_type: u8) -> Option<NdMessage<'_>> {
         return None;
     }
     let ip = Ipv6Packet::new_checked(&data[14..]).ok()?;
-    if ip.version() != 6 || ip.next_header() != IpProtocol(58) || ip.hop_limit() != 255 {
+    if ip.version() != 6
+        || ip.next_header() != IpProtocol(58)
+        || ip.hop_limit() != rclick_wire::icmpv6::nd::HOP_LIMIT
+    {
         return None;
     }
     let (src, dst) = (ip.src_addr(), ip.dst_addr());
@@ -196,8 +199,8 @@ pub(crate) fn nd_message(data: &[u8], msg_type: u8) -> Option<NdMessage<'_>> {
     if icmp.msg_type() != msg_type || icmp.code() != 0 || !icmp.verify_checksum(src, dst) {
         return None;
     }
-    let body = &msg[8..];
-    let target = Ipv6Addr::from(*body.first_chunk::<16>()?);
+    use rclick_wire::icmpv6::nd;
+    let target = Ipv6Addr::from(*msg[nd::TARGET..].first_chunk::<16>()?);
     if target.is_multicast() {
         return None;
     }
@@ -207,7 +210,7 @@ pub(crate) fn nd_message(data: &[u8], msg_type: u8) -> Option<NdMessage<'_>> {
         dst,
         data_field: icmp.data_field(),
         target,
-        options: &body[16..],
+        options: &msg[nd::OPTIONS..],
     })
 }
 
