@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# End-to-end test of KernelTun and KernelTap: a router on a TUN (then a TAP)
-# device answers the pings its own host sends into the device.
+# End-to-end test of KernelTun and KernelTap, and of FromHost/ToHost: a
+# router on a TUN (then a TAP) device answers the pings its own host sends
+# into the device.
 #
 # Everything runs in one network namespace of its own (rclick-tun-PID),
 # with no other interface than lo and the device the router creates:
@@ -152,6 +153,55 @@ n=$(handler_value tap.packets)
 w=$(handler_value tap.written)
 [ "${n:-0}" -ge 8 ] && [ "${w:-0}" -ge 8 ] || { cat "$out" "$log"; fail "KernelTap: packets=$n written=$w, expected at least 8 each"; }
 echo "  KernelTap: packets=$n written=$w drops=$(handler_value tap.drops)"
+
+# --- FromHost and ToHost ----------------------------------------------------
+# Click's user-level pair on one TAP device: the router answers ARP and
+# pings for 192.0.2.2 through ToHost, which writes to FromHost's device.
+run_router FromHost rfh0 \
+    'fh :: FromHost(rfh0, 192.0.2.1/24, GATEWAY 192.0.2.254);
+     fh -> c :: Classifier(12/0806 20/0001, 12/0800, -);
+     th :: ToHost(rfh0);
+     c[0] -> ARPResponder(192.0.2.2 02:00:00:00:00:02) -> th;
+     c[1] -> Strip(14) -> CheckIPHeader -> IPClassifier(icmp type echo)
+          -> ICMPPingResponder -> Unstrip(14) -> EtherMirror -> th;
+     c[2] -> Discard;' \
+    fh.packets fh.dev_name th.written th.drops
+addr=$(in_ns ip -o -4 addr show dev rfh0 | awk '{print $4}')
+[ "$addr" = "192.0.2.1/24" ] || fail "FromHost: rfh0 has address '$addr', not 192.0.2.1/24"
+route=$(in_ns ip -4 route show default)
+echo "$route" | grep -q "default via 192.0.2.254 dev rfh0" || fail "FromHost: GATEWAY gave no default route: '$route'"
+check_ping FromHost 192.0.2.2
+stop_router
+[ "$(handler_value fh.dev_name)" = "rfh0" ] || { cat "$out"; fail "FromHost: dev_name handler"; }
+n=$(handler_value fh.packets)
+w=$(handler_value th.written)
+[ "${n:-0}" -ge 4 ] && [ "${w:-0}" -ge 4 ] || { cat "$out" "$log"; fail "FromHost: packets=$n ToHost written=$w, expected at least 4 each"; }
+echo "  FromHost/ToHost: packets=$n written=$w drops=$(handler_value th.drops)"
+in_ns ip link show rfh0 >/dev/null 2>&1 && fail "FromHost: rfh0 still exists after the router stopped"
+
+# --- KernelFilter -----------------------------------------------------------
+# Its iptables rule (in this namespace only) exists while the router runs
+# and is gone once it stopped.
+ipt=""
+for c in /usr/sbin/iptables /sbin/iptables; do [ -x "$c" ] && ipt=$c && break; done
+if [ -z "$ipt" ]; then
+    echo "  SKIP KernelFilter: iptables is missing (apt-get install iptables)"
+elif ! in_ns "$ipt" -S INPUT >/dev/null 2>&1; then
+    echo "  SKIP KernelFilter: iptables does not work here"
+else
+    run_router KernelFilter rfk0 \
+        'FromHost(rfk0, 192.0.2.1/24) -> Discard; k :: KernelFilter(drop dev rfk0);' \
+        k.devices k.class
+    in_ns "$ipt" -S INPUT | grep -q -- "-A INPUT -i rfk0 -j DROP" \
+        || { in_ns "$ipt" -S INPUT; cat "$log"; fail "KernelFilter: no rule while the router runs"; }
+    stop_router
+    [ "$(handler_value k.devices)" = "rfk0" ] || { cat "$out"; fail "KernelFilter: devices handler"; }
+    if in_ns "$ipt" -S INPUT | grep -q -- "-i rfk0"; then
+        in_ns "$ipt" -S INPUT
+        fail "KernelFilter: the rule is still there after the router stopped"
+    fi
+    echo "  KernelFilter: rule added while running, removed at stop"
+fi
 
 # --- errors -----------------------------------------------------------------
 if in_ns "$click" -e 'KernelTun(192.0.2.1/24, 192.0.3.1) -> Discard' >"$out" 2>&1; then

@@ -396,6 +396,9 @@ pub fn drive(req: DriverRequest) -> i32 {
             }
         }
     }
+    // Click's teardown: elements release what outlives the process
+    // (KernelFilter's firewall rules), after the handlers were read
+    router.cleanup();
     let _ = std::io::stdout().flush();
     status
 }

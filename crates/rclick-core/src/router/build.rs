@@ -915,6 +915,7 @@ impl Router {
             profile: super::profile::Profile::new(n),
             handler_writes: AtomicU64::new(0),
             coalesce: !opts.no_coalesce,
+            cleaned_up: AtomicBool::new(false),
         };
         Router {
             inner: Arc::new(inner),

@@ -179,9 +179,8 @@ pub fn transfer_state(old: &Router, new: &Router) {
             });
         });
     }
-    for e in 0..o.info.len() {
-        let _ = Ctx::new(o, &mut osched, e).enter_and(e, false, |g, cx| g.cleanup(cx));
-    }
+    drop(osched);
+    old.cleanup();
 }
 
 #[cfg(test)]

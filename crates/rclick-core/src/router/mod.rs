@@ -253,6 +253,9 @@ pub struct RouterInner {
     pub(crate) handler_writes: AtomicU64,
     /// Whether tasks' runs may be coalesced at all (`BuildOptions`).
     pub(crate) coalesce: bool,
+    /// Whether the elements' `cleanup` has run (once: at the end of a run,
+    /// or when a hot swap replaced this router).
+    pub(crate) cleaned_up: AtomicBool,
 }
 
 /// A built, initialized router. Cheap to clone (shared).
@@ -270,6 +273,23 @@ impl std::fmt::Debug for Router {
 }
 
 impl Router {
+    /// Click's teardown: calls every element's [`Element::cleanup`]
+    /// (releasing what lives outside the process: firewall rules, devices,
+    /// files), once; later calls, and calls after a hot swap cleaned this
+    /// router up, do nothing. The router must not be running.
+    ///
+    /// [`Element::cleanup`]: crate::Element::cleanup
+    pub fn cleanup(&self) {
+        if self.inner.cleaned_up.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let o = &*self.inner;
+        let mut sched = self.external_sched();
+        for e in 0..o.info.len() {
+            let _ = Ctx::new(o, &mut sched, e).enter_and(e, false, |g, cx| g.cleanup(cx));
+        }
+    }
+
     /// Number of elements.
     pub fn nelements(&self) -> usize {
         self.inner.info.len()

@@ -81,6 +81,10 @@ pub struct AggregatePacketCounter {
     anno: Option<usize>,
     flows: HashMap<u32, Columns>,
     ninputs: usize,
+    /// Packets seen, and aggregates ever counted (for Click's cleanup
+    /// warning).
+    total_packets: u64,
+    total_flows: u64,
 }
 
 /// Click's four-byte annotation argument: a name or a byte offset.
@@ -110,16 +114,19 @@ fn parse_anno(s: &str, cx: &ConfigureCx) -> Result<Option<usize>, String> {
 impl AggregatePacketCounter {
     /// Counts the packets of `batch`, arrived on input `port`.
     fn count(&mut self, port: usize, batch: &PacketBatch) {
+        self.total_packets += batch.len() as u64;
         for p in batch.iter() {
             let agg = p.aggregate_anno();
             if agg == 0 {
                 continue;
             }
             let n = self.anno.map_or(0, |o| p.anno_u32(o));
-            let cols = self
-                .flows
-                .entry(agg)
-                .or_insert_with(|| vec![BTreeMap::new(); self.ninputs.max(1)]);
+            let ninputs = self.ninputs.max(1);
+            let total_flows = &mut self.total_flows;
+            let cols = self.flows.entry(agg).or_insert_with(|| {
+                *total_flows += 1;
+                vec![BTreeMap::new(); ninputs]
+            });
             if let Some(col) = cols.get_mut(port) {
                 *col.entry(n).or_insert(0) += 1;
             }
@@ -199,6 +206,15 @@ impl Element for AggregatePacketCounter {
         }
         self.count(port, &batch);
         batch
+    }
+
+    fn cleanup(&mut self, cx: &mut Ctx) {
+        if self.total_packets > 0 && self.total_flows == 0 {
+            cx.log(format!(
+                "{}: warning: saw no packets with aggregate annotations",
+                cx.declaration()
+            ));
+        }
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
@@ -311,6 +327,23 @@ mod tests {
         assert_eq!(r.read_handler("c.received", "1").unwrap(), "0\n");
         // Click asserts here (two inputs needed); this one refuses
         assert!(r.read_handler("c.undelivered", "1").is_err());
+    }
+
+    // Click warns at cleanup when no packet had an aggregate.
+    #[test]
+    fn warns_at_cleanup_without_aggregates() {
+        let r = testing::run(
+            "InfiniteSource(LIMIT 3, STOP true) -> c :: AggregatePacketCounter -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "c.count"), "0");
+        r.take_log();
+        r.cleanup();
+        assert_eq!(
+            r.take_log(),
+            ["c :: AggregatePacketCounter: warning: saw no packets with aggregate annotations"]
+        );
     }
 
     #[test]

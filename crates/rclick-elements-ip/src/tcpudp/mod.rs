@@ -15,6 +15,7 @@ use rclick_wire::{EtherType, EthernetAddress, EthernetFrame, IpProtocol, Ipv4Pac
 pub mod dynamic_udp_ip_encap;
 pub mod fast_tcp_flows;
 pub mod fast_udp_flows;
+pub mod stateless_tcp_responder;
 pub mod tcp_fragmenter;
 pub mod tcp_ip_send;
 
@@ -29,6 +30,11 @@ pub fn register(r: &mut Registry) {
         "FastUDPFlows",
         || Box::<fast_udp_flows::FastUDPFlows>::default(),
         include_str!("fast_udp_flows.rs"),
+    );
+    r.add(
+        "StatelessTCPResponder",
+        || Box::<stateless_tcp_responder::StatelessTCPResponder>::default(),
+        include_str!("stateless_tcp_responder.rs"),
     );
     r.add(
         "TCPFragmenter",

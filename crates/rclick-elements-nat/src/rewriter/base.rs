@@ -21,6 +21,7 @@ use super::flowset::{
 use super::ip_rewriter_patterns::IPRewriterPatterns;
 use super::pattern::{parse_ports, parse_with_ports, FlowId, Pattern};
 use super::round_robin_ip_mapper::RoundRobinIPMapper;
+use super::source_ip_hash_mapper::SourceIPHashMapper;
 
 /// Name-table kind under which IPRewriterPatterns defines its patterns.
 pub const PATTERN_NAME_KIND: &str = "IPRewriterPattern";
@@ -36,7 +37,7 @@ pub const REWRITER_CLASSES: &[&str] = &[
 ];
 
 /// Classes implementing Click's IPMapper interface.
-pub const MAPPER_CLASSES: &[&str] = &["RoundRobinIPMapper"];
+pub const MAPPER_CLASSES: &[&str] = &["RoundRobinIPMapper", "SourceIPHashMapper"];
 
 /// What parsing an input spec needs from its context.
 pub trait SpecContext {
@@ -462,7 +463,9 @@ impl Element for Rewriter {
                 }
             } else if MAPPER_CLASSES.contains(&class.as_str()) {
                 if let Some(Some(m)) = cx.with_element(e, |el| {
-                    el.downcast_ref::<RoundRobinIPMapper>().map(|m| m.shared())
+                    el.downcast_ref::<RoundRobinIPMapper>()
+                        .map(|m| m.shared())
+                        .or_else(|| el.downcast_ref::<SourceIPHashMapper>().map(|m| m.shared()))
                 }) {
                     self.mappers.insert(e, m);
                 }

@@ -62,6 +62,9 @@ pub struct MapperShared {
     pub patterns: Vec<(Arc<Pattern>, u32, u32)>,
     /// The next pattern to try.
     pub last: AtomicUsize,
+    /// SourceIPHashMapper's ring: when set, the source address picks the
+    /// pattern instead of turns.
+    pub hash: Option<super::source_ip_hash_mapper::ConsistentHash>,
 }
 
 /// How an input port handles packets of unknown flows.
@@ -792,6 +795,22 @@ impl FlowSet {
                     Rw::Drop
                 }
             },
+            InputKind::Mapper(mp) if mp.hash.is_some() => {
+                let h = mp.hash.as_ref().map_or(0, |h| {
+                    h.index(super::source_ip_hash_mapper::ConsistentHash::key(
+                        flowid.saddr,
+                    ))
+                });
+                match mp.patterns.get(h).and_then(|(p, fo, ro)| {
+                    p.rewrite_flowid(flowid, reply_map).map(|r| (r, *fo, *ro))
+                }) {
+                    Some((r, fo, ro)) => Rw::Add(r, fo, ro),
+                    None => {
+                        is.failures += 1;
+                        Rw::Drop
+                    }
+                }
+            }
             InputKind::Mapper(mp) => {
                 let n = mp.patterns.len();
                 for _ in 0..n {

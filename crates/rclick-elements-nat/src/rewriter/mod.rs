@@ -19,6 +19,7 @@ pub mod ip_addr_rewriter;
 pub mod ip_rewriter;
 pub mod ip_rewriter_patterns;
 pub mod round_robin_ip_mapper;
+pub mod source_ip_hash_mapper;
 pub mod tcp_rewriter;
 pub mod udp_rewriter;
 
@@ -30,6 +31,7 @@ pub use ftp_port_mapper::FTPPortMapper;
 pub use icmp_rewriter::ICMPRewriter;
 pub use ip_rewriter_patterns::IPRewriterPatterns;
 pub use round_robin_ip_mapper::RoundRobinIPMapper;
+pub use source_ip_hash_mapper::SourceIPHashMapper;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
@@ -77,6 +79,11 @@ pub fn register(r: &mut Registry) {
         "RoundRobinIPMapper",
         || Box::<RoundRobinIPMapper>::default(),
         include_str!("round_robin_ip_mapper.rs"),
+    );
+    r.add(
+        "SourceIPHashMapper",
+        || Box::<SourceIPHashMapper>::default(),
+        include_str!("source_ip_hash_mapper.rs"),
     );
     r.add(
         "FTPPortMapper",

@@ -41,6 +41,19 @@ use super::base::{named_pattern, SpecContext};
 use super::flowset::MapperShared;
 use super::pattern::parse_with_ports;
 
+/// A mapper's `SADDR SPORT DADDR DPORT FOUTPUT ROUTPUT` pattern.
+pub(super) fn mapper_pattern(
+    spec: &str,
+    cx: &ConfigureCx,
+) -> Result<(Arc<super::pattern::Pattern>, u32, u32), String> {
+    let scx: &dyn SpecContext = cx;
+    match parse_with_ports(spec, scx.args_ctx(), &|n| named_pattern(scx, n)) {
+        Ok((p, f, r)) if f >= 0 && r >= 0 => Ok((p, f as u32, r as u32)),
+        Ok(_) => Err("output port out of range".to_string()),
+        Err(e) => Err(e),
+    }
+}
+
 /// The RoundRobinIPMapper element.
 #[derive(Default)]
 pub struct RoundRobinIPMapper {
@@ -71,10 +84,8 @@ impl Element for RoundRobinIPMapper {
         let mut pats = Vec::new();
         let mut errors = Vec::new();
         for c in conf {
-            let scx: &dyn SpecContext = &*cx;
-            match parse_with_ports(c, scx.args_ctx(), &|n| named_pattern(scx, n)) {
-                Ok((p, f, r)) if f >= 0 && r >= 0 => pats.push((p, f as u32, r as u32)),
-                Ok(_) => errors.push("output port out of range".to_string()),
+            match mapper_pattern(c, cx) {
+                Ok(p) => pats.push(p),
                 Err(e) => errors.push(e),
             }
         }
@@ -87,6 +98,7 @@ impl Element for RoundRobinIPMapper {
         self.shared = Arc::new(MapperShared {
             patterns: pats,
             last: Default::default(),
+            hash: None,
         });
         Ok(())
     }

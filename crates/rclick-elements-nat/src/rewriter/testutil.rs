@@ -257,3 +257,11 @@ pub fn run_ports(decl: &str, nout: usize, pkts: &[Vec<u8>]) -> Vec<usize> {
     let p: Vec<(usize, Vec<u8>)> = pkts.iter().map(|b| (0, b.clone())).collect();
     run_cfg(&cfg, &p).into_iter().map(|x| x.0).collect()
 }
+
+/// Serialises the tests that seed and draw from the process-wide random
+/// generator (SourceIPHashMapper seeds it while configuring).
+pub fn random_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -107,6 +107,7 @@
 
 use std::io;
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
 use rclick_core::args::{ArgContext, Args, EtherAddr, IpPrefix};
 use rclick_core::router::Select;
@@ -148,6 +149,8 @@ const READ_BUF: usize = 65536;
 #[derive(Clone, Debug, PartialEq)]
 struct Settings {
     tap: bool,
+    /// FromHost: a TAP device whose frames carry IP annotations, no input.
+    host: bool,
     prefix: IpPrefix,
     gateway: Option<Ipv4Addr>,
     devname: String,
@@ -162,6 +165,7 @@ impl Settings {
     fn new(tap: bool) -> Settings {
         Settings {
             tap,
+            host: false,
             prefix: IpPrefix::new(Ipv4Addr::UNSPECIFIED, 0),
             gateway: None,
             devname: String::new(),
@@ -242,6 +246,7 @@ impl Settings {
         }
         let s = Settings {
             tap,
+            host: false,
             prefix,
             gateway: (!gateway.is_unspecified()).then_some(gateway),
             devname,
@@ -255,10 +260,65 @@ impl Settings {
     }
 }
 
-/// The KernelTun element (and, with `tap`, KernelTap).
+impl Settings {
+    /// Parses FromHost's configuration: `DEVNAME [, DST/MASK, KEYWORDS]`.
+    fn parse_host(conf: &[String], actx: &dyn ArgContext) -> Result<Settings, String> {
+        let mut devname = String::new();
+        let mut prefix = IpPrefix::new(Ipv4Addr::UNSPECIFIED, 0);
+        let mut gateway = Ipv4Addr::UNSPECIFIED;
+        let mut ether = EtherAddr([0; 6]);
+        let mut ether_set = false;
+        // Click's default: 4/2 alignment of the default headroom
+        let dh = rclick_packet::DEFAULT_HEADROOM as u32;
+        let mut headroom: u32 = dh + (4 - (dh + 2) % 4) % 4;
+        let mut mtu: u32 = DEFAULT_MTU;
+        Args::new_with(conf, actx)
+            .read_mp("DEVNAME", &mut devname)
+            .read_p("DST", &mut prefix)
+            .read("GATEWAY", &mut gateway)
+            .read("ETHER", &mut ether)
+            .read_status(&mut ether_set)
+            .read("HEADROOM", &mut headroom)
+            .read("MTU", &mut mtu)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        if !prefix.addr.is_unspecified() && !gateway.is_unspecified() && !prefix.contains(gateway) {
+            return Err("bad GATEWAY".into());
+        }
+        if devname.is_empty() {
+            return Err("must specify device name".into());
+        }
+        if headroom > 8192 {
+            return Err("HEADROOM too large".into());
+        }
+        if !(68..=65521).contains(&mtu) {
+            return Err("MTU must be between 68 and 65521".into());
+        }
+        if devname.len() >= libc::IFNAMSIZ || devname.contains(['/', ' ']) {
+            return Err(format!(
+                "DEVNAME: bad interface name '{devname}' (at most {} characters, no '/' or spaces)",
+                libc::IFNAMSIZ - 1
+            ));
+        }
+        Ok(Settings {
+            tap: true,
+            host: true,
+            prefix,
+            gateway: (!gateway.is_unspecified()).then_some(gateway),
+            devname,
+            mtu: mtu as usize,
+            headroom: headroom as usize,
+            burst: 8,
+            ether: ether_set.then_some(ether),
+            ignore_queue_overflows: false,
+        })
+    }
+}
+
+/// The KernelTun element (and, with `tap`, KernelTap; FromHost).
 pub struct KernelTun {
     cfg: Settings,
-    dev: Option<TunDevice>,
+    dev: Option<Arc<TunDevice>>,
     buf: Vec<u8>,
     signal: NotifierSignal,
     pull_input: bool,
@@ -286,13 +346,32 @@ impl KernelTun {
         }
     }
 
+    /// A FromHost: the host side of a TAP device the router reads.
+    pub fn from_host() -> KernelTun {
+        let mut t = KernelTun::new(true);
+        t.cfg.host = true;
+        t
+    }
+
     /// The interface name (after initialization, the one the kernel gave).
     pub fn dev_name(&self) -> &str {
         &self.cfg.devname
     }
 
+    /// The open device, shared with a ToHost of the same name.
+    pub fn device(&self) -> Option<Arc<TunDevice>> {
+        self.dev.clone()
+    }
+
+    /// The device's MTU (without link header).
+    pub fn mtu(&self) -> usize {
+        self.cfg.mtu
+    }
+
     fn class(&self) -> &'static str {
-        if self.cfg.tap {
+        if self.cfg.host {
+            "FromHost"
+        } else if self.cfg.tap {
             "KernelTap"
         } else {
             "KernelTun"
@@ -351,14 +430,17 @@ impl KernelTun {
         let step = |what: &str, r: io::Result<()>| -> Result<(), String> {
             r.map_err(|e| self.setup_error(&format!("{name}: {what}"), &e))
         };
-        step(
-            &format!("cannot set address {}", self.cfg.prefix.addr),
-            ifc.set_addr(&name, self.cfg.prefix.addr),
-        )?;
-        step(
-            &format!("cannot set netmask {}", self.cfg.prefix.mask),
-            ifc.set_netmask(&name, self.cfg.prefix.mask),
-        )?;
+        // FromHost may leave the device without an address
+        if !self.cfg.prefix.addr.is_unspecified() {
+            step(
+                &format!("cannot set address {}", self.cfg.prefix.addr),
+                ifc.set_addr(&name, self.cfg.prefix.addr),
+            )?;
+            step(
+                &format!("cannot set netmask {}", self.cfg.prefix.mask),
+                ifc.set_netmask(&name, self.cfg.prefix.mask),
+            )?;
+        }
         if let Some(mac) = self.cfg.ether {
             if let Err(e) = ifc.set_hwaddr(&name, mac.0) {
                 cx.warning(format!(
@@ -405,6 +487,9 @@ impl KernelTun {
         p.set_timestamp_anno(now);
         if self.cfg.tap {
             p.set_mac_header(0);
+            if self.cfg.host {
+                annotate_ip_in_frame(&mut p);
+            }
             return Some(Ok(p));
         }
         let d = p.data();
@@ -534,6 +619,22 @@ impl KernelTun {
     }
 }
 
+/// FromHost's annotations on a frame from the host: for IPv4, the IP
+/// header (after the 14-byte Ethernet header) and the destination address.
+fn annotate_ip_in_frame(p: &mut Packet) {
+    let d = p.data();
+    if d.len() < 34 || d[12..14] != [0x08, 0x00] || d[14] >> 4 != 4 {
+        return;
+    }
+    let ihl = usize::from(d[14] & 0x0f) * 4;
+    if ihl < 20 || 14 + ihl > d.len() {
+        return;
+    }
+    let dst = Ipv4Addr::new(d[30], d[31], d[32], d[33]);
+    p.set_ip_header(14, ihl);
+    p.set_dst_ip_anno(dst);
+}
+
 const H_DEV_NAME: u32 = 0;
 const H_PACKETS: u32 = 1;
 const H_WRITTEN: u32 = 2;
@@ -548,10 +649,18 @@ impl Element for KernelTun {
         self.class()
     }
     fn port_count(&self) -> &'static str {
-        "0-1/1-2"
+        if self.cfg.host {
+            "0/1"
+        } else {
+            "0-1/1-2"
+        }
     }
     fn processing(&self) -> &'static str {
-        "a/h"
+        if self.cfg.host {
+            "h/h"
+        } else {
+            "a/h"
+        }
     }
     fn flow_code(&self) -> &'static str {
         "x/y"
@@ -561,6 +670,10 @@ impl Element for KernelTun {
     }
 
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        if self.cfg.host {
+            self.cfg = Settings::parse_host(conf, cx.arg_context())?;
+            return Ok(());
+        }
         let (cfg, warnings) = Settings::parse(conf, self.cfg.tap, cx.arg_context())?;
         for w in warnings {
             cx.warning(w);
@@ -572,7 +685,7 @@ impl Element for KernelTun {
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
         let dev = self.open_device(cx)?;
         self.cfg.devname = dev.name().to_string();
-        self.dev = Some(dev);
+        self.dev = Some(Arc::new(dev));
         self.buf = vec![0u8; READ_BUF];
         let t = cx.new_task(true);
         if let Some(dev) = &self.dev {

@@ -14,12 +14,15 @@
 //! so a lone frame is handled as soon as the kernel queues it.
 
 pub mod from_device;
+pub mod from_host;
 pub mod gso;
+pub mod kernel_filter;
 pub mod kernel_tap;
 pub mod kernel_tun;
 pub mod ring;
 pub mod sys;
 pub mod to_device;
+pub mod to_host;
 pub mod xdp;
 
 use rclick_core::Registry;
@@ -49,6 +52,21 @@ pub fn register(r: &mut Registry) {
         "KernelTap",
         || Box::new(kernel_tap::kernel_tap()),
         include_str!("kernel_tap.rs"),
+    );
+    r.add(
+        "FromHost",
+        || Box::new(from_host::from_host()),
+        include_str!("from_host.rs"),
+    );
+    r.add(
+        "KernelFilter",
+        || Box::<kernel_filter::KernelFilter>::default(),
+        include_str!("kernel_filter.rs"),
+    );
+    r.add(
+        "ToHost",
+        || Box::<to_host::ToHost>::default(),
+        include_str!("to_host.rs"),
     );
 }
 
