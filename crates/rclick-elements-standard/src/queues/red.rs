@@ -152,10 +152,10 @@ fn parse_params(conf: &[String]) -> Result<Params, String> {
         return Err(format!("MAX_THRESH too large (max {MAX_ALLOW_THRESH})"));
     }
     if min > max {
-        return Err("MIN_THRESH greater than MAX_THRESH".into());
+        return Err("MIN_THRESH must be <= MAX_THRESH".into());
     }
     if !(0.0..=1.0).contains(&p) {
-        return Err("MAX_P parameter must be between 0 and 1".into());
+        return Err("MAX_P must be between 0 and 1".into());
     }
     let queues = (queues_given && !queues.0.trim().is_empty())
         .then(|| queues.0.split_whitespace().map(str::to_string).collect());
@@ -306,7 +306,7 @@ impl Element for Red {
                 }
             }
             if ids.is_empty() {
-                return Err("no Queues downstream".into());
+                return Err("no nearby Queues".into());
             }
         }
         let mut lengths = Vec::new();
@@ -475,6 +475,23 @@ mod tests {
         assert_eq!(testing::read(&r, "c.count"), "10");
     }
 
+    /// Configuration errors in Click's words (checked with clickdiff).
+    #[test]
+    fn argument_errors_like_click() {
+        for (conf, want) in [
+            ("RED(50, 5, 0.02)", "MIN_THRESH must be <= MAX_THRESH"),
+            ("RED(5, 50, 2)", "MAX_P must be between 0 and 1"),
+        ] {
+            let e = testing::build(
+                &format!("Idle -> {conf} -> Queue -> Discard;"),
+                &test_registry(),
+                true,
+            )
+            .unwrap_err();
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
     #[test]
     fn needs_a_queue() {
         let e = testing::build(
@@ -483,7 +500,7 @@ mod tests {
             true,
         )
         .unwrap_err();
-        assert!(e.contains("no Queues downstream"), "{e}");
+        assert!(e.contains("no nearby Queues"), "{e}");
         let e = testing::build(
             "Idle -> RED(5, 50, 0.02, QUEUES nope) -> Queue -> Discard;",
             &test_registry(),
