@@ -305,7 +305,7 @@ mod tests {
             "InfiniteSource(DATA \"abcdefghijklmnopqrstuvwxyz0123\", LIMIT 1, STOP true) \
              -> Print(x, -1) -> Print(y, MAXLENGTH -5) -> Print(z, 2) -> Discard;",
         );
-        let all = "  30 | 61626364 65666768 696a6b6c 6d6e6f70 71727374 75767778 797a3031 3233";
+        let all = "   30 | 61626364 65666768 696a6b6c 6d6e6f70 71727374 75767778 797a3031 3233";
         assert_eq!(
             l,
             vec![

@@ -430,7 +430,7 @@ mod tests {
         );
         assert!(parse_params(&conf(&["50", "5", "0.02"]))
             .unwrap_err()
-            .contains("greater"));
+            .contains("MIN_THRESH must be <= MAX_THRESH"));
         assert!(parse_params(&conf(&["5", "50", "2"])).is_err());
         assert!(parse_params(&conf(&["5", "50", "0.1", "STABILITY 0"])).is_err());
         let p = parse_params(&conf(&[
