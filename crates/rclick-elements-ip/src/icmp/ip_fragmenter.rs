@@ -69,7 +69,6 @@ pub struct IpFragmenter {
     headroom: usize,
     drops: u64,
     fragments: u64,
-    rng: u64,
 }
 
 impl Default for IpFragmenter {
@@ -81,7 +80,6 @@ impl Default for IpFragmenter {
             headroom: DEFAULT_HEADROOM,
             drops: 0,
             fragments: 0,
-            rng: 0x9e37_79b9_7f4a_7c15,
         }
     }
 }
@@ -126,15 +124,12 @@ fn header_checksum(h: &mut [u8]) {
 }
 
 impl IpFragmenter {
-    fn random_u16(&mut self) -> u16 {
-        // xorshift64*: IDs only need to be unpredictable enough not to
-        // collide with the original sender's.
-        let mut x = self.rng;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.rng = x;
-        (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 48) as u16
+    /// The new ID of a DF packet fragmented with HONOR_DF false: a draw
+    /// from the router's shared generator, its low 16 bits stored in host
+    /// (little-endian) order as Click's `ip_id = click_random()` does, so
+    /// `RandomSeed(N)` gives Click's IDs.
+    fn random_id() -> [u8; 2] {
+        (rclick_core::random::random() as u16).to_le_bytes()
     }
 
     /// Fragments `p` into `out`; returns `Err(p)` for output 1, or
@@ -188,14 +183,14 @@ impl IpFragmenter {
         }
 
         let had_mf = off_field & 0x2000 != 0;
-        let new_id = if df { Some(self.random_u16()) } else { None };
+        let new_id = if df { Some(Self::random_id()) } else { None };
         let mut hdr = [0u8; 60];
         let mut fields_off = off_field & !0x4000;
         if let Some(h) = p.network_header() {
             hdr[..hl].copy_from_slice(&h[..hl]);
         }
         if let Some(id) = new_id {
-            hdr[4..6].copy_from_slice(&id.to_be_bytes());
+            hdr[4..6].copy_from_slice(&id);
         }
         fields_off |= 0x2000;
 
@@ -402,6 +397,29 @@ mod tests {
         let (s, _, _) = frag(&bad, "IPFragmenter(40, HONOR_DF false)");
         assert_eq!(s.len(), 2);
         assert_eq!(s[1][0], 0x45);
+    }
+
+    /// Click with `RandomSeed(1)` gives the fragments of a DF packet
+    /// (HONOR_DF false) the ID bytes `67 45`: the first draw, 0x6b8b4567,
+    /// cut to 16 bits and stored in host order (checked with clickdiff).
+    #[test]
+    fn new_id_like_click_under_random_seed() {
+        let mut pkt = vec![0u8; 628];
+        pkt[..28].copy_from_slice(&unhex(
+            "4500027400014000401124760a0000010a00000204d2162e02605287",
+        ));
+        fix_ip_checksum(&mut pkt);
+        let conf = format!(
+            "RandomSeed(1); InfiniteSource(DATA {}, LIMIT 1, STOP true) -> TestMarkIP \
+             -> f :: IPFragmenter(300, HONOR_DF false) -> s :: TestSink;",
+            hex_data(&pkt)
+        );
+        let r = testing::run(&conf, &reg()).unwrap();
+        let s: Vec<Vec<u8>> = testing::read(&r, "s.data").lines().map(unhex).collect();
+        assert_eq!(s.len(), 3);
+        for (f, off) in s.iter().zip([0x2000u16, 0x2023, 0x0046]) {
+            assert_eq!(&f[4..8], &[0x67, 0x45, (off >> 8) as u8, off as u8]);
+        }
     }
 
     #[test]

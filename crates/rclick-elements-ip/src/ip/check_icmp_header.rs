@@ -14,7 +14,7 @@
 //! that the ICMP checksum is correct. Good packets leave on output 0;
 //! others are dropped, or sent out output 1 if it exists. The first drop
 //! (every drop when VERBOSE) is reported as
-//! `NAME: ICMP header check failed: REASON`.
+//! `NAME :: CheckICMPHeader: ICMP header check failed: REASON`.
 //!
 //! Keywords:
 //!

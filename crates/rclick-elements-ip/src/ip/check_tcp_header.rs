@@ -14,7 +14,7 @@
 //! that the TCP checksum is correct. Good packets leave on output 0;
 //! others are dropped, or sent out output 1 if it exists. The first drop
 //! (every drop when VERBOSE) is reported as
-//! `NAME: TCP header check failed: REASON`.
+//! `NAME :: CheckTCPHeader: TCP header check failed: REASON`.
 //!
 //! Keywords:
 //!

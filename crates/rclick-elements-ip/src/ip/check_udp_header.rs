@@ -14,7 +14,7 @@
 //! that the UDP checksum is correct (unless it is 0, meaning none). Good packets leave on output 0;
 //! others are dropped, or sent out output 1 if it exists. The first drop
 //! (every drop when VERBOSE) is reported as
-//! `NAME: UDP header check failed: REASON`.
+//! `UDP header check failed: REASON` (no element name, as in Click).
 //!
 //! Keywords:
 //!
@@ -68,5 +68,26 @@ mod tests {
         assert_eq!(testing::read(&r, "u.drops"), "0");
         assert_eq!(testing::read(&r, "t.drops"), "2");
         assert!(testing::read(&r, "t.drop_details").starts_with("2\tnot TCP\n"));
+    }
+
+    /// The first-drop messages in Click's words (checked with clickdiff):
+    /// no prefix for UDP, `NAME :: CLASS` for TCP and ICMP.
+    #[test]
+    fn drop_messages_like_click() {
+        let r = testing::run(
+            "InfiniteSource(DATA \\<0102>, LIMIT 1, STOP true) -> UDPIPEncap(1.0.0.1, 1, 2.0.0.2, 2)
+             -> t :: CheckTCPHeader -> Discard; t[1] -> i :: CheckICMPHeader -> Discard;
+             i[1] -> StoreData(26, \\<ffff>) -> u :: CheckUDPHeader -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(
+            r.take_log(),
+            [
+                "t :: CheckTCPHeader: TCP header check failed: not TCP",
+                "i :: CheckICMPHeader: ICMP header check failed: not ICMP",
+                "UDP header check failed: bad UDP checksum"
+            ]
+        );
     }
 }

@@ -11,6 +11,8 @@
 //! Drops packets whose packet type annotation is BROADCAST or MULTICAST
 //! (set by the device or by HostEtherFilter), as a router must not forward
 //! link-level broadcasts (RFC 1812 4.2.2.11, 5.3.4). Other packets pass.
+//! The first drop is reported, as in Click: `DropBroadcasts: dropped a
+//! packet`.
 //!
 //! ## Annotations
 //!
@@ -68,6 +70,9 @@ impl DropBroadcasts {
     }
 }
 
+/// The line Click prints at the first drop.
+const FIRST_DROP: &str = "DropBroadcasts: dropped a packet";
+
 impl Element for DropBroadcasts {
     fn class_name(&self) -> &'static str {
         "DropBroadcasts"
@@ -76,25 +81,36 @@ impl Element for DropBroadcasts {
     fn is_simple(&self) -> bool {
         true
     }
-    fn simple_action(&mut self, p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+    fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
         if matches!(
             p.packet_type_anno(),
             PacketType::Broadcast | PacketType::Multicast
         ) {
+            if self.drops == 0 {
+                cx.log(FIRST_DROP);
+            }
             self.drops += 1;
             return None;
         }
         Some(p)
     }
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+        let before = self.drops;
         self.filter(&mut batch);
+        if before == 0 && self.drops > 0 {
+            cx.log(FIRST_DROP);
+        }
         if !batch.is_empty() {
             cx.push(0, batch);
         }
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let mut batch = cx.pull(0, max);
+        let before = self.drops;
         self.filter(&mut batch);
+        if before == 0 && self.drops > 0 {
+            cx.log(FIRST_DROP);
+        }
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
@@ -163,5 +179,7 @@ mod tests {
         .unwrap();
         assert_eq!(testing::read(&r, "c.count"), "2");
         assert_eq!(testing::read(&r, "d.drops"), "3");
+        // Click reports the first drop only (checked with clickdiff).
+        assert_eq!(r.take_log(), vec!["DropBroadcasts: dropped a packet"]);
     }
 }

@@ -59,8 +59,11 @@ impl Element for GetIPAddress {
         true
     }
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        let [arg] = conf else {
-            return Err("expected 'OFFSET' or 'IP src'/'IP dst'".into());
+        let arg = match conf {
+            [arg] => arg,
+            // Click's words for a missing argument.
+            [] => return Err("set one of OFFSET, IP".into()),
+            _ => return Err("expected 'OFFSET' or 'IP src'/'IP dst'".into()),
         };
         let words: Vec<String> = arg
             .split_whitespace()
@@ -120,5 +123,43 @@ impl GetIPAddress {
             let a = Ipv4Addr::new(b[0], b[1], b[2], b[3]);
             p.set_dst_ip_anno(a);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    /// Checked with clickdiff: the source address copied into the
+    /// annotation, written back over the destination by StoreIPAddress.
+    #[test]
+    fn offset_and_ip_forms() {
+        let r = testing::run(
+            "InfiniteSource(DATA \\<4500002400010000401166c60a0000010a00000204d2162e0010137b7061796c6f616421>, LIMIT 1, STOP true)
+             -> GetIPAddress(12) -> StoreIPAddress(16) -> Print(a, 20) -> MarkIPHeader
+             -> GetIPAddress(IP dst) -> StoreIPAddress(12) -> Print(b, 20) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(
+            r.take_log(),
+            [
+                "a:   36 | 45000024 00010000 401166c6 0a000001 0a000001",
+                "b:   36 | 45000024 00010000 401166c6 0a000001 0a000001"
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_argument_in_clicks_words() {
+        let e = testing::build("Idle -> GetIPAddress -> Discard;", &registry(), true)
+            .err()
+            .unwrap();
+        assert!(e.contains("set one of OFFSET, IP"), "{e}");
+        let e = testing::build("Idle -> GetIPAddress(x) -> Discard;", &registry(), true)
+            .err()
+            .unwrap();
+        assert!(e.contains("OFFSET: expected unsigned integer"), "{e}");
     }
 }

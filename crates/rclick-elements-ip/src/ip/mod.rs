@@ -280,7 +280,9 @@ pub(crate) fn keyword_handler(
 
 /// Drop accounting shared by the header checkers: a total (`drops`), and
 /// per-reason counts (`drop_details`) when DETAILS is on. The first drop,
-/// or every drop when VERBOSE, is logged as `NAME: WHAT check failed: REASON`.
+/// or every drop when VERBOSE, is logged as `NAME: WHAT check failed: REASON`
+/// (as Click does: `NAME :: CLASS: ` before the ICMP and TCP messages, no
+/// prefix before the UDP one).
 pub(crate) struct Drops {
     pub total: u64,
     pub reasons: &'static [&'static str],
@@ -310,12 +312,16 @@ impl Drops {
     /// Counts a drop for `reason` (an index into the reason texts).
     pub fn count(&mut self, reason: usize, cx: &Ctx) {
         if self.total == 0 || self.verbose {
-            cx.log(format!(
-                "{}: {} check failed: {}",
-                cx.name(),
-                self.what,
-                self.reasons.get(reason).copied().unwrap_or("?")
-            ));
+            let reason = self.reasons.get(reason).copied().unwrap_or("?");
+            cx.log(match self.what {
+                // Click's own prefixes: the declaration for these two, none
+                // for UDP, the name for IP.
+                "ICMP header" | "TCP header" => {
+                    format!("{}: {} check failed: {reason}", cx.declaration(), self.what)
+                }
+                "UDP header" => format!("{} check failed: {reason}", self.what),
+                _ => format!("{}: {} check failed: {reason}", cx.name(), self.what),
+            });
         }
         self.total += 1;
         if let Some(c) = self.per_reason.get_mut(reason) {

@@ -297,11 +297,12 @@ impl Element for ICMPRewriter {
             }
             out.push((e, off));
         }
+        // As Click: every bad word, then this line if none was good.
+        if out.is_empty() {
+            errors.push("no IP rewriters supplied".into());
+        }
         if !errors.is_empty() {
             return Err(errors.join("\n"));
-        }
-        if out.is_empty() {
-            return Err("no IP rewriters supplied".into());
         }
         self.maps = out;
         self.dst_anno = dst_anno;
@@ -354,6 +355,22 @@ impl Element for ICMPRewriter {
 mod tests {
     use crate::rewriter::testutil::*;
     use rclick_core::testing;
+
+    /// Click names the bad word, then says no rewriter was supplied
+    /// (checked with clickdiff).
+    #[test]
+    fn no_rewriter_errors_like_click() {
+        let e = testing::build(
+            "Idle -> ir :: ICMPRewriter(nosuch) -> Discard; ir[1] -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
+        let bad = e.find("nosuch not an IP rewriter").expect(&e);
+        let none = e.find("no IP rewriters supplied").expect(&e);
+        assert!(bad < none, "{e}");
+    }
 
     /// An ICMP unreachable from 3.3.3.3 to 10.0.0.9 quoting `inner`; the
     /// outer IP header carries 4 bytes of options (NOPs) when `opts`.

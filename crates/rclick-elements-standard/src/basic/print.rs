@@ -18,7 +18,8 @@
 //! Keywords:
 //!
 //! * `LABEL` (string): the label. Default none.
-//! * `MAXLENGTH` (integer): most bytes to print. Default 24. `LENGTH` and
+//! * `MAXLENGTH` (integer): most bytes to print. Default 24; a negative
+//!   value prints every byte (Click's `Print(x, -1)`). `LENGTH` and
 //!   `NBYTES` are deprecated synonyms.
 //! * `CONTENTS` (word): `HEX` (the default), `ASCII`, `NONE`, or a boolean
 //!   (true means HEX).
@@ -161,8 +162,8 @@ impl Element for Print {
         _cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
         let mut label = String::new();
-        let mut max: u64 = 24;
-        let (mut max_dep, mut max_nb) = (u64::MAX, u64::MAX);
+        let mut max: i64 = 24;
+        let (mut max_dep, mut max_nb) = (i64::MIN, i64::MIN);
         let mut contents = Word("HEX".into());
         let mut timestamp = false;
         let mut print_anno = false;
@@ -181,7 +182,7 @@ impl Element for Print {
             .complete()
             .map_err(|e| e.to_string())?;
         for m in [max_dep, max_nb] {
-            if m != u64::MAX {
+            if m != i64::MIN {
                 max = m;
             }
         }
@@ -200,6 +201,7 @@ impl Element for Print {
             },
         };
         self.label = label;
+        // Negative: no limit, as in Click.
         self.max = usize::try_from(max).unwrap_or(usize::MAX);
         self.contents = c;
         self.timestamp = timestamp;
@@ -292,6 +294,24 @@ mod tests {
                 "b:   14",
                 "c:   14 | 49206c",
                 "  14"
+            ]
+        );
+    }
+
+    #[test]
+    fn negative_maxlength_prints_everything() {
+        // Click prints all 30 bytes for `Print(x, -1)` (checked with clickdiff).
+        let l = lines(
+            "InfiniteSource(DATA \"abcdefghijklmnopqrstuvwxyz0123\", LIMIT 1, STOP true) \
+             -> Print(x, -1) -> Print(y, MAXLENGTH -5) -> Print(z, 2) -> Discard;",
+        );
+        let all = "   30 | 61626364 65666768 696a6b6c 6d6e6f70 71727374 75767778 797a3031 3233";
+        assert_eq!(
+            l,
+            vec![
+                format!("x:{all}"),
+                format!("y:{all}"),
+                "z:   30 | 6162".into()
             ]
         );
     }

@@ -23,7 +23,8 @@
 //!
 //! ## Handlers
 //!
-//! * `length` (read/write): LENGTH.
+//! * `nbytes` (read/write): LENGTH (Click's name).
+//! * `length` (read/write): the same.
 //!
 //! ## Examples
 //!
@@ -93,7 +94,10 @@ impl Element for Truncate {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("length", 0)]
+        vec![
+            HandlerDef::read_write("nbytes", 0),
+            HandlerDef::read_write("length", 0),
+        ]
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.n.to_string())
@@ -124,5 +128,17 @@ mod tests {
                 "c:    3 | 010200"
             ]
         );
+    }
+
+    /// Click's handler is `nbytes` (checked with clickdiff).
+    #[test]
+    fn nbytes_handler() {
+        let r = testing::run(
+            "InfiniteSource(\\<0102030405>, LIMIT 1, STOP true) -> t :: Truncate(3) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "t.nbytes"), "3");
+        assert_eq!(testing::read(&r, "t.length"), "3");
     }
 }

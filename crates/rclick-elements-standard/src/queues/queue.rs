@@ -80,6 +80,20 @@ mod tests {
     }
 
     #[test]
+    fn capacity_zero_drops_everything_and_keeps_the_source_running() {
+        // Click: `InfiniteSource(LIMIT 5, STOP true) -> q :: Queue(0) -> Idle`
+        // gives q.drops 5, no overflow message (checked with clickdiff).
+        let r = testing::run(
+            "InfiniteSource(LIMIT 5, STOP true) -> q :: Queue(0) -> Idle;",
+            &test_registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "q.drops"), "5");
+        assert_eq!(testing::read(&r, "q.length"), "0");
+        assert!(r.take_log().is_empty());
+    }
+
+    #[test]
     fn capacity_changes_wake_and_drop() {
         // Queue-notifiers-01
         let r = testing::run(

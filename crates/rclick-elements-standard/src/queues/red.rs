@@ -152,10 +152,10 @@ fn parse_params(conf: &[String]) -> Result<Params, String> {
         return Err(format!("MAX_THRESH too large (max {MAX_ALLOW_THRESH})"));
     }
     if min > max {
-        return Err("MIN_THRESH greater than MAX_THRESH".into());
+        return Err("MIN_THRESH must be <= MAX_THRESH".into());
     }
     if !(0.0..=1.0).contains(&p) {
-        return Err("MAX_P parameter must be between 0 and 1".into());
+        return Err("MAX_P must be between 0 and 1".into());
     }
     let queues = (queues_given && !queues.0.trim().is_empty())
         .then(|| queues.0.split_whitespace().map(str::to_string).collect());
@@ -279,7 +279,7 @@ impl Element for Red {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        let (ids, names, lengths) = find_queues(cx, &self.queue_ids, "no Queues downstream")?;
+        let (ids, names, lengths) = find_queues(cx, &self.queue_ids, "no nearby Queues")?;
         self.queue_ids = ids;
         self.queue_names = names;
         self.lengths = lengths;
@@ -387,7 +387,7 @@ mod tests {
         );
         assert!(parse_params(&conf(&["50", "5", "0.02"]))
             .unwrap_err()
-            .contains("greater"));
+            .contains("MIN_THRESH must be <= MAX_THRESH"));
         assert!(parse_params(&conf(&["5", "50", "2"])).is_err());
         assert!(parse_params(&conf(&["5", "50", "0.1", "STABILITY 0"])).is_err());
         let p = parse_params(&conf(&[
@@ -432,6 +432,23 @@ mod tests {
         assert_eq!(testing::read(&r, "c.count"), "10");
     }
 
+    /// Configuration errors in Click's words (checked with clickdiff).
+    #[test]
+    fn argument_errors_like_click() {
+        for (conf, want) in [
+            ("RED(50, 5, 0.02)", "MIN_THRESH must be <= MAX_THRESH"),
+            ("RED(5, 50, 2)", "MAX_P must be between 0 and 1"),
+        ] {
+            let e = testing::build(
+                &format!("Idle -> {conf} -> Queue -> Discard;"),
+                &test_registry(),
+                true,
+            )
+            .unwrap_err();
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
     #[test]
     fn needs_a_queue() {
         let e = testing::build(
@@ -440,7 +457,7 @@ mod tests {
             true,
         )
         .unwrap_err();
-        assert!(e.contains("no Queues downstream"), "{e}");
+        assert!(e.contains("no nearby Queues"), "{e}");
         let e = testing::build(
             "Idle -> RED(5, 50, 0.02, QUEUES nope) -> Queue -> Discard;",
             &test_registry(),

@@ -160,7 +160,10 @@ impl QueueElement {
         if len > 0 && self.kind.has_empty_note() && !self.empty_note.active() {
             cx.wake_notifier(&self.empty_note);
         }
-        if self.kind.has_full_note() && len >= self.capacity {
+        // As Click's FullNoteQueue: the pushers sleep when a push fills the
+        // queue, so a queue of capacity 0 (never filled) never puts them to
+        // sleep and drops every packet.
+        if self.kind.has_full_note() && self.capacity > 0 && len >= self.capacity {
             self.full_note.set_active(false);
         }
         if !dropped.is_empty() {

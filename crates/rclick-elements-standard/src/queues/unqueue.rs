@@ -139,6 +139,9 @@ impl Element for Unqueue {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        if self.burst == 0 {
+            cx.warning("BURST size 0, no packets will be pulled");
+        }
         self.count = 0;
         let t = cx.new_task(self.active);
         self.task = Some(t);
@@ -264,6 +267,24 @@ mod tests {
         assert_eq!(log[0], "c.count: 0");
         assert!(log[1].starts_with("error"), "{log:?}");
         assert_eq!(&log[2..], ["c.count: 4", "u.active: true"]);
+    }
+
+    /// Click warns at initialization (checked with clickdiff).
+    #[test]
+    fn burst_zero_warns() {
+        let r = testing::build(
+            "Idle -> Queue -> u :: Unqueue(0) -> Discard;",
+            &test_registry(),
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            r.take_log(),
+            [
+                "config:1: While initializing 'u :: Unqueue':",
+                "  warning: BURST size 0, no packets will be pulled"
+            ]
+        );
     }
 
     #[test]
