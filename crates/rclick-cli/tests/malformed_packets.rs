@@ -139,11 +139,13 @@ const ARGS: &[(&str, &str)] = &[
     ("VLANEncap", "VLAN_ID 1"),
     ("IP6NDSolicitor", "2001:db8::1, 00:00:c0:00:0a:01"),
     ("IPsecEncap", "50"),
+    ("StatelessTCPResponder", "hello"),
 ];
 
 /// Classes that take packets but cannot be run here, and why.
 const SKIPPED: &[(&str, &str)] = &[
     ("ToDevice", "needs a network device"),
+    ("ToHost", "needs /dev/net/tun and root (a TAP device of its own)"),
     ("KernelTun", "needs /dev/net/tun and root"),
     ("KernelTap", "needs /dev/net/tun and root"),
     ("Socket", "needs a peer socket"),

@@ -50,7 +50,11 @@
 //! ## Handlers
 //!
 //! * `data` (read): DATA.
-//! * `responses`, `resets`, `bad`, `drops` (read): counters.
+//! * `responses`, `resets`, `bad`, `drops` (read): counters. `drops`
+//!   counts every packet that left on no output: absorbed segments (RSTs,
+//!   which `resets` also counts; bad ones, which `bad` also counts; bare
+//!   acknowledgments that need no answer) and packets that are not TCP
+//!   when there is no output 1.
 //!
 //! ## Example
 //!
@@ -280,11 +284,11 @@ impl Element for StatelessTCPResponder {
         let mut other = PacketBatch::new();
         for p in batch {
             match parse(&p) {
-                Some(s) => {
-                    if let Some(r) = self.respond(&s) {
-                        out.push(r);
-                    }
-                }
+                Some(s) => match self.respond(&s) {
+                    Some(r) => out.push(r),
+                    // Absorbed: counted in `drops` (and by reason).
+                    None => self.drops += 1,
+                },
                 None => other.push(p),
             }
         }
