@@ -1218,12 +1218,19 @@ impl FlowSet {
         );
     }
 
-    /// Click's mapping-table text for map `m` of table `slot`.
+    /// Click's mapping-table text for map `m` of table `slot`: flows in
+    /// the order of their slots (the order they were made, until expired
+    /// flows' slots are reused), each flow's reply mapping before its
+    /// forward one (as the reference lists a lone flow). The maps' own
+    /// order follows their random hash seed, so it is not used.
     pub fn unparse_table(&self, slot: usize, m: usize, now: i64) -> String {
         let mut s = String::new();
         if let Some(t) = self.tables.get(slot) {
-            for (k, e) in &t.maps[m] {
-                self.unparse_entry(k, *e, now, &mut s);
+            let mut entries: Vec<(&FlowId, Entry)> =
+                t.maps[m].iter().map(|(k, e)| (k, *e)).collect();
+            entries.sort_unstable_by_key(|(_, e)| (e.flow, !e.reply));
+            for (k, e) in entries {
+                self.unparse_entry(k, e, now, &mut s);
                 s.push('\n');
             }
         }
