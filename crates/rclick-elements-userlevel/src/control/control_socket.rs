@@ -1,6 +1,6 @@
 //! =c
 //!
-//! ControlSocket("TCP", PORT [, I<keywords> READONLY, PROXY, VERBOSE, LOCALHOST, RETRIES, RETRY_WARNINGS])
+//! ControlSocket("TCP", PORT [, I<keywords> READONLY, PROXY, VERBOSE, LOCALHOST, TOKEN, RETRIES, RETRY_WARNINGS])
 //!
 //! ControlSocket("UNIX", FILENAME [, I<keywords>])
 //!
@@ -36,6 +36,13 @@
 //!   the loopback address 127.0.0.1. Default true (Click's default is
 //!   false: the protocol has no authentication, so listening on every
 //!   address must be asked for with `LOCALHOST false`).
+//! * TOKEN: string (an rclick extension). If given, a connection must
+//!   send `AUTH TOKEN` before any other command; until then every command
+//!   but QUIT is refused (`530 Authentication required (AUTH TOKEN)`) and
+//!   ends the connection's input, and a wrong token is refused (`530 Wrong
+//!   token`) with the same end. For a TCP socket that others can reach
+//!   (`LOCALHOST false`); the token travels in clear text. Without TOKEN,
+//!   `AUTH` is an unknown command, as in Click.
 //! * RETRIES: integer. If the socket cannot be opened, try again once a
 //!   second, at most RETRIES times, then stop the router. Default 0
 //!   (fail at once).
@@ -226,6 +233,8 @@ pub struct ControlSocket {
     verbose: bool,
     retry_warnings: bool,
     localhost: bool,
+    /// TOKEN: what `AUTH` must give before any other command.
+    token: Option<String>,
     /// Connections closed at once because `MAX_CONNECTIONS` were open.
     refused: u64,
     retries: i32,
@@ -244,6 +253,7 @@ impl Default for ControlSocket {
             verbose: false,
             retry_warnings: true,
             localhost: true,
+            token: None,
             refused: 0,
             retries: 0,
             listener: None,
@@ -404,7 +414,10 @@ impl ControlSocket {
                     }
                     let mut c = Conn {
                         stream,
-                        session: Session::new(),
+                        session: Session {
+                            token: self.token.clone(),
+                            ..Session::new()
+                        },
                         reading: false,
                         writing: false,
                     };
@@ -587,6 +600,8 @@ impl Element for ControlSocket {
         let mut retries: i32 = 0;
         let mut retry_warnings = true;
         let mut localhost = true;
+        let mut token = String::new();
+        let mut token_given = false;
         let rest = Args::new(conf)
             .read_mp("TYPE", &mut ty)
             .read("READONLY", &mut read_only)
@@ -596,6 +611,8 @@ impl Element for ControlSocket {
             .read("RETRIES", &mut retries)
             .read("RETRY_WARNINGS", &mut retry_warnings)
             .read("LOCALHOST", &mut localhost)
+            .read("TOKEN", &mut token)
+            .read_status(&mut token_given)
             .consume()
             .map_err(|e| e.to_string())?;
         if proxy_given {
@@ -631,6 +648,10 @@ impl Element for ControlSocket {
         self.retries = retries;
         self.retry_warnings = retry_warnings;
         self.localhost = localhost;
+        if token_given && token.is_empty() {
+            return Err("TOKEN must not be empty".into());
+        }
+        self.token = token_given.then_some(token);
         Ok(())
     }
 
@@ -841,6 +862,34 @@ mod tests {
                 port.to_string().len()
             )
         );
+    }
+
+    /// With TOKEN, a client must AUTH first: without it the write is
+    /// refused and the router keeps running; with it the write runs.
+    #[test]
+    fn token_guards_a_tcp_control_socket() {
+        let r = build("cs :: ControlSocket(tcp, 45900+, TOKEN \"k y\");");
+        let port: u16 = r.read_handler("cs.port", "").unwrap().parse().unwrap();
+        let talk = move |text: &str| {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.write_all(text.as_bytes()).unwrap();
+            let mut out = Vec::new();
+            let _ = s.read_to_end(&mut out);
+            String::from_utf8_lossy(&out).into_owned()
+        };
+        // One client after the other while the router runs; the second
+        // stops it.
+        let client =
+            std::thread::spawn(move || (talk("write stop\n"), talk("auth k y\nwrite stop\n")));
+        r.run();
+        drop(r);
+        let (bad, good) = client.join().unwrap();
+        assert!(
+            bad.ends_with("530 Authentication required (AUTH TOKEN)\r\n"),
+            "{bad}"
+        );
+        assert!(good.contains("200 Authenticated\r\n"), "{good}");
+        assert!(good.ends_with("200 Write handler 'stop' OK\r\n"), "{good}");
     }
 
     /// An idle ControlSocket lets the router sleep: the listening socket

@@ -101,6 +101,11 @@ pub struct Session {
     pub out_closed: bool,
     /// Bytes still to skip of a too big `...DATA` command's data.
     pub discard: usize,
+    /// The secret a client must give with `AUTH` before any other command
+    /// (ControlSocket's TOKEN); `None`: no authentication.
+    pub token: Option<String>,
+    /// Whether `AUTH` gave the token.
+    pub authenticated: bool,
 }
 
 /// Click's `String::printable`: control characters as `^X`, bytes above
@@ -175,6 +180,12 @@ fn parse_hex(s: &str) -> Option<u32> {
         return None;
     }
     u32::from_str_radix(s, 16).ok()
+}
+
+/// Whether `a` and `b` are equal, in a time that depends on their
+/// lengths only (not on where they first differ).
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The C library's text for an errno value.
@@ -265,6 +276,21 @@ impl Session {
         self.output
             .extend_from_slice(format!("DATA {}\r\n", bytes.len()).as_bytes());
         self.output.extend_from_slice(bytes);
+    }
+
+    /// `AUTH TOKEN` (only with a token; without one it is an unknown
+    /// command, as in Click): 200 when TOKEN (the rest of the line, spaces
+    /// around it ignored) is the session's token; else 530 and the input is
+    /// closed (one guess per connection).
+    fn auth(&mut self, rest: &[u8]) {
+        let token = self.token.as_deref().unwrap_or_default();
+        if same_secret(token.as_bytes(), rest.trim_ascii()) {
+            self.authenticated = true;
+            self.message(code::OK, "Authenticated", false);
+        } else {
+            self.message(code::PERMISSION, "Wrong token", false);
+            self.close_input();
+        }
     }
 
     /// Runs at most one command.
@@ -401,6 +427,21 @@ impl Session {
         }
         let word = |i: usize| String::from_utf8_lossy(&line[w[i].0..w[i].1]).into_owned();
         let command = word(0).to_ascii_uppercase();
+        if command == "AUTH" && self.token.is_some() {
+            self.auth(line.get(w[0].1..).unwrap_or(&[]));
+            return Cmd::Done;
+        }
+        if self.token.is_some() && !self.authenticated && command != "QUIT" {
+            // Nothing runs before AUTH; the connection's input is closed
+            // so that a client that does not know the token cannot go on.
+            self.message(
+                code::PERMISSION,
+                "Authentication required (AUTH TOKEN)",
+                false,
+            );
+            self.close_input();
+            return Cmd::Done;
+        }
         let rest_from = |i: usize| -> String {
             if w.len() > i {
                 String::from_utf8_lossy(&line[w[i].0..w[w.len() - 1].1]).into_owned()
@@ -892,6 +933,37 @@ mod tests {
     /// A `WRITEDATA` announcing more than `MAX_DATA` is answered 521 and
     /// its bytes are skipped as they arrive, never kept; the command after
     /// them runs.
+    #[test]
+    fn token_is_required_before_any_command() {
+        let run = |input: &str| {
+            let mut s = Session::new();
+            s.token = Some("s3cret".into());
+            let mut f = Fake::default();
+            s.receive(input.as_bytes());
+            s.in_closed = true;
+            while s.step(&mut f, false) == Progress::Ran {}
+            (String::from_utf8_lossy(&s.output).into_owned(), f.switch)
+        };
+        let (out, sw) = run("write s.switch 5\nwrite s.switch 6\n");
+        assert!(
+            out.ends_with("530 Authentication required (AUTH TOKEN)\r\n"),
+            "{out}"
+        );
+        assert_eq!(sw, 0);
+        let (out, sw) = run("AUTH wrong\nwrite s.switch 5\n");
+        assert!(out.ends_with("530 Wrong token\r\n"), "{out}");
+        assert_eq!(sw, 0);
+        let (out, sw) = run("auth  s3cret \nwrite s.switch 5\n");
+        assert!(out.contains("200 Authenticated\r\n"), "{out}");
+        assert_eq!(sw, 5);
+        // Without a token, AUTH is an unknown command, as in Click.
+        let mut s = Session::new();
+        let mut f = Fake::default();
+        s.receive(b"AUTH x\n");
+        s.step(&mut f, false);
+        assert!(String::from_utf8_lossy(&s.output).contains("501"));
+    }
+
     #[test]
     fn too_big_data_is_refused_and_skipped() {
         let mut s = Session::new();
