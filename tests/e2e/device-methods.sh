@@ -117,7 +117,7 @@ router_conf() {
     fi
     # XDP with PROMISC: the packet socket holding promiscuous mode stays open.
     [ "$m" = XDP ] && fd="$fd, PROMISC true"
-    sed -e "s/FromDevice(\(eth[01]\))/FromDevice(\1, $fd)/" \
+    sed -e "s/FromDevice(\(eth[01]\)/FromDevice(\1, $fd/" \
         -e "s/ToDevice(\(eth[01]\))/ToDevice(\1, $td)/" \
         "$root/conf/iprouter-linux.click" >"$work/router-$1.click"
     echo "$work/router-$1.click"
