@@ -102,8 +102,6 @@ struct Layout {
     /// within the frame (anything after it is link padding), else the
     /// frame's end.
     end: usize,
-    /// TCP (else UDP).
-    tcp: bool,
 }
 
 fn layout(frame: &[u8], tcp: bool) -> Result<Layout, GsoError> {
@@ -168,7 +166,6 @@ fn layout(frame: &[u8], tcp: bool) -> Result<Layout, GsoError> {
         l4,
         payload,
         end,
-        tcp,
     })
 }
 
@@ -186,18 +183,18 @@ pub fn segment(
     buf: &mut Vec<u8>,
     mut emit: impl FnMut(&mut [u8]),
 ) -> Result<usize, GsoError> {
-    let tcp = match gso.kind & !gso_type::ECN {
-        gso_type::TCPV4 | gso_type::TCPV6 => true,
-        gso_type::UDP_L4 => false,
+    // TCP or UDP, and the IP version the type requires (UDP_L4: either).
+    let (tcp, v4) = match gso.kind & !gso_type::ECN {
+        gso_type::TCPV4 => (true, Some(true)),
+        gso_type::TCPV6 => (true, Some(false)),
+        gso_type::UDP_L4 => (false, None),
         other => return Err(GsoError::Unsupported(other)),
     };
     if gso.size == 0 {
         return Err(GsoError::ZeroSize);
     }
     let l = layout(frame, tcp)?;
-    if (gso.kind & !gso_type::ECN == gso_type::TCPV4) != (l.tcp && l.v4)
-        || (gso.kind & !gso_type::ECN == gso_type::TCPV6) != (l.tcp && !l.v4)
-    {
+    if v4.is_some_and(|v4| v4 != l.v4) {
         return Err(GsoError::Malformed);
     }
     let headers = &frame[..l.payload];
@@ -228,12 +225,12 @@ pub fn segment(
             v.set_total_len((ip_hdr_len + l4_len) as u16);
             v.set_ident(v.ident().wrapping_add(i as u16));
             v.fill_checksum();
-            fill_l4(l4, l.tcp, i, last, gso, src, dst);
+            fill_l4(l4, tcp, i, last, gso, src, dst);
         } else {
             let mut v = Ipv6Packet::new_unchecked(&mut *ip);
             let (src, dst) = (v.src_addr(), v.dst_addr());
             v.set_payload_len(l4_len as u16);
-            fill_l4(l4, l.tcp, i, last, gso, src, dst);
+            fill_l4(l4, tcp, i, last, gso, src, dst);
         }
         emit(buf.as_mut_slice());
     }
