@@ -6,7 +6,9 @@
 
 pub mod args;
 pub mod clock;
+pub mod drops;
 pub mod element;
+pub mod handlers;
 pub mod notifier;
 pub mod random;
 pub mod registry;

@@ -83,14 +83,19 @@ pub struct Counter {
     byte_call: Option<Trigger>,
 }
 
-const H_COUNT: u32 = 0;
-const H_BYTE_COUNT: u32 = 1;
-const H_RATE: u32 = 2;
-const H_BIT_RATE: u32 = 3;
-const H_BYTE_RATE: u32 = 4;
-const H_RESET: u32 = 5;
-const H_COUNT_CALL: u32 = 6;
-const H_BYTE_COUNT_CALL: u32 = 7;
+rclick_core::handlers! {
+    /// Counter's handlers (the manual's list).
+    enum H {
+        Count = read("count"),
+        ByteCount = read("byte_count"),
+        Rate = read("rate"),
+        BitRate = read("bit_rate"),
+        ByteRate = read("byte_rate"),
+        Reset = write("reset", "reset_counts"),
+        CountCall = read_write("count_call"),
+        ByteCountCall = write("byte_count_call"),
+    }
+}
 
 impl Counter {
     fn reset(&mut self) {
@@ -247,54 +252,44 @@ impl Element for Counter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read("byte_count", H_BYTE_COUNT),
-            HandlerDef::read("rate", H_RATE),
-            HandlerDef::read("bit_rate", H_BIT_RATE),
-            HandlerDef::read("byte_rate", H_BYTE_RATE),
-            HandlerDef::write("reset", H_RESET),
-            HandlerDef::write("reset_counts", H_RESET),
-            HandlerDef::read_write("count_call", H_COUNT_CALL),
-            HandlerDef::write("byte_count_call", H_BYTE_COUNT_CALL),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, cx: &mut Ctx) -> Result<String, String> {
         let now = cx.now().as_nsec();
-        Ok(match id {
-            H_COUNT => self.count.to_string(),
-            H_BYTE_COUNT => self.byte_count.to_string(),
-            H_RATE => {
+        Ok(match H::from_id(id) {
+            Some(H::Count) => self.count.to_string(),
+            Some(H::ByteCount) => self.byte_count.to_string(),
+            Some(H::Rate) => {
                 self.rate.update(0, now);
                 unparse_real2(self.rate.scaled_rate(), EWMA_SCALE)
             }
-            H_BYTE_RATE => {
+            Some(H::ByteRate) => {
                 self.byte_rate.update(0, now);
                 unparse_real2(self.byte_rate.scaled_rate(), EWMA_SCALE)
             }
-            H_BIT_RATE => {
+            Some(H::BitRate) => {
                 self.byte_rate.update(0, now);
                 unparse_real2(self.byte_rate.scaled_rate().saturating_mul(8), EWMA_SCALE)
             }
-            H_COUNT_CALL => self
+            Some(H::CountCall) => self
                 .count_call
                 .as_ref()
                 .map_or(String::new(), |t| t.at.to_string()),
-            _ => return Err("no such handler".into()),
+            Some(H::Reset | H::ByteCountCall) | None => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_RESET => self.reset(),
-            H_COUNT_CALL => {
+        match H::from_id(id) {
+            Some(H::Reset) => self.reset(),
+            Some(H::CountCall) => {
                 let t = parse_trigger(value, "count_call").map_err(|_| {
                     "'count_call' first word should be unsigned (count)".to_string()
                 })?;
                 self.count_call = Some(t);
             }
-            H_BYTE_COUNT_CALL => {
+            Some(H::ByteCountCall) => {
                 let t = parse_trigger(value, "byte_count_call").map_err(|_| {
                     "'byte_count_call' first word should be unsigned (count)".to_string()
                 })?;
