@@ -14,14 +14,17 @@
 //! - [`search`]: the throughput search: the highest rate without loss
 //!   (NDR, RFC 2544 §26.1) and the highest with at most a set loss ratio
 //!   (PDR), found together by bisection with a stated resolution.
-//! - [`report`]: the report model (JSON through serde), and
-//!   [`render`]: Markdown and a self-contained HTML page with SVG plots.
+//! - [`report`]: the report model (JSON through serde),
+//!   [`render`]: Markdown, a self-contained HTML page and a terminal
+//!   summary from one list of sections, and [`plot`]: the page's SVG
+//!   line plots.
 
 #![forbid(unsafe_code)]
 
 pub mod flows;
 pub mod frame;
 pub mod hist;
+pub mod plot;
 pub mod render;
 pub mod report;
 pub mod search;
