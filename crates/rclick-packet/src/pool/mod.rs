@@ -1,6 +1,11 @@
 //! Thread-local recycling of packet headers, data buffers and batch vectors,
 //! with a process-wide depot that moves whole chunks between threads.
 //!
+//! (This file is over 1,000 lines because of its tests: about 900 lines of
+//! code, the thread-local pool in one piece since every path through it is
+//! hot, and 440 lines of tests of its accounting; the depot is in
+//! `depot.rs`.)
+//!
 //! Every thread has its own pool (no locks, no atomics). Three kinds of
 //! objects are recycled:
 //!
@@ -84,6 +89,9 @@ use std::sync::{Mutex, MutexGuard};
 use crate::packet::BufArc;
 
 use crate::packet::{Buf, Header, Packet};
+
+mod depot;
+use depot::{Depot, DEPOT};
 
 /// Length of a pooled data buffer: enough for a 1518-byte Ethernet frame plus
 /// Click's default headroom and generous tailroom.
@@ -199,124 +207,6 @@ impl PoolStats {
         }
     }
 }
-
-/// One kind's shelf in the depot.
-struct Shelf<T> {
-    /// `lists.full.len()`, readable without the lock, so that a thread
-    /// whose list is empty pays one load, not a lock, when the depot is
-    /// empty too.
-    full_count: AtomicUsize,
-    lists: Mutex<Lists<T>>,
-}
-
-struct Lists<T> {
-    /// Chunks of idle objects, at most [`MAX_DEPOT_CHUNKS`].
-    full: Vec<Vec<T>>,
-    /// Emptied chunk vectors (capacity [`DEPOT_CHUNK`]) waiting to carry
-    /// the next chunk, at most [`MAX_DEPOT_CHUNKS`].
-    empty: Vec<Vec<T>>,
-}
-
-impl<T> Shelf<T> {
-    const fn new() -> Self {
-        Shelf {
-            full_count: AtomicUsize::new(0),
-            lists: Mutex::new(Lists {
-                full: Vec::new(),
-                empty: Vec::new(),
-            }),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Lists<T>> {
-        // Nothing panics while holding the lock, and the lists stay
-        // consistent if something did.
-        self.lists.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Moves the last [`DEPOT_CHUNK`] objects of `list` (which must hold
-    /// that many) to the depot as one chunk, carried in `shell` (an emptied
-    /// chunk vector this thread kept) or in one from the depot. Returns
-    /// false, leaving `list` alone, if the depot is full.
-    fn give(&self, list: &mut Vec<T>, shell: &mut Option<Vec<T>>) -> bool {
-        let mut l = self.lock();
-        if l.full.len() >= MAX_DEPOT_CHUNKS {
-            return false;
-        }
-        let mut chunk = match shell.take() {
-            Some(c) => c,
-            None => l
-                .empty
-                .pop()
-                .unwrap_or_else(|| Vec::with_capacity(DEPOT_CHUNK)),
-        };
-        chunk.extend(list.drain(list.len() - DEPOT_CHUNK..));
-        l.full.push(chunk);
-        self.full_count.store(l.full.len(), Relaxed);
-        true
-    }
-
-    /// Appends one chunk from the depot to `list`, keeping the emptied
-    /// chunk vector in `shell` (and handing the one `shell` held back to
-    /// the depot). Returns false if the depot has no chunk.
-    fn take(&self, list: &mut Vec<T>, shell: &mut Option<Vec<T>>) -> bool {
-        if self.full_count.load(Relaxed) == 0 {
-            return false;
-        }
-        let (mut chunk, surplus) = {
-            let mut l = self.lock();
-            let Some(chunk) = l.full.pop() else {
-                return false;
-            };
-            self.full_count.store(l.full.len(), Relaxed);
-            let mut surplus = shell.take();
-            if l.empty.len() < MAX_DEPOT_CHUNKS {
-                l.empty.extend(surplus.take());
-            }
-            (chunk, surplus)
-        };
-        drop(surplus);
-        list.append(&mut chunk);
-        *shell = Some(chunk);
-        true
-    }
-
-    /// Objects held.
-    fn held(&self) -> usize {
-        self.lock().full.iter().map(Vec::len).sum()
-    }
-}
-
-/// Chunks of idle objects shared by all threads (see the module docs).
-struct Depot {
-    /// Idle headers, with their attached buffers.
-    headers: Shelf<Box<Header>>,
-    /// Spare buffers (unique, [`STD_BUFFER_LEN`]).
-    buffers: Shelf<BufArc>,
-    /// Empty batch vectors.
-    batches: Shelf<Box<Vec<Packet>>>,
-}
-
-impl Depot {
-    const fn new() -> Depot {
-        Depot {
-            headers: Shelf::new(),
-            buffers: Shelf::new(),
-            batches: Shelf::new(),
-        }
-    }
-
-    fn held(&self) -> (usize, usize, usize) {
-        (
-            self.headers.held(),
-            self.buffers.held(),
-            self.batches.held(),
-        )
-    }
-}
-
-/// The process-wide depot.
-static DEPOT: Depot = Depot::new();
 
 /// How a pool reaches its depot: the process-wide one; in this crate's unit
 /// tests, an optional private one (see `Pool::depot`).
