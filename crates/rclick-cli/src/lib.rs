@@ -70,6 +70,51 @@ fn io_error_text(e: &std::io::Error) -> String {
     }
 }
 
+/// `NAME=value` definitions, in the order given.
+pub type Defines = Vec<(String, String)>;
+
+/// The configuration arguments Click's tools share: `-f FILE`, `-e EXPR`,
+/// and a ROUTERFILE among `NAME=value` definitions.
+#[derive(clap::Args, Debug, Default)]
+pub struct ConfigArgs {
+    /// Read the router configuration from FILE.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub file: Option<String>,
+    /// Use EXPR as the router configuration.
+    #[arg(
+        short = 'e',
+        long = "expression",
+        visible_alias = "expr",
+        value_name = "EXPR"
+    )]
+    pub expr: Option<String>,
+    /// The configuration file, and NAME=value definitions.
+    #[arg(value_name = "ROUTERFILE | NAME=VALUE")]
+    pub rest: Vec<String>,
+}
+
+impl ConfigArgs {
+    /// The configuration's source (`None`: none given) and the
+    /// definitions, in order; an error when the configuration is given
+    /// twice.
+    pub fn resolve(self) -> Result<(Option<Source>, Defines), String> {
+        let mut sources = Vec::new();
+        let mut defines = Vec::new();
+        sources.extend(self.file.map(Source::File));
+        sources.extend(self.expr.map(Source::Expr));
+        for a in self.rest {
+            match parse_define(&a) {
+                Some(d) => defines.push(d),
+                None => sources.push(Source::File(a)),
+            }
+        }
+        if sources.len() > 1 {
+            return Err("router configuration specified twice".into());
+        }
+        Ok((sources.pop(), defines))
+    }
+}
+
 /// Splits `NAME=value` command-line definitions from other arguments.
 pub fn parse_define(arg: &str) -> Option<(String, String)> {
     let (name, value) = arg.split_once('=')?;
@@ -509,6 +554,37 @@ pub fn flatten(source: Source, defines: &[(String, String)], output: Option<&str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn config_args_give_one_source_and_the_definitions() {
+        let args = |file: Option<&str>, expr: Option<&str>, rest: &[&str]| ConfigArgs {
+            file: file.map(String::from),
+            expr: expr.map(String::from),
+            rest: rest.iter().map(|s| s.to_string()).collect(),
+        };
+        let (src, defs) = args(None, None, &["A=1", "r.click", "_b=x=y"])
+            .resolve()
+            .unwrap();
+        assert!(matches!(src, Some(Source::File(f)) if f == "r.click"));
+        assert_eq!(
+            defs,
+            [("A".into(), "1".into()), ("_b".into(), "x=y".into())]
+        );
+        let (src, defs) = args(None, Some("Idle"), &[]).resolve().unwrap();
+        assert!(matches!(src, Some(Source::Expr(e)) if e == "Idle"));
+        assert!(defs.is_empty());
+        assert!(args(None, None, &[]).resolve().unwrap().0.is_none());
+        for twice in [
+            args(Some("a"), Some("b"), &[]),
+            args(Some("a"), None, &["b"]),
+            args(None, Some("x"), &["1x=2"]),
+        ] {
+            assert_eq!(
+                twice.resolve().unwrap_err(),
+                "router configuration specified twice"
+            );
+        }
+    }
 
     #[test]
     fn control_socket_options() {

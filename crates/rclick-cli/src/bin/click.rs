@@ -2,7 +2,7 @@
 //! Click's users, scripts and regression tests work unchanged.
 
 use clap::{ArgAction, Parser};
-use rclick_cli::{drive, parse_define, DriverRequest, Source};
+use rclick_cli::{drive, ConfigArgs, DriverRequest};
 
 /// Runs a Click router configuration.
 #[derive(Parser, Debug)]
@@ -13,17 +13,8 @@ use rclick_cli::{drive, parse_define, DriverRequest, Source};
     disable_version_flag = true
 )]
 struct Cli {
-    /// Read the router configuration from FILE.
-    #[arg(short = 'f', long = "file", value_name = "FILE")]
-    file: Option<String>,
-    /// Use EXPR as the router configuration.
-    #[arg(
-        short = 'e',
-        long = "expression",
-        visible_alias = "expr",
-        value_name = "EXPR"
-    )]
-    expr: Option<String>,
+    #[command(flatten)]
+    config: ConfigArgs,
     /// Print the value of read handler ELEMENT.H after running the driver.
     #[arg(short = 'h', long = "handler", value_name = "ELEMENT.H")]
     handlers: Vec<String>,
@@ -89,9 +80,6 @@ struct Cli {
     /// Print the version and exit.
     #[arg(short = 'v', long = "version", action = ArgAction::Version)]
     version: Option<bool>,
-    /// The configuration file, and NAME=value definitions.
-    #[arg(value_name = "ROUTERFILE | NAME=VALUE")]
-    rest: Vec<String>,
     #[command(flatten)]
     http: rclick_cli::HttpArgs,
 }
@@ -152,24 +140,16 @@ fn main() {
             }
         }
     }
-    let mut sources = Vec::new();
-    if let Some(f) = cli.file {
-        sources.push(Source::File(f));
-    }
-    if let Some(e) = cli.expr {
-        sources.push(Source::Expr(e));
-    }
-    for a in cli.rest {
-        match parse_define(&a) {
-            Some(d) => req.defines.push(d),
-            None => sources.push(Source::File(a)),
+    match cli.config.resolve() {
+        Ok((source, defines)) => {
+            req.source = source;
+            req.defines.extend(defines);
+        }
+        Err(e) => {
+            eprintln!("click: {e}");
+            std::process::exit(1);
         }
     }
-    if sources.len() > 1 {
-        eprintln!("click: router configuration specified twice");
-        std::process::exit(1);
-    }
     let _ = (cli.no_warnings, cli.clickpath);
-    req.source = sources.pop();
     std::process::exit(drive(req));
 }

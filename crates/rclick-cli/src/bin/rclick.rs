@@ -1,7 +1,7 @@
 //! `rclick`: the project's own command line.
 
 use clap::{Parser, Subcommand};
-use rclick_cli::{drive, flatten, parse, parse_define, registry, DriverRequest, Source};
+use rclick_cli::{drive, flatten, parse, registry, ConfigArgs, DriverRequest, Source};
 
 /// A modular software router: Click's language and elements, in Rust.
 #[derive(Parser, Debug)]
@@ -11,35 +11,11 @@ struct Cli {
     command: Command,
 }
 
-#[derive(clap::Args, Debug)]
-struct ConfigArgs {
-    /// Use EXPR as the configuration instead of a file.
-    #[arg(short = 'e', long = "expression", value_name = "EXPR")]
-    expr: Option<String>,
-    /// The configuration file (`-` or nothing for standard input), then
-    /// NAME=value definitions.
-    #[arg(value_name = "FILE | NAME=VALUE")]
-    rest: Vec<String>,
-}
-
-impl ConfigArgs {
-    fn split(self) -> Result<(Source, Vec<(String, String)>), String> {
-        let mut defines = Vec::new();
-        let mut sources = Vec::new();
-        if let Some(e) = self.expr {
-            sources.push(Source::Expr(e));
-        }
-        for a in self.rest {
-            match parse_define(&a) {
-                Some(d) => defines.push(d),
-                None => sources.push(Source::File(a)),
-            }
-        }
-        if sources.len() > 1 {
-            return Err("configuration specified twice".into());
-        }
-        Ok((sources.pop().unwrap_or(Source::File("-".into())), defines))
-    }
+/// `ConfigArgs::resolve` with standard input when no configuration is
+/// given.
+fn split(config: ConfigArgs) -> Result<(Source, Vec<(String, String)>), String> {
+    let (source, defines) = config.resolve()?;
+    Ok((source.unwrap_or(Source::File("-".into())), defines))
 }
 
 #[derive(Subcommand, Debug)]
@@ -176,7 +152,7 @@ fn main() {
             busy_poll,
             no_fuse,
             http,
-        } => match config.split() {
+        } => match split(config) {
             Ok((source, defines)) => drive(DriverRequest {
                 source: Some(source),
                 defines,
@@ -198,28 +174,28 @@ fn main() {
         },
         Command::Bench(opts) => rclick_cli::bench::bench(&opts),
         Command::Rfc2544(opts) => rclick_cli::rfc2544::run(&opts),
-        Command::Check { config } => match config.split() {
+        Command::Check { config } => match split(config) {
             Ok((source, defines)) => check(source, &defines),
             Err(e) => {
                 eprintln!("rclick: {e}");
                 1
             }
         },
-        Command::Flatten { config } => match config.split() {
+        Command::Flatten { config } => match split(config) {
             Ok((source, defines)) => flatten(source, &defines, None),
             Err(e) => {
                 eprintln!("rclick: {e}");
                 1
             }
         },
-        Command::Dot { config } => match config.split() {
+        Command::Dot { config } => match split(config) {
             Ok((source, defines)) => rclick_cli::dot::dot(source, &defines),
             Err(e) => {
                 eprintln!("rclick: {e}");
                 1
             }
         },
-        Command::Svg { config } => match config.split() {
+        Command::Svg { config } => match split(config) {
             Ok((source, defines)) => rclick_cli::dot::svg(source, &defines),
             Err(e) => {
                 eprintln!("rclick: {e}");
