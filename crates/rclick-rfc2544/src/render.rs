@@ -17,6 +17,16 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
 }
 
+impl Table {
+    /// A table with these column titles.
+    pub fn new(head: &[&str], rows: Vec<Vec<String>>) -> Table {
+        Table {
+            head: head.iter().map(|s| s.to_string()).collect(),
+            rows,
+        }
+    }
+}
+
 /// One part of the report.
 #[derive(Clone, Debug, Default)]
 pub struct Section {
@@ -200,8 +210,8 @@ pub fn sections(r: &Report) -> Vec<Section> {
              percentiles from an HDR-style histogram (0.8 % precision)."
                 .into(),
         ],
-        tables: vec![Table {
-            head: [
+        tables: vec![Table::new(
+            &[
                 "device",
                 "size",
                 "rate",
@@ -211,12 +221,9 @@ pub fn sections(r: &Report) -> Vec<Section> {
                 "99.9th",
                 "max",
                 "lost / reordered / duplicated",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+            ],
             rows,
-        }],
+        )],
         plot: Some(plot_latency(r)),
     });
     // Frame loss.
@@ -302,13 +309,7 @@ pub fn sections(r: &Report) -> Vec<Section> {
              (bisection on the length; \"all tried\": the longest burst tried passed)."
                 .into(),
         ],
-        tables: vec![Table {
-            head: ["device", "size", "frames", "burst rate (frames/s)"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            rows,
-        }],
+        tables: vec![Table::new(&["device", "size", "frames", "burst rate (frames/s)"], rows)],
         ..Section::default()
     });
     // Overload.
@@ -355,20 +356,17 @@ pub fn sections(r: &Report) -> Vec<Section> {
     v.push(Section {
         title: "Overloaded behaviour and system recovery".into(),
         text,
-        tables: vec![Table {
-            head: [
+        tables: vec![Table::new(
+            &[
                 "device",
                 "load (% of NDR)",
                 "offered",
                 "delivered",
                 "delivered / NDR",
                 "frames lost before / in / after the device",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+            ],
             rows,
-        }],
+        )],
         plot: Some(plot_overload(r)),
     });
     // Restart.
@@ -394,18 +392,15 @@ pub fn sections(r: &Report) -> Vec<Section> {
     v.push(Section {
         title: "Restart behaviour (RFC 2544 §26.10)".into(),
         text,
-        tables: vec![Table {
-            head: [
+        tables: vec![Table::new(
+            &[
                 "device",
                 "start to first forwarded frame (ms)",
                 "hot-swap: longest gap (ms)",
                 "hot-swap: frames lost",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+            ],
             rows,
-        }],
+        )],
         ..Section::default()
     });
     // Single frame.
@@ -436,13 +431,10 @@ pub fn sections(r: &Report) -> Vec<Section> {
                 .next()
                 .unwrap_or(0.0)
         )],
-        tables: vec![Table {
-            head: ["device", "size", "forwarded", "latency (µs)"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+        tables: vec![Table::new(
+            &["device", "size", "forwarded", "latency (µs)"],
             rows,
-        }],
+        )],
         ..Section::default()
     });
     // Transfers.
@@ -472,13 +464,7 @@ pub fn sections(r: &Report) -> Vec<Section> {
              h0, curl in h1) of a file of random bytes, checked byte for byte; curl's total time."
                 .into(),
         ],
-        tables: vec![Table {
-            head: ["device", "protocol", "size", "time"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            rows,
-        }],
+        tables: vec![Table::new(&["device", "protocol", "size", "time"], rows)],
         ..Section::default()
     });
     // Not run, errors, notes.
