@@ -19,10 +19,13 @@ pub mod gso;
 pub mod kernel_filter;
 pub mod kernel_tap;
 pub mod kernel_tun;
+#[allow(unsafe_code)]
 pub mod ring;
+#[allow(unsafe_code)]
 pub mod sys;
 pub mod to_device;
 pub mod to_host;
+#[allow(unsafe_code)]
 pub mod xdp;
 
 use rclick_core::Registry;
