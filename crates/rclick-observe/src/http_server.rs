@@ -1,16 +1,13 @@
-//! =c
+//! # HTTPServer
 //!
-//! HTTPServer(ADDRESS [, I<keywords> TOKEN, REMOTE, READONLY, VERBOSE])
+//! `HTTPServer(ADDRESS [, KEYWORDS])`
 //!
-//! =s control
+//! **Category:** control. Serves a live web view of the router, Prometheus
+//! metrics and an HTTP API to its handlers.
 //!
-//! serves a live web view of the router, Prometheus metrics and an HTTP API to its handlers
+//! **Ports:** none.
 //!
-//! =io
-//!
-//! None.
-//!
-//! =d
+//! ## Description
 //!
 //! Listens for HTTP on ADDRESS (`HOST:PORT`, `[IPV6]:PORT`, or a port
 //! alone for 127.0.0.1; port 0 picks a free one, which the `port` handler
@@ -39,7 +36,7 @@
 //! profiling is on) once a second while the page is open: nothing changes
 //! on the data path, and an unwatched HTTPServer costs nothing.
 //!
-//! Keyword arguments:
+//! Keywords:
 //!
 //! * TOKEN: string. When given, every request must carry it, as
 //!   `Authorization: Bearer TOKEN` or `?token=TOKEN` (the page passes on
@@ -56,20 +53,19 @@
 //! configuration takes over its server, so open pages stay connected and
 //! see the new graph.
 //!
-//! =h port read-only
+//! ## Handlers
 //!
-//! The TCP port bound.
+//! * `port` (read): the TCP port bound.
+//! * `url` (read): the page's address.
 //!
-//! =h url read-only
+//! ## Examples
 //!
-//! The page's address.
+//! ```text
+//! HTTPServer(127.0.0.1:8080);
+//! HTTPServer(0.0.0.0:8080, REMOTE true, TOKEN "long-random-string");
+//! ```
 //!
-//! =e
-//!
-//!   HTTPServer(127.0.0.1:8080);
-//!   HTTPServer(0.0.0.0:8080, REMOTE true, TOKEN "long-random-string");
-//!
-//! =a
+//! ## See also
 //!
 //! ControlSocket; the drivers' `--http` option; `rclick dot`.
 
@@ -89,8 +85,13 @@ use crate::snapshot;
 /// Requests answered per task run before giving other tasks a turn.
 const MAX_PER_RUN: usize = 32;
 
-const H_PORT: u32 = 0;
-const H_URL: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Port = read("port"),
+        Url = read("url"),
+    }
+}
 
 /// The server and its end of the request channel; moved whole to the
 /// replacing element in a hot swap.
@@ -352,16 +353,13 @@ impl Element for HttpServer {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("port", H_PORT),
-            HandlerDef::read("url", H_URL),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_PORT => Ok(self.port()),
-            H_URL => Ok(self.url()),
+        match H::from_id(id) {
+            Some(H::Port) => Ok(self.port()),
+            Some(H::Url) => Ok(self.url()),
             _ => Err("no such handler".into()),
         }
     }

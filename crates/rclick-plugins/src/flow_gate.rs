@@ -49,7 +49,7 @@
 //!
 //! ## Handlers
 //!
-//! * `name` is the standard one; `gate` (read): NAME.
+//! * `gate` (read): NAME (the standard `name` is the element's).
 //! * `bindings` (read): one line a filter, most specific first within each
 //!   instance: `FILTER -> INSTANCE`.
 //! * `passed` (read): packets that left without an instance.
@@ -359,17 +359,20 @@ impl FlowGate {
     }
 }
 
-mod h {
-    pub const GATE: u32 = 0;
-    pub const BINDINGS: u32 = 1;
-    pub const PASSED: u32 = 2;
-    pub const PLUGGED: u32 = 3;
-    pub const NOT_IP: u32 = 4;
-    pub const HITS: u32 = 5;
-    pub const MISSES: u32 = 6;
-    pub const EVICTIONS: u32 = 7;
-    pub const EXPIRED: u32 = 8;
-    pub const FLOWS: u32 = 9;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Gate = read("gate"),
+        Bindings = read("bindings"),
+        Passed = read("passed"),
+        Plugged = read("plugged"),
+        NotIp = read("not_ip"),
+        Hits = read("cache_hits"),
+        Misses = read("cache_misses"),
+        Evictions = read("cache_evictions"),
+        Expired = read("cache_expired"),
+        Flows = read("flows"),
+    }
 }
 
 impl Element for FlowGate {
@@ -509,32 +512,21 @@ impl Element for FlowGate {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("gate", h::GATE),
-            HandlerDef::read("bindings", h::BINDINGS),
-            HandlerDef::read("passed", h::PASSED),
-            HandlerDef::read("plugged", h::PLUGGED),
-            HandlerDef::read("not_ip", h::NOT_IP),
-            HandlerDef::read("cache_hits", h::HITS),
-            HandlerDef::read("cache_misses", h::MISSES),
-            HandlerDef::read("cache_evictions", h::EVICTIONS),
-            HandlerDef::read("cache_expired", h::EXPIRED),
-            HandlerDef::read("flows", h::FLOWS),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         let s = self.stats();
-        Ok(match id {
-            h::GATE => self.gate.clone(),
-            h::BINDINGS => return Ok(self.bindings_text()),
-            h::PASSED => self.passed.to_string(),
-            h::PLUGGED => self.plugged.to_string(),
-            h::NOT_IP => self.not_ip.to_string(),
-            h::HITS => s.hits.to_string(),
-            h::MISSES => s.misses.to_string(),
-            h::EVICTIONS => s.evictions.to_string(),
-            h::EXPIRED => s.expired.to_string(),
-            h::FLOWS => self
+        Ok(match H::from_id(id) {
+            Some(H::Gate) => self.gate.clone(),
+            Some(H::Bindings) => return Ok(self.bindings_text()),
+            Some(H::Passed) => self.passed.to_string(),
+            Some(H::Plugged) => self.plugged.to_string(),
+            Some(H::NotIp) => self.not_ip.to_string(),
+            Some(H::Hits) => s.hits.to_string(),
+            Some(H::Misses) => s.misses.to_string(),
+            Some(H::Evictions) => s.evictions.to_string(),
+            Some(H::Expired) => s.expired.to_string(),
+            Some(H::Flows) => self
                 .bound
                 .as_ref()
                 .map_or(0, |b| b.cache.live(self.tick))

@@ -89,10 +89,15 @@ const MAX_QUEUED: usize = 1 << 20;
 const MAX_CLIENTS: usize = 128;
 const GREETING: &[u8] = b"Click::ChatterSocket/1.0\r\n";
 
-const H_PORT: u32 = 0;
-const H_CLIENTS: u32 = 1;
-const H_DROPPED_CLIENTS: u32 = 2;
-const H_DROPPED_MESSAGES: u32 = 3;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Port = read("port"),
+        Clients = read("clients"),
+        DroppedClients = read("dropped_clients"),
+        DroppedMessages = read("dropped_messages"),
+    }
+}
 
 /// The queue between the threads that print and the element's task. A
 /// line wakes the task through a socket pair the router watches.
@@ -490,21 +495,16 @@ impl Element for ChatterSocket {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("port", H_PORT),
-            HandlerDef::read("clients", H_CLIENTS),
-            HandlerDef::read("dropped_clients", H_DROPPED_CLIENTS),
-            HandlerDef::read("dropped_messages", H_DROPPED_MESSAGES),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_PORT if !self.unix => Ok(self.target.clone()),
-            H_PORT => Err("not a TCP socket".into()),
-            H_CLIENTS => Ok(self.clients.len().to_string()),
-            H_DROPPED_CLIENTS => Ok(self.dropped_clients.to_string()),
-            H_DROPPED_MESSAGES => Ok(self
+        match H::from_id(id) {
+            Some(H::Port) if !self.unix => Ok(self.target.clone()),
+            Some(H::Port) => Err("not a TCP socket".into()),
+            Some(H::Clients) => Ok(self.clients.len().to_string()),
+            Some(H::DroppedClients) => Ok(self.dropped_clients.to_string()),
+            Some(H::DroppedMessages) => Ok(self
                 .tap
                 .as_ref()
                 .map_or(0, |t| t.dropped.load(Ordering::Relaxed))

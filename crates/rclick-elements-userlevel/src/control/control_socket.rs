@@ -1,18 +1,13 @@
-//! =c
+//! # ControlSocket
 //!
-//! ControlSocket("TCP", PORT [, I<keywords> READONLY, PROXY, VERBOSE, LOCALHOST, TOKEN, RETRIES, RETRY_WARNINGS])
+//! `ControlSocket("TCP", PORT [, KEYWORDS])`
+//! `ControlSocket("UNIX", FILENAME [, KEYWORDS])`
 //!
-//! ControlSocket("UNIX", FILENAME [, I<keywords>])
+//! **Category:** control. Opens control sockets for other programs.
 //!
-//! =s control
+//! **Ports:** none.
 //!
-//! opens control sockets for other programs
-//!
-//! =io
-//!
-//! None.
-//!
-//! =d
+//! ## Description
 //!
 //! Listens on TCP port PORT, or on the Unix-domain socket FILENAME, and lets
 //! the programs that connect call the router's read and write handlers
@@ -25,7 +20,7 @@
 //! costs nothing. A router with a ControlSocket keeps running until it is
 //! stopped.
 //!
-//! Keyword arguments:
+//! Keywords:
 //!
 //! * READONLY: boolean. If true, write handlers and LLRPCs are refused.
 //!   Default false.
@@ -49,7 +44,7 @@
 //! * RETRY_WARNINGS: boolean. Whether to warn at each failed attempt.
 //!   Default true.
 //!
-//! =head1 SERVER COMMANDS
+//! ## Server commands
 //!
 //! A connection is greeted by `Click::ControlSocket/1.3`. Commands are
 //! lines of words (ended by CR, LF or CRLF; command names are
@@ -90,24 +85,20 @@
 //! (or a `+` port) takes over its listening socket and open connections,
 //! so clients are not interrupted.
 //!
-//! =h port read-only
+//! ## Handlers
 //!
-//! The TCP port actually bound (TCP sockets only).
+//! * `port` (read): the TCP port actually bound (TCP sockets only).
+//! * `filename` (read): the socket's file name (Unix sockets only).
+//! * `refused` (read): connections closed at once because 128 were open.
 //!
-//! =h filename read-only
+//! ## Examples
 //!
-//! The socket's file name (Unix sockets only).
+//! ```text
+//! ControlSocket(unix, /tmp/clicksocket);
+//! ControlSocket(tcp, 41900+, LOCALHOST true);
+//! ```
 //!
-//! =h refused read-only
-//!
-//! Connections closed at once because 128 were open.
-//!
-//! =e
-//!
-//!   ControlSocket(unix, /tmp/clicksocket);
-//!   ControlSocket(tcp, 41900+, LOCALHOST true);
-//!
-//! =a
+//! ## See also
 //!
 //! DriverManager, Script; the `click` driver's `-p` and `-u` options.
 
@@ -130,9 +121,15 @@ const MAX_PENDING_OUTPUT: usize = 1 << 20;
 /// Connections open at once; more are closed as soon as accepted.
 const MAX_CONNECTIONS: usize = 128;
 
-const H_PORT: u32 = 0;
-const H_FILENAME: u32 = 1;
-const H_REFUSED: u32 = 2;
+rclick_core::handlers! {
+    /// The handlers (the manual's list; `port` for TCP sockets only,
+    /// `filename` for Unix sockets only).
+    enum H {
+        Port = read("port"),
+        Filename = read("filename"),
+        Refused = read("refused"),
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Kind {
@@ -758,17 +755,17 @@ impl Element for ControlSocket {
 
     fn handlers(&self) -> Vec<HandlerDef> {
         let mut v = match self.kind {
-            Kind::Tcp => vec![HandlerDef::read("port", H_PORT)],
-            Kind::Unix => vec![HandlerDef::read("filename", H_FILENAME)],
+            Kind::Tcp => H::Port.defs(),
+            Kind::Unix => H::Filename.defs(),
         };
-        v.push(HandlerDef::read("refused", H_REFUSED));
+        v.extend(H::Refused.defs());
         v
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_PORT | H_FILENAME => Ok(self.target.clone()),
-            H_REFUSED => Ok(self.refused.to_string()),
+        match H::from_id(id) {
+            Some(H::Port | H::Filename) => Ok(self.target.clone()),
+            Some(H::Refused) => Ok(self.refused.to_string()),
             _ => Err("no such handler".into()),
         }
     }

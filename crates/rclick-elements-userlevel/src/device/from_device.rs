@@ -620,19 +620,24 @@ impl Default for FromDevice {
     }
 }
 
-const H_COUNT: u32 = 0;
-const H_KERNEL_DROPS: u32 = 1;
-const H_ENCAP: u32 = 2;
-const H_RESET: u32 = 3;
-const H_OVERSIZE: u32 = 4;
-const H_METHOD: u32 = 5;
-const H_RING: u32 = 6;
-const H_FANOUT: u32 = 7;
-const H_FANOUT_COUNTS: u32 = 8;
-const H_GSO_FRAMES: u32 = 9;
-const H_GSO_SEGMENTS: u32 = 10;
-const H_GSO_DROPS: u32 = 11;
-const H_SNIFFER: u32 = 12;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Count = read("count"),
+        KernelDrops = read("kernel_drops", "drops"),
+        Oversize = read("oversize"),
+        GsoFrames = read("gso_frames"),
+        GsoSegments = read("gso_segments"),
+        GsoDrops = read("gso_drops"),
+        Method = read("method"),
+        Sniffer = read("sniffer"),
+        Ring = read("ring"),
+        Fanout = read("fanout"),
+        FanoutCounts = read("fanout_counts"),
+        Encap = read("encap"),
+        Reset = write("reset_counts"),
+    }
+}
 
 impl FromDevice {
     /// The interface name.
@@ -954,49 +959,36 @@ impl Element for FromDevice {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read("kernel_drops", H_KERNEL_DROPS),
-            HandlerDef::read("drops", H_KERNEL_DROPS),
-            HandlerDef::read("oversize", H_OVERSIZE),
-            HandlerDef::read("gso_frames", H_GSO_FRAMES),
-            HandlerDef::read("gso_segments", H_GSO_SEGMENTS),
-            HandlerDef::read("gso_drops", H_GSO_DROPS),
-            HandlerDef::read("method", H_METHOD),
-            HandlerDef::read("sniffer", H_SNIFFER),
-            HandlerDef::read("ring", H_RING),
-            HandlerDef::read("fanout", H_FANOUT),
-            HandlerDef::read("fanout_counts", H_FANOUT_COUNTS),
-            HandlerDef::read("encap", H_ENCAP),
-            HandlerDef::write("reset_counts", H_RESET),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         let recv = self.recv.as_deref();
-        match id {
-            H_COUNT => Ok(recv.map_or(0, Receiver::count).to_string()),
-            H_KERNEL_DROPS => {
+        match H::from_id(id) {
+            Some(H::Count) => Ok(recv.map_or(0, Receiver::count).to_string()),
+            Some(H::KernelDrops) => {
                 self.update_drops();
                 Ok(self.kernel_drops.to_string())
             }
-            H_OVERSIZE => Ok(recv
+            Some(H::Oversize) => Ok(recv
                 .map_or(0, |r| r.oversize.load(Ordering::Relaxed))
                 .to_string()),
-            H_GSO_FRAMES => Ok(recv
+            Some(H::GsoFrames) => Ok(recv
                 .map_or(0, |r| r.gso_frames.load(Ordering::Relaxed))
                 .to_string()),
-            H_GSO_SEGMENTS => Ok(recv
+            Some(H::GsoSegments) => Ok(recv
                 .map_or(0, |r| r.gso_segments.load(Ordering::Relaxed))
                 .to_string()),
-            H_GSO_DROPS => Ok(recv
+            Some(H::GsoDrops) => Ok(recv
                 .map_or(0, |r| r.gso_drops.load(Ordering::Relaxed))
                 .to_string()),
-            H_METHOD => Ok(super::method_name(self.method).into()),
-            H_SNIFFER => Ok((self.bypass.is_none() && self.method != Method::Xdp).to_string()),
-            H_RING => Ok(self.ring_description()),
-            H_FANOUT => Ok(recv.map_or(1, |r| r.members.len()).to_string()),
-            H_FANOUT_COUNTS => Ok(recv.map_or(String::new(), |r| {
+            Some(H::Method) => Ok(super::method_name(self.method).into()),
+            Some(H::Sniffer) => {
+                Ok((self.bypass.is_none() && self.method != Method::Xdp).to_string())
+            }
+            Some(H::Ring) => Ok(self.ring_description()),
+            Some(H::Fanout) => Ok(recv.map_or(1, |r| r.members.len()).to_string()),
+            Some(H::FanoutCounts) => Ok(recv.map_or(String::new(), |r| {
                 let c: Vec<String> = r
                     .members
                     .iter()
@@ -1004,14 +996,14 @@ impl Element for FromDevice {
                     .collect();
                 c.join(" ")
             })),
-            H_ENCAP => Ok("ETHER".into()),
+            Some(H::Encap) => Ok("ETHER".into()),
             _ => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_RESET => {
+        match H::from_id(id) {
+            Some(H::Reset) => {
                 self.update_drops();
                 self.kernel_drops = 0;
                 if let Some(r) = &self.recv {

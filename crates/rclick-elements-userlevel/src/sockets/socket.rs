@@ -133,27 +133,19 @@ use rclick_core::{
 use rclick_packet::{Packet, PacketBatch};
 
 use super::conn::{self, Addr, Dgram, Kind, Listener, Opened, Options, Peer, Stream};
-use crate::drops::DropCounter;
+use rclick_core::drops::Drops;
 
-/// Why Socket dropped a packet (indexes [`REASONS`]).
-#[derive(Clone, Copy, Debug)]
-enum Why {
-    NotConnected = 0,
-    NoDestination,
-    QueueFull,
-    ConnectionLost,
-    SendError,
-    NoOutput,
+rclick_core::drop_reasons! {
+    /// Why Socket dropped a packet (the manual's `drop_details` list).
+    enum Why {
+        NotConnected = "not connected",
+        NoDestination = "no destination",
+        QueueFull = "send queue full",
+        ConnectionLost = "connection lost",
+        SendError = "send error",
+        NoOutput = "no output",
+    }
 }
-
-const REASONS: &[&str] = &[
-    "not connected",
-    "no destination",
-    "send queue full",
-    "connection lost",
-    "send error",
-    "no output",
-];
 
 /// Most reads (and pulled packets) per task run.
 const BURST: usize = 32;
@@ -354,7 +346,7 @@ pub struct Socket {
     received: u64,
     sent: u64,
     connections: u64,
-    drops: DropCounter,
+    drops: Drops<Why>,
     /// A hot swap from a Socket bound to the same address: its socket is
     /// taken over (`take_state`); this timer opens our own if that did not
     /// happen.
@@ -390,7 +382,7 @@ impl Default for Socket {
             sent: 0,
             connections: 0,
             takeover_timer: None,
-            drops: DropCounter::new(REASONS),
+            drops: Drops::default(),
         }
     }
 }
@@ -401,15 +393,20 @@ impl Drop for Socket {
     }
 }
 
-const H_RECEIVED: u32 = 0;
-const H_SENT: u32 = 1;
-const H_CONNECTIONS: u32 = 2;
-const H_CONNECTED: u32 = 3;
-const H_LOCAL: u32 = 4;
-const H_QUEUE: u32 = 5;
-const H_DROPS: u32 = 6;
-const H_DROP_DETAILS: u32 = 7;
-const H_RESET: u32 = 8;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Received = read("received"),
+        Sent = read("sent"),
+        Connections = read("connections"),
+        Connected = read("connected"),
+        Local = read("local_address"),
+        Queue = read("queue"),
+        Drops = read("drops"),
+        DropDetails = read("drop_details"),
+        Reset = write("reset_counts"),
+    }
+}
 
 impl Socket {
     /// A Socket made as `class` (`FromSocket`, `ToSocket`): the same
@@ -426,7 +423,7 @@ impl Socket {
         }
         let who = cx.declaration();
         let verbose = self.cfg.verbose;
-        self.drops.count(why as usize, n, detail, verbose, &who, cx);
+        crate::drops::count(&mut self.drops, why, n, detail, verbose, &who, cx);
     }
 
     /// Whether there is somewhere to send to now.
@@ -867,36 +864,26 @@ impl Element for Socket {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("received", H_RECEIVED),
-            HandlerDef::read("sent", H_SENT),
-            HandlerDef::read("connections", H_CONNECTIONS),
-            HandlerDef::read("connected", H_CONNECTED),
-            HandlerDef::read("local_address", H_LOCAL),
-            HandlerDef::read("queue", H_QUEUE),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("drop_details", H_DROP_DETAILS),
-            HandlerDef::write("reset_counts", H_RESET),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_RECEIVED => Ok(self.received.to_string()),
-            H_SENT => Ok(self.sent.to_string()),
-            H_CONNECTIONS => Ok(self.connections.to_string()),
-            H_CONNECTED => Ok(self.connected().to_string()),
-            H_LOCAL => Ok(self.local_address.clone()),
-            H_QUEUE => Ok(self.queue.len().to_string()),
-            H_DROPS => Ok(self.drops.total().to_string()),
-            H_DROP_DETAILS => Ok(self.drops.details()),
+        match H::from_id(id) {
+            Some(H::Received) => Ok(self.received.to_string()),
+            Some(H::Sent) => Ok(self.sent.to_string()),
+            Some(H::Connections) => Ok(self.connections.to_string()),
+            Some(H::Connected) => Ok(self.connected().to_string()),
+            Some(H::Local) => Ok(self.local_address.clone()),
+            Some(H::Queue) => Ok(self.queue.len().to_string()),
+            Some(H::Drops) => Ok(self.drops.total().to_string()),
+            Some(H::DropDetails) => Ok(self.drops.details()),
             _ => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_RESET => {
+        match H::from_id(id) {
+            Some(H::Reset) => {
                 self.received = 0;
                 self.sent = 0;
                 self.connections = 0;
