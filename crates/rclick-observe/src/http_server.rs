@@ -75,7 +75,7 @@ use std::os::fd::AsRawFd;
 use rclick_core::args::Args;
 use rclick_core::router::Select;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId};
-use rclick_elements_userlevel::control::protocol::{Handlers, Lookup};
+use rclick_elements_userlevel::control::router_handlers::RouterHandlers;
 
 use crate::api::{self, Reply};
 use crate::bridge::{self, Endpoint, Request, Response};
@@ -152,7 +152,12 @@ impl HttpServer {
         let generation = self.server.as_ref().map_or(0, |s| s.generation);
         match req {
             Request::Handler { write, name, data } => {
-                let mut h = CxHandlers { cx, me: self };
+                let own = |h: &str| match h {
+                    "port" => Some(self.port()),
+                    "url" => Some(self.url()),
+                    _ => None,
+                };
+                let mut h = RouterHandlers::new(cx, own, false);
                 Response::Reply(api::call(&mut h, write, &name, &data, self.read_only))
             }
             Request::Graph => Response::Graph(snapshot::graph(cx, generation)),
@@ -178,54 +183,6 @@ impl HttpServer {
         if let Some(mut s) = self.server.take() {
             s.running.stop();
         }
-    }
-}
-
-/// The router's handlers as ControlSocket's protocol sees them, from this
-/// element (whose own handlers are answered without re-entering it).
-struct CxHandlers<'a, 'b, 'c> {
-    cx: &'a mut Ctx<'b>,
-    me: &'c HttpServer,
-}
-
-impl Handlers for CxHandlers<'_, '_, '_> {
-    fn lookup(&mut self, name: &str) -> Lookup {
-        let spec = match name.split_once('.') {
-            Some((ename, h)) => {
-                let e = self.cx.find(ename).or_else(|| {
-                    ename
-                        .parse::<usize>()
-                        .ok()
-                        .filter(|&n| n > 0 && n <= self.cx.nelements())
-                        .map(|n| n - 1)
-                });
-                match e {
-                    Some(e) => format!("{}.{h}", self.cx.element_info(e).name),
-                    None => return Lookup::NoElement(ename.to_string()),
-                }
-            }
-            None => name.to_string(),
-        };
-        match self.cx.handler_flags(&spec) {
-            Some(f) if !f.private => Lookup::Found(spec, f),
-            _ => Lookup::NoHandler,
-        }
-    }
-
-    fn read(&mut self, spec: &str, param: &str) -> Result<String, String> {
-        match spec.rsplit_once('.') {
-            Some((e, "port")) if e == self.cx.name() => Ok(self.me.port()),
-            Some((e, "url")) if e == self.cx.name() => Ok(self.me.url()),
-            _ => self.cx.call_read(spec, param),
-        }
-    }
-
-    fn write(&mut self, spec: &str, value: &str) -> Result<(), String> {
-        self.cx.call_write(spec, value)
-    }
-
-    fn llrpc(&mut self, _spec: &str, _command: u32, _data: &mut [u8]) -> Result<(), i32> {
-        Err(rclick_core::router::llrpc::EINVAL)
     }
 }
 

@@ -535,3 +535,72 @@ impl Element for FlowGate {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::test_util::registry;
+    use rclick_core::testing;
+
+    /// Unbound, the gate passes every packet to output 0 and counts it;
+    /// its handlers read as the manual says.
+    #[test]
+    fn unbound_gate_forwards_everything_on_output_0() {
+        let r = testing::build(
+            "InfiniteSource(LIMIT 7, STOP true)
+               -> UDPIPEncap(192.0.2.1, 1000, 198.51.100.1, 53)
+               -> g :: FlowGate(sched, CACHE 100, TIMEOUT 5) -> c :: Counter -> Discard;
+             g[1] -> c1 :: Counter -> Discard;",
+            &registry(),
+            true,
+        )
+        .unwrap();
+        r.run();
+        assert_eq!(testing::read(&r, "c.count"), "7");
+        assert_eq!(testing::read(&r, "c1.count"), "0");
+        assert_eq!(testing::read(&r, "g.gate"), "sched");
+        assert_eq!(testing::read(&r, "g.passed"), "7");
+        assert_eq!(testing::read(&r, "g.plugged"), "0");
+        assert_eq!(testing::read(&r, "g.bindings"), "");
+        assert_eq!(testing::read(&r, "g.flows"), "0");
+    }
+
+    /// Each bad configuration is refused with the keyword it is about.
+    #[test]
+    fn bad_configurations_name_their_keyword() {
+        for (conf, why) in [
+            ("FlowGate()", "NAME"),
+            ("FlowGate(\"two words\")", "NAME: expected a word"),
+            ("FlowGate(a, CACHE 0)", "CACHE: expected 1 to 16777216"),
+            (
+                "FlowGate(a, CACHE 16777217)",
+                "CACHE: expected 1 to 16777216",
+            ),
+            ("FlowGate(a, BOGUS 1)", "BOGUS"),
+        ] {
+            let e = testing::build(&format!("Idle -> {conf} -> Discard;"), &registry(), true)
+                .err()
+                .unwrap_or_else(|| panic!("{conf} built"));
+            assert!(e.contains(why), "{conf}: {e}");
+        }
+    }
+
+    /// A packet without a well-formed IPv4 header passes on output 0 and
+    /// is counted as `not_ip` once something is bound.
+    #[test]
+    fn non_ip_packets_pass_and_are_counted() {
+        let r = testing::build(
+            "InfiniteSource(LIMIT 3, STOP true) -> g :: FlowGate(sched) -> c :: Counter -> Discard;
+             pm :: PluginManager;",
+            &registry(),
+            true,
+        )
+        .unwrap();
+        let n = r.read_handler("pm.create", "Counter").unwrap();
+        r.write_handler("pm.bind", &format!("sched {n} * * * * * *"))
+            .unwrap();
+        r.run();
+        assert_eq!(testing::read(&r, "c.count"), "3");
+        assert_eq!(testing::read(&r, "g.not_ip"), "3");
+        assert_eq!(testing::read(&r, "g.plugged"), "0");
+    }
+}
