@@ -199,6 +199,8 @@ use rclick_core::args::{Args, Word};
 use rclick_core::router::Select;
 use rclick_core::{phase, ConcurrentPorts, ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId};
 use rclick_packet::{Packet, PacketBatch, PacketType, Timestamp};
+use rclick_wire::ethernet::{EtherType, EthernetFrame};
+use rclick_wire::vlan::VlanTag;
 
 use super::gso::{self, Gso};
 use super::ring::{RingConfig, RxRing, RxVersion};
@@ -282,8 +284,9 @@ fn make_packet(o: RxOpts, frame: &mut [u8], info: RecvInfo, now: Timestamp) -> O
             p.push(4).ok()?;
             let d = p.data_mut();
             d.copy_within(4..16, 0);
-            d[12..14].copy_from_slice(&tpid.to_be_bytes());
-            d[14..16].copy_from_slice(&tci.to_be_bytes());
+            let mut eth = EthernetFrame::new_unchecked(d);
+            eth.set_ethertype(EtherType(tpid));
+            VlanTag::new_unchecked(eth.payload_mut()).set_tci(tci);
             p
         }
         _ => Packet::try_make(o.headroom, &frame[..keep], 0).ok()?,
@@ -302,16 +305,13 @@ fn make_packet(o: RxOpts, frame: &mut [u8], info: RecvInfo, now: Timestamp) -> O
 
 /// Sets the IP header annotation of an Ethernet IPv4 frame.
 fn force_ip(p: &mut Packet) -> bool {
-    let d = p.data();
-    if d.len() < 34 || d[12] != 0x08 || d[13] != 0x00 || d[14] >> 4 != 4 {
-        return false;
+    match super::ipv4_header_in_frame(p.data()) {
+        Some((ihl, _)) => {
+            p.set_ip_header(rclick_wire::ethernet::HEADER_LEN, ihl);
+            true
+        }
+        None => false,
     }
-    let ihl = usize::from(d[14] & 0x0f) * 4;
-    if ihl < 20 || 14 + ihl > d.len() {
-        return false;
-    }
-    p.set_ip_header(14, ihl);
-    true
 }
 
 /// One receive socket (ring, AF_XDP socket) and the task that reads it.

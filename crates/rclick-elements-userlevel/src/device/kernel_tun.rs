@@ -485,9 +485,10 @@ impl KernelTun {
         }
         let d = p.data();
         match d.first().map(|b| b >> 4) {
-            Some(4) if d.len() >= 20 => {
-                let ihl = usize::from(d[0] & 0x0f) * 4;
-                let total = usize::from(u16::from_be_bytes([d[2], d[3]]));
+            Some(4) if d.len() >= rclick_wire::ipv4::HEADER_LEN => {
+                let ip = rclick_wire::ipv4::Ipv4Packet::new_unchecked(d);
+                let ihl = usize::from(ip.header_len());
+                let total = usize::from(ip.total_len());
                 if ihl >= 20 && ihl <= total && total <= d.len() {
                     p.set_ip_header(0, ihl);
                     Some(Ok(p))
@@ -620,17 +621,10 @@ impl KernelTun {
 /// FromHost's annotations on a frame from the host: for IPv4, the IP
 /// header (after the 14-byte Ethernet header) and the destination address.
 fn annotate_ip_in_frame(p: &mut Packet) {
-    let d = p.data();
-    if d.len() < 34 || d[12..14] != [0x08, 0x00] || d[14] >> 4 != 4 {
-        return;
+    if let Some((ihl, dst)) = super::ipv4_header_in_frame(p.data()) {
+        p.set_ip_header(rclick_wire::ethernet::HEADER_LEN, ihl);
+        p.set_dst_ip_anno(dst);
     }
-    let ihl = usize::from(d[14] & 0x0f) * 4;
-    if ihl < 20 || 14 + ihl > d.len() {
-        return;
-    }
-    let dst = Ipv4Addr::new(d[30], d[31], d[32], d[33]);
-    p.set_ip_header(14, ihl);
-    p.set_dst_ip_anno(dst);
 }
 
 rclick_core::handlers! {
