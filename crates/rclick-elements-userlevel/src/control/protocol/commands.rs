@@ -11,6 +11,16 @@ use super::words::{canonical, parse_hex, parse_len, strerror, words};
 use super::{code, Cmd, Handlers, Lookup, Session};
 
 impl Session {
+    /// `530 Permission denied for 'NAME'` (a write or LLRPC to a
+    /// READONLY socket).
+    fn permission_denied(&mut self, name: &str) {
+        self.message(
+            code::PERMISSION,
+            &format!("Permission denied for '{name}'"),
+            false,
+        );
+    }
+
     pub(super) fn command(&mut self, line: &[u8], h: &mut dyn Handlers, read_only: bool) -> Cmd {
         let w = words(line);
         if w.is_empty() {
@@ -215,12 +225,7 @@ impl Session {
             return;
         }
         if read_only {
-            self.message(
-                code::PERMISSION,
-                &format!("Permission denied for '{name}'"),
-                false,
-            );
-            return;
+            return self.permission_denied(name);
         }
         match h.write(&spec, value) {
             Ok(()) => self.message(code::OK, &format!("Write handler '{name}' OK"), false),
@@ -246,11 +251,7 @@ impl Session {
         let ok = if write { flags.write } else { flags.read };
         let what = if write { "Write" } else { "Read" };
         if write && read_only && ok {
-            self.message(
-                code::PERMISSION,
-                &format!("Permission denied for '{name}'"),
-                false,
-            );
+            self.permission_denied(name);
         } else if ok {
             self.message(code::OK, &format!("{what} handler '{name}' OK"), false);
         } else {
@@ -290,12 +291,7 @@ impl Session {
             return;
         }
         if read_only {
-            self.message(
-                code::PERMISSION,
-                &format!("Permission denied for '{name}'"),
-                false,
-            );
-            return;
+            return self.permission_denied(name);
         }
         let mut data = data;
         if command & IOC_IN != 0 && data.len() != size {
