@@ -3,6 +3,7 @@
 //!
 //! This is the only crate that knows every element group: [`registry`]
 //! collects them.
+#![forbid(unsafe_code)]
 
 pub mod bench;
 pub mod dot;

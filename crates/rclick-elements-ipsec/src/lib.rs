@@ -14,6 +14,7 @@
 //! Elements never hold references to each other: the SA database is an
 //! `Arc` that SATable makes and the others take from it when they are
 //! initialized (the way IPRewriter's helpers share its flow table).
+#![forbid(unsafe_code)]
 
 pub mod esp_encap;
 pub mod esp_unencap;

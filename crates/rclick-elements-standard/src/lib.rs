@@ -3,6 +3,7 @@
 //! the driver's own elements (DriverManager, Script), and Click's elements
 //! for several threads (`threads/`: thread-safe queues, thread
 //! schedulers).
+#![forbid(unsafe_code)]
 
 pub mod basic;
 pub mod control;

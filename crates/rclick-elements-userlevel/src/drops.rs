@@ -1,67 +1,55 @@
-//! Per-reason drop counters for the elements that talk to the operating
-//! system (KernelTun, Socket): each reason has a text, a count, and is
-//! logged the first time it happens (or every time, when verbose).
+//! How the elements that talk to the operating system (KernelTun, ToHost,
+//! Socket, RawSocket) count and log a drop. The counters are core's
+//! [`Drops`], each element's reasons a
+//! [`drop_reasons!`](rclick_core::drop_reasons) enum; this adds their
+//! common log line.
 
+use rclick_core::drops::{DropReason, Drops};
 use rclick_core::Ctx;
 
-/// Counts of dropped packets by reason.
-#[derive(Debug)]
-pub(crate) struct DropCounter {
-    reasons: &'static [&'static str],
-    counts: Vec<u64>,
+/// Counts `n` drops for `reason`. The first drop of each reason is logged
+/// as `WHO: dropped N packets: REASON[: DETAIL]`; with `verbose`, every one
+/// is.
+pub(crate) fn count<R: DropReason>(
+    drops: &mut Drops<R>,
+    reason: R,
+    n: u64,
+    detail: Option<&str>,
+    verbose: bool,
+    who: &str,
+    cx: &Ctx,
+) {
+    // Logged when nothing was counted for `reason` yet, as before the
+    // counters moved to core (a zero-packet drop included).
+    let first = drops.get(reason) == 0;
+    drops.count(reason, n);
+    if first || verbose {
+        cx.log(line(who, n, reason.text(), detail));
+    }
 }
 
-impl DropCounter {
-    /// Counters for `reasons` (indexed by the callers' reason enums).
-    pub(crate) fn new(reasons: &'static [&'static str]) -> DropCounter {
-        DropCounter {
-            reasons,
-            counts: vec![0; reasons.len()],
-        }
+/// The log line for `n` drops.
+fn line(who: &str, n: u64, text: &str, detail: Option<&str>) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    match detail {
+        Some(d) => format!("{who}: dropped {n} packet{s}: {text}: {d}"),
+        None => format!("{who}: dropped {n} packet{s}: {text}"),
     }
+}
 
-    /// Counts `n` drops for `reason`. The first drop of each reason is
-    /// logged as `WHO: dropped N packets: REASON[: DETAIL]`; with `verbose`,
-    /// every one is.
-    pub(crate) fn count(
-        &mut self,
-        reason: usize,
-        n: u64,
-        detail: Option<&str>,
-        verbose: bool,
-        who: &str,
-        cx: &Ctx,
-    ) {
-        let Some(c) = self.counts.get_mut(reason) else {
-            return;
-        };
-        if *c == 0 || verbose {
-            let text = self.reasons[reason];
-            let s = if n == 1 { "" } else { "s" };
-            match detail {
-                Some(d) => cx.log(format!("{who}: dropped {n} packet{s}: {text}: {d}")),
-                None => cx.log(format!("{who}: dropped {n} packet{s}: {text}")),
-            }
-        }
-        *c += n;
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// All drops.
-    pub(crate) fn total(&self) -> u64 {
-        self.counts.iter().sum()
-    }
-
-    /// One line per reason, `COUNT<TAB>REASON`, in declaration order.
-    pub(crate) fn details(&self) -> String {
-        let mut s = String::new();
-        for (n, r) in self.counts.iter().zip(self.reasons) {
-            s.push_str(&format!("{n}\t{r}\n"));
-        }
-        s
-    }
-
-    /// Sets every count to 0.
-    pub(crate) fn reset(&mut self) {
-        self.counts.iter_mut().for_each(|c| *c = 0);
+    #[test]
+    fn log_lines_name_the_count_reason_and_detail() {
+        assert_eq!(
+            line("ToHost(tap0)", 1, "write error", Some("EIO")),
+            "ToHost(tap0): dropped 1 packet: write error: EIO"
+        );
+        assert_eq!(
+            line("KernelTun(tun0)", 3, "not IP", None),
+            "KernelTun(tun0): dropped 3 packets: not IP"
+        );
     }
 }

@@ -3,6 +3,13 @@
 //! KernelTun/KernelTap, the Socket transport (and FromSocket/ToSocket),
 //! ChatterSocket, ChangeUID and ProgressBar.
 //! This is the only element group that touches files, sockets and devices.
+//!
+//! `unsafe` is denied outside the modules that call the operating system
+//! directly (`device::sys`, `device::ring`, `device::xdp`,
+//! `process::change_uid`, `progress::progress_bar`), each marked
+//! `#[allow(unsafe_code)]` where it is declared, each use with a
+//! `// SAFETY:` comment.
+#![deny(unsafe_code)]
 
 pub mod control;
 pub mod device;

@@ -10,6 +10,7 @@
 //! API boundary: this crate knows no element class. Which names are
 //! classes is decided by the language alone (declared with `elementclass`,
 //! or used as a class); whether a class exists is the router's business.
+#![forbid(unsafe_code)]
 
 pub mod confparse;
 mod flatten;

@@ -1,16 +1,13 @@
-//! =c
+//! # HTTPServer
 //!
-//! HTTPServer(ADDRESS [, I<keywords> TOKEN, REMOTE, READONLY, VERBOSE])
+//! `HTTPServer(ADDRESS [, KEYWORDS])`
 //!
-//! =s control
+//! **Category:** control. Serves a live web view of the router, Prometheus
+//! metrics and an HTTP API to its handlers.
 //!
-//! serves a live web view of the router, Prometheus metrics and an HTTP API to its handlers
+//! **Ports:** none.
 //!
-//! =io
-//!
-//! None.
-//!
-//! =d
+//! ## Description
 //!
 //! Listens for HTTP on ADDRESS (`HOST:PORT`, `[IPV6]:PORT`, or a port
 //! alone for 127.0.0.1; port 0 picks a free one, which the `port` handler
@@ -39,7 +36,7 @@
 //! profiling is on) once a second while the page is open: nothing changes
 //! on the data path, and an unwatched HTTPServer costs nothing.
 //!
-//! Keyword arguments:
+//! Keywords:
 //!
 //! * TOKEN: string. When given, every request must carry it, as
 //!   `Authorization: Bearer TOKEN` or `?token=TOKEN` (the page passes on
@@ -56,20 +53,19 @@
 //! configuration takes over its server, so open pages stay connected and
 //! see the new graph.
 //!
-//! =h port read-only
+//! ## Handlers
 //!
-//! The TCP port bound.
+//! * `port` (read): the TCP port bound.
+//! * `url` (read): the page's address.
 //!
-//! =h url read-only
+//! ## Examples
 //!
-//! The page's address.
+//! ```text
+//! HTTPServer(127.0.0.1:8080);
+//! HTTPServer(0.0.0.0:8080, REMOTE true, TOKEN "long-random-string");
+//! ```
 //!
-//! =e
-//!
-//!   HTTPServer(127.0.0.1:8080);
-//!   HTTPServer(0.0.0.0:8080, REMOTE true, TOKEN "long-random-string");
-//!
-//! =a
+//! ## See also
 //!
 //! ControlSocket; the drivers' `--http` option; `rclick dot`.
 
@@ -79,7 +75,7 @@ use std::os::fd::AsRawFd;
 use rclick_core::args::Args;
 use rclick_core::router::Select;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId};
-use rclick_elements_userlevel::control::protocol::{Handlers, Lookup};
+use rclick_elements_userlevel::control::router_handlers::RouterHandlers;
 
 use crate::api::{self, Reply};
 use crate::bridge::{self, Endpoint, Request, Response};
@@ -89,8 +85,13 @@ use crate::snapshot;
 /// Requests answered per task run before giving other tasks a turn.
 const MAX_PER_RUN: usize = 32;
 
-const H_PORT: u32 = 0;
-const H_URL: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Port = read("port"),
+        Url = read("url"),
+    }
+}
 
 /// The server and its end of the request channel; moved whole to the
 /// replacing element in a hot swap.
@@ -151,7 +152,12 @@ impl HttpServer {
         let generation = self.server.as_ref().map_or(0, |s| s.generation);
         match req {
             Request::Handler { write, name, data } => {
-                let mut h = CxHandlers { cx, me: self };
+                let own = |h: &str| match h {
+                    "port" => Some(self.port()),
+                    "url" => Some(self.url()),
+                    _ => None,
+                };
+                let mut h = RouterHandlers::new(cx, own, false);
                 Response::Reply(api::call(&mut h, write, &name, &data, self.read_only))
             }
             Request::Graph => Response::Graph(snapshot::graph(cx, generation)),
@@ -177,54 +183,6 @@ impl HttpServer {
         if let Some(mut s) = self.server.take() {
             s.running.stop();
         }
-    }
-}
-
-/// The router's handlers as ControlSocket's protocol sees them, from this
-/// element (whose own handlers are answered without re-entering it).
-struct CxHandlers<'a, 'b, 'c> {
-    cx: &'a mut Ctx<'b>,
-    me: &'c HttpServer,
-}
-
-impl Handlers for CxHandlers<'_, '_, '_> {
-    fn lookup(&mut self, name: &str) -> Lookup {
-        let spec = match name.split_once('.') {
-            Some((ename, h)) => {
-                let e = self.cx.find(ename).or_else(|| {
-                    ename
-                        .parse::<usize>()
-                        .ok()
-                        .filter(|&n| n > 0 && n <= self.cx.nelements())
-                        .map(|n| n - 1)
-                });
-                match e {
-                    Some(e) => format!("{}.{h}", self.cx.element_info(e).name),
-                    None => return Lookup::NoElement(ename.to_string()),
-                }
-            }
-            None => name.to_string(),
-        };
-        match self.cx.handler_flags(&spec) {
-            Some(f) if !f.private => Lookup::Found(spec, f),
-            _ => Lookup::NoHandler,
-        }
-    }
-
-    fn read(&mut self, spec: &str, param: &str) -> Result<String, String> {
-        match spec.rsplit_once('.') {
-            Some((e, "port")) if e == self.cx.name() => Ok(self.me.port()),
-            Some((e, "url")) if e == self.cx.name() => Ok(self.me.url()),
-            _ => self.cx.call_read(spec, param),
-        }
-    }
-
-    fn write(&mut self, spec: &str, value: &str) -> Result<(), String> {
-        self.cx.call_write(spec, value)
-    }
-
-    fn llrpc(&mut self, _spec: &str, _command: u32, _data: &mut [u8]) -> Result<(), i32> {
-        Err(rclick_core::router::llrpc::EINVAL)
     }
 }
 
@@ -352,16 +310,13 @@ impl Element for HttpServer {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("port", H_PORT),
-            HandlerDef::read("url", H_URL),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_PORT => Ok(self.port()),
-            H_URL => Ok(self.url()),
+        match H::from_id(id) {
+            Some(H::Port) => Ok(self.port()),
+            Some(H::Url) => Ok(self.url()),
             _ => Err("no such handler".into()),
         }
     }

@@ -14,6 +14,7 @@
 //!   handlers.
 //! - `metrics.rs`: the Prometheus exposition.
 //! - `page/`: the page (HTML and JavaScript built into the binary).
+#![forbid(unsafe_code)]
 
 pub mod api;
 pub mod bridge;

@@ -151,6 +151,15 @@ impl FlowDRR {
     }
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Length = read("length"),
+        Flows = read("flows"),
+        Drops = read("drops"),
+    }
+}
+
 impl Element for FlowDRR {
     fn class_name(&self) -> &'static str {
         "FlowDRR"
@@ -214,17 +223,14 @@ impl Element for FlowDRR {
         false
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("length", 0),
-            HandlerDef::read("flows", 1),
-            HandlerDef::read("drops", 2),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            0 => self.len.to_string(),
-            1 => self.round.len().to_string(),
-            _ => self.drops.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Length) => self.len.to_string(),
+            Some(H::Flows) => self.round.len().to_string(),
+            Some(H::Drops) => self.drops.to_string(),
+            None => return Err("no such handler".into()),
         })
     }
 }

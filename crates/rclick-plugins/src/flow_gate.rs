@@ -49,7 +49,7 @@
 //!
 //! ## Handlers
 //!
-//! * `name` is the standard one; `gate` (read): NAME.
+//! * `gate` (read): NAME (the standard `name` is the element's).
 //! * `bindings` (read): one line a filter, most specific first within each
 //!   instance: `FILTER -> INSTANCE`.
 //! * `passed` (read): packets that left without an instance.
@@ -359,17 +359,20 @@ impl FlowGate {
     }
 }
 
-mod h {
-    pub const GATE: u32 = 0;
-    pub const BINDINGS: u32 = 1;
-    pub const PASSED: u32 = 2;
-    pub const PLUGGED: u32 = 3;
-    pub const NOT_IP: u32 = 4;
-    pub const HITS: u32 = 5;
-    pub const MISSES: u32 = 6;
-    pub const EVICTIONS: u32 = 7;
-    pub const EXPIRED: u32 = 8;
-    pub const FLOWS: u32 = 9;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Gate = read("gate"),
+        Bindings = read("bindings"),
+        Passed = read("passed"),
+        Plugged = read("plugged"),
+        NotIp = read("not_ip"),
+        Hits = read("cache_hits"),
+        Misses = read("cache_misses"),
+        Evictions = read("cache_evictions"),
+        Expired = read("cache_expired"),
+        Flows = read("flows"),
+    }
 }
 
 impl Element for FlowGate {
@@ -509,37 +512,95 @@ impl Element for FlowGate {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("gate", h::GATE),
-            HandlerDef::read("bindings", h::BINDINGS),
-            HandlerDef::read("passed", h::PASSED),
-            HandlerDef::read("plugged", h::PLUGGED),
-            HandlerDef::read("not_ip", h::NOT_IP),
-            HandlerDef::read("cache_hits", h::HITS),
-            HandlerDef::read("cache_misses", h::MISSES),
-            HandlerDef::read("cache_evictions", h::EVICTIONS),
-            HandlerDef::read("cache_expired", h::EXPIRED),
-            HandlerDef::read("flows", h::FLOWS),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         let s = self.stats();
-        Ok(match id {
-            h::GATE => self.gate.clone(),
-            h::BINDINGS => return Ok(self.bindings_text()),
-            h::PASSED => self.passed.to_string(),
-            h::PLUGGED => self.plugged.to_string(),
-            h::NOT_IP => self.not_ip.to_string(),
-            h::HITS => s.hits.to_string(),
-            h::MISSES => s.misses.to_string(),
-            h::EVICTIONS => s.evictions.to_string(),
-            h::EXPIRED => s.expired.to_string(),
-            h::FLOWS => self
+        Ok(match H::from_id(id) {
+            Some(H::Gate) => self.gate.clone(),
+            Some(H::Bindings) => return Ok(self.bindings_text()),
+            Some(H::Passed) => self.passed.to_string(),
+            Some(H::Plugged) => self.plugged.to_string(),
+            Some(H::NotIp) => self.not_ip.to_string(),
+            Some(H::Hits) => s.hits.to_string(),
+            Some(H::Misses) => s.misses.to_string(),
+            Some(H::Evictions) => s.evictions.to_string(),
+            Some(H::Expired) => s.expired.to_string(),
+            Some(H::Flows) => self
                 .bound
                 .as_ref()
                 .map_or(0, |b| b.cache.live(self.tick))
                 .to_string(),
             _ => return Err("no such handler".into()),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_util::registry;
+    use rclick_core::testing;
+
+    /// Unbound, the gate passes every packet to output 0 and counts it;
+    /// its handlers read as the manual says.
+    #[test]
+    fn unbound_gate_forwards_everything_on_output_0() {
+        let r = testing::build(
+            "InfiniteSource(LIMIT 7, STOP true)
+               -> UDPIPEncap(192.0.2.1, 1000, 198.51.100.1, 53)
+               -> g :: FlowGate(sched, CACHE 100, TIMEOUT 5) -> c :: Counter -> Discard;
+             g[1] -> c1 :: Counter -> Discard;",
+            &registry(),
+            true,
+        )
+        .unwrap();
+        r.run();
+        assert_eq!(testing::read(&r, "c.count"), "7");
+        assert_eq!(testing::read(&r, "c1.count"), "0");
+        assert_eq!(testing::read(&r, "g.gate"), "sched");
+        assert_eq!(testing::read(&r, "g.passed"), "7");
+        assert_eq!(testing::read(&r, "g.plugged"), "0");
+        assert_eq!(testing::read(&r, "g.bindings"), "");
+        assert_eq!(testing::read(&r, "g.flows"), "0");
+    }
+
+    /// Each bad configuration is refused with the keyword it is about.
+    #[test]
+    fn bad_configurations_name_their_keyword() {
+        for (conf, why) in [
+            ("FlowGate()", "NAME"),
+            ("FlowGate(\"two words\")", "NAME: expected a word"),
+            ("FlowGate(a, CACHE 0)", "CACHE: expected 1 to 16777216"),
+            (
+                "FlowGate(a, CACHE 16777217)",
+                "CACHE: expected 1 to 16777216",
+            ),
+            ("FlowGate(a, BOGUS 1)", "BOGUS"),
+        ] {
+            let e = testing::build(&format!("Idle -> {conf} -> Discard;"), &registry(), true)
+                .err()
+                .unwrap_or_else(|| panic!("{conf} built"));
+            assert!(e.contains(why), "{conf}: {e}");
+        }
+    }
+
+    /// A packet without a well-formed IPv4 header passes on output 0 and
+    /// is counted as `not_ip` once something is bound.
+    #[test]
+    fn non_ip_packets_pass_and_are_counted() {
+        let r = testing::build(
+            "InfiniteSource(LIMIT 3, STOP true) -> g :: FlowGate(sched) -> c :: Counter -> Discard;
+             pm :: PluginManager;",
+            &registry(),
+            true,
+        )
+        .unwrap();
+        let n = r.read_handler("pm.create", "Counter").unwrap();
+        r.write_handler("pm.bind", &format!("sched {n} * * * * * *"))
+            .unwrap();
+        r.run();
+        assert_eq!(testing::read(&r, "c.count"), "3");
+        assert_eq!(testing::read(&r, "g.not_ip"), "3");
+        assert_eq!(testing::read(&r, "g.plugged"), "0");
     }
 }

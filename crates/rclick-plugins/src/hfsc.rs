@@ -141,11 +141,16 @@ use rclick_core::{
 /// BURST's default (ns).
 const DEFAULT_BURST: u64 = 2_000_000;
 
-const H_RATE: u32 = 0;
-const H_STATS: u32 = 1;
-const H_CLASS: u32 = 2;
-const H_CLASSES: u32 = 3;
-const H_DROPS: u32 = 4;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Rate = read("rate"),
+        Stats = read("stats"),
+        Class = read_param("class"),
+        Classes = read("classes"),
+        Drops = read("drops"),
+    }
+}
 
 /// The HFSC element.
 pub struct HFSC {
@@ -472,27 +477,21 @@ impl Element for HFSC {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("rate", H_RATE),
-            HandlerDef::read("stats", H_STATS),
-            HandlerDef::read_param("class", H_CLASS),
-            HandlerDef::read("classes", H_CLASSES),
-            HandlerDef::read("drops", H_DROPS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, param: &str, _cx: &mut Ctx) -> Result<String, String> {
         let sched = self.sched.as_ref().ok_or("not configured")?;
         let infos = || (0..sched.nclasses()).filter_map(|i| sched.class_info(i));
-        match id {
-            H_RATE => Ok(unparse_bandwidth(self.rate as f64)),
-            H_DROPS => Ok(self.drops.to_string()),
-            H_STATS => Ok(infos().map(|i| Self::stats_line(&i) + "\n").collect()),
-            H_CLASSES => Ok(infos()
+        match H::from_id(id) {
+            Some(H::Rate) => Ok(unparse_bandwidth(self.rate as f64)),
+            Some(H::Drops) => Ok(self.drops.to_string()),
+            Some(H::Stats) => Ok(infos().map(|i| Self::stats_line(&i) + "\n").collect()),
+            Some(H::Classes) => Ok(infos()
                 .skip(1)
                 .map(|i| Self::tree_line(&i) + "\n")
                 .collect()),
-            H_CLASS => {
+            Some(H::Class) => {
                 let name = param.trim();
                 let i = sched
                     .find(name)

@@ -4,12 +4,17 @@
 //! control unit and plugin manager, reached through handlers and
 //! `rclick pmgr`), and element packages loaded at run time (`package`).
 //! See docs/PLUGINS.md.
+//!
+//! `unsafe` is denied outside `package` (loading a shared library and
+//! calling across its C ABI).
+#![deny(unsafe_code)]
 
 pub mod classifier;
 pub mod filter;
 pub mod flow_cache;
 pub mod flow_drr;
 pub mod hfsc;
+#[allow(unsafe_code)]
 pub mod package;
 mod u64map;
 

@@ -423,13 +423,20 @@ impl PackageElement {
     }
 }
 
-const H_DROPS: u32 = 1 << 20;
-const H_PANICS: u32 = H_DROPS + 1;
-const H_ERRORS: u32 = H_DROPS + 2;
-const H_LAST_PANIC: u32 = H_DROPS + 3;
-const H_LIST: u32 = H_DROPS + 4;
+rclick_core::handlers! {
+    /// The host's handlers of every package element (after the package
+    /// class's own, which are `H_PACKAGE + index`).
+    enum H {
+        Drops = read("drops"),
+        Panics = read("panics"),
+        Errors = read("errors"),
+        LastPanic = read("last_panic"),
+        List = read("package_handlers"),
+    }
+}
+
 /// The package's own handlers: `H_PACKAGE + index`.
-const H_PACKAGE: u32 = H_DROPS + 8;
+const H_PACKAGE: u32 = H::ALL.len() as u32;
 
 impl PackageElement {
     /// Runs the package's action on one packet: `Some((port, packet))` to
@@ -587,23 +594,23 @@ impl Element for PackageElement {
                 }
             })
             .collect();
-        v.push(HandlerDef::read("drops", H_DROPS));
-        v.push(HandlerDef::read("panics", H_PANICS));
-        v.push(HandlerDef::read("errors", H_ERRORS));
-        v.push(HandlerDef::read("last_panic", H_LAST_PANIC));
-        v.push(HandlerDef::read("package_handlers", H_LIST));
+        v.extend(H::all_defs());
         v
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        if let Some(h) = H::from_id(id) {
+            return Ok(match h {
+                H::Drops => self.counts.drops.to_string(),
+                H::Panics => self.counts.panics.to_string(),
+                H::Errors => self.counts.errors.to_string(),
+                H::LastPanic => self.last_panic.clone(),
+                H::List => {
+                    let v: Vec<&str> = self.class.handlers.iter().map(|h| h.name).collect();
+                    v.join("\n")
+                }
+            });
+        }
         Ok(match id {
-            H_DROPS => self.counts.drops.to_string(),
-            H_PANICS => self.counts.panics.to_string(),
-            H_ERRORS => self.counts.errors.to_string(),
-            H_LAST_PANIC => self.last_panic.clone(),
-            H_LIST => {
-                let v: Vec<&str> = self.class.handlers.iter().map(|h| h.name).collect();
-                v.join("\n")
-            }
             id if id >= H_PACKAGE && self.state.is_null() => {
                 return Err("the element is not configured".into())
             }

@@ -1,5 +1,6 @@
 //! `click-flatten`: prints a configuration with every compound element
 //! expanded, in Click's canonical flat form.
+#![forbid(unsafe_code)]
 
 use clap::{ArgAction, Parser};
 use rclick_cli::{flatten, ConfigArgs, Source};

@@ -1,5 +1,6 @@
 //! `click`: runs a router configuration with Click's driver flags, so that
 //! Click's users, scripts and regression tests work unchanged.
+#![forbid(unsafe_code)]
 
 use clap::{ArgAction, Parser};
 use rclick_cli::{drive, ConfigArgs, DriverRequest};

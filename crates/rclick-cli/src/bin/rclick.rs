@@ -1,4 +1,5 @@
 //! `rclick`: the project's own command line.
+#![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
 use rclick_cli::{drive, flatten, parse, registry, ConfigArgs, DriverRequest, Source};

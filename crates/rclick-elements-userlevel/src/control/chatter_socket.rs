@@ -69,9 +69,8 @@
 
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -79,7 +78,7 @@ use rclick_core::args::{Args, Word};
 use rclick_core::router::{ChatterTap, Select};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId};
 
-use super::control_socket::strerror;
+use super::listen::{strerror, Listener, Stream};
 
 /// Bytes kept for a client before it is disconnected (Click's bound).
 const MAX_BEHIND: usize = 500_000;
@@ -89,10 +88,15 @@ const MAX_QUEUED: usize = 1 << 20;
 const MAX_CLIENTS: usize = 128;
 const GREETING: &[u8] = b"Click::ChatterSocket/1.0\r\n";
 
-const H_PORT: u32 = 0;
-const H_CLIENTS: u32 = 1;
-const H_DROPPED_CLIENTS: u32 = 2;
-const H_DROPPED_MESSAGES: u32 = 3;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Port = read("port"),
+        Clients = read("clients"),
+        DroppedClients = read("dropped_clients"),
+        DroppedMessages = read("dropped_messages"),
+    }
+}
 
 /// The queue between the threads that print and the element's task. A
 /// line wakes the task through a socket pair the router watches.
@@ -114,37 +118,6 @@ impl ChatterTap for Tap {
         if q.0.len() == 1 {
             // Full socket buffer: a wake-up is already pending.
             let _ = (&self.wake).write(&[1]);
-        }
-    }
-}
-
-enum Listener {
-    Tcp(TcpListener),
-    Unix(UnixListener),
-}
-
-enum Stream {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Stream {
-    fn fd(&self) -> RawFd {
-        match self {
-            Stream::Tcp(s) => s.as_raw_fd(),
-            Stream::Unix(s) => s.as_raw_fd(),
-        }
-    }
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(buf),
-            Stream::Unix(s) => s.read(buf),
-        }
-    }
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(buf),
-            Stream::Unix(s) => s.write(buf),
         }
     }
 }
@@ -200,31 +173,26 @@ impl Default for ChatterSocket {
 impl ChatterSocket {
     fn open(&mut self) -> Result<(), String> {
         if self.unix {
-            let _ = std::fs::remove_file(&self.target);
-            let l =
-                UnixListener::bind(&self.target).map_err(|e| format!("bind: {}", strerror(&e)))?;
-            self.bound_path = Some(self.target.clone());
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&self.target, std::fs::Permissions::from_mode(0o600))
-                .map_err(|e| format!("chmod: {}", strerror(&e)))?;
-            l.set_nonblocking(true)
-                .map_err(|e| format!("fcntl: {}", strerror(&e)))?;
-            self.listener = Some(Listener::Unix(l));
-        } else {
-            let ip = if self.localhost {
-                Ipv4Addr::LOCALHOST
-            } else {
-                Ipv4Addr::UNSPECIFIED
-            };
-            let port: u16 = self.target.parse().unwrap_or(0);
-            let l = TcpListener::bind(SocketAddr::from((ip, port)))
-                .map_err(|e| format!("bind: {}", strerror(&e)))?;
-            l.set_nonblocking(true)
-                .map_err(|e| format!("fcntl: {}", strerror(&e)))?;
-            if let Ok(a) = l.local_addr() {
-                self.target = a.port().to_string();
+            match Listener::unix(&self.target) {
+                Ok(l) => {
+                    self.bound_path = Some(self.target.clone());
+                    self.listener = Some(l);
+                }
+                Err(e) => {
+                    if e.call != "bind" {
+                        // The file exists: removed at cleanup.
+                        self.bound_path = Some(self.target.clone());
+                    }
+                    return Err(e.to_string());
+                }
             }
-            self.listener = Some(Listener::Tcp(l));
+        } else {
+            let port: u16 = self.target.parse().unwrap_or(0);
+            let l = Listener::tcp(self.localhost, port).map_err(|e| e.to_string())?;
+            if let Some(p) = l.port() {
+                self.target = p.to_string();
+            }
+            self.listener = Some(l);
         }
         Ok(())
     }
@@ -232,8 +200,7 @@ impl ChatterSocket {
     fn accept(&mut self, cx: &mut Ctx) {
         loop {
             let got = match &self.listener {
-                Some(Listener::Tcp(l)) => l.accept().map(|(s, _)| Stream::Tcp(s)),
-                Some(Listener::Unix(l)) => l.accept().map(|(s, _)| Stream::Unix(s)),
+                Some(l) => l.accept().map(|(s, _)| s),
                 None => return,
             };
             let stream = match got {
@@ -248,11 +215,7 @@ impl ChatterSocket {
                 self.dropped_clients += 1;
                 continue;
             }
-            let nb = match &stream {
-                Stream::Tcp(s) => s.set_nonblocking(true),
-                Stream::Unix(s) => s.set_nonblocking(true),
-            };
-            if nb.is_err() {
+            if stream.set_nonblocking(true).is_err() {
                 continue;
             }
             let Some(t) = self.task else { return };
@@ -437,11 +400,7 @@ impl Element for ChatterSocket {
         let t = cx.new_task(true);
         self.task = Some(t);
         if let Some(l) = &self.listener {
-            let fd = match l {
-                Listener::Tcp(l) => l.as_raw_fd(),
-                Listener::Unix(l) => l.as_raw_fd(),
-            };
-            cx.add_select(fd, Select::Read, t);
+            cx.add_select(l.fd(), Select::Read, t);
         }
         cx.add_select(r.as_raw_fd(), Select::Read, t);
         self.tap = Some(Arc::new(Tap {
@@ -490,21 +449,16 @@ impl Element for ChatterSocket {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("port", H_PORT),
-            HandlerDef::read("clients", H_CLIENTS),
-            HandlerDef::read("dropped_clients", H_DROPPED_CLIENTS),
-            HandlerDef::read("dropped_messages", H_DROPPED_MESSAGES),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_PORT if !self.unix => Ok(self.target.clone()),
-            H_PORT => Err("not a TCP socket".into()),
-            H_CLIENTS => Ok(self.clients.len().to_string()),
-            H_DROPPED_CLIENTS => Ok(self.dropped_clients.to_string()),
-            H_DROPPED_MESSAGES => Ok(self
+        match H::from_id(id) {
+            Some(H::Port) if !self.unix => Ok(self.target.clone()),
+            Some(H::Port) => Err("not a TCP socket".into()),
+            Some(H::Clients) => Ok(self.clients.len().to_string()),
+            Some(H::DroppedClients) => Ok(self.dropped_clients.to_string()),
+            Some(H::DroppedMessages) => Ok(self
                 .tap
                 .as_ref()
                 .map_or(0, |t| t.dropped.load(Ordering::Relaxed))

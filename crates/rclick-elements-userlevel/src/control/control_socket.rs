@@ -1,18 +1,13 @@
-//! =c
+//! # ControlSocket
 //!
-//! ControlSocket("TCP", PORT [, I<keywords> READONLY, PROXY, VERBOSE, LOCALHOST, TOKEN, RETRIES, RETRY_WARNINGS])
+//! `ControlSocket("TCP", PORT [, KEYWORDS])`
+//! `ControlSocket("UNIX", FILENAME [, KEYWORDS])`
 //!
-//! ControlSocket("UNIX", FILENAME [, I<keywords>])
+//! **Category:** control. Opens control sockets for other programs.
 //!
-//! =s control
+//! **Ports:** none.
 //!
-//! opens control sockets for other programs
-//!
-//! =io
-//!
-//! None.
-//!
-//! =d
+//! ## Description
 //!
 //! Listens on TCP port PORT, or on the Unix-domain socket FILENAME, and lets
 //! the programs that connect call the router's read and write handlers
@@ -25,7 +20,7 @@
 //! costs nothing. A router with a ControlSocket keeps running until it is
 //! stopped.
 //!
-//! Keyword arguments:
+//! Keywords:
 //!
 //! * READONLY: boolean. If true, write handlers and LLRPCs are refused.
 //!   Default false.
@@ -49,7 +44,7 @@
 //! * RETRY_WARNINGS: boolean. Whether to warn at each failed attempt.
 //!   Default true.
 //!
-//! =head1 SERVER COMMANDS
+//! ## Server commands
 //!
 //! A connection is greeted by `Click::ControlSocket/1.3`. Commands are
 //! lines of words (ended by CR, LF or CRLF; command names are
@@ -90,37 +85,32 @@
 //! (or a `+` port) takes over its listening socket and open connections,
 //! so clients are not interrupted.
 //!
-//! =h port read-only
+//! ## Handlers
 //!
-//! The TCP port actually bound (TCP sockets only).
+//! * `port` (read): the TCP port actually bound (TCP sockets only).
+//! * `filename` (read): the socket's file name (Unix sockets only).
+//! * `refused` (read): connections closed at once because 128 were open.
 //!
-//! =h filename read-only
+//! ## Examples
 //!
-//! The socket's file name (Unix sockets only).
+//! ```text
+//! ControlSocket(unix, /tmp/clicksocket);
+//! ControlSocket(tcp, 41900+, LOCALHOST true);
+//! ```
 //!
-//! =h refused read-only
-//!
-//! Connections closed at once because 128 were open.
-//!
-//! =e
-//!
-//!   ControlSocket(unix, /tmp/clicksocket);
-//!   ControlSocket(tcp, 41900+, LOCALHOST true);
-//!
-//! =a
+//! ## See also
 //!
 //! DriverManager, Script; the `click` driver's `-p` and `-u` options.
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::net::{UnixListener, UnixStream};
 
 use rclick_core::args::{Args, Word};
 use rclick_core::router::Select;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, TaskId, TimerId, Timestamp};
 
-use super::protocol::{Handlers, Lookup, Progress, Session};
+use super::listen::{strerror, Listener, Stream};
+use super::protocol::{Progress, Session};
+use super::router_handlers::RouterHandlers;
 
 /// Bytes read from one connection per pass.
 const READ_CHUNK: usize = 2048;
@@ -130,63 +120,20 @@ const MAX_PENDING_OUTPUT: usize = 1 << 20;
 /// Connections open at once; more are closed as soon as accepted.
 const MAX_CONNECTIONS: usize = 128;
 
-const H_PORT: u32 = 0;
-const H_FILENAME: u32 = 1;
-const H_REFUSED: u32 = 2;
+rclick_core::handlers! {
+    /// The handlers (the manual's list; `port` for TCP sockets only,
+    /// `filename` for Unix sockets only).
+    enum H {
+        Port = read("port"),
+        Filename = read("filename"),
+        Refused = read("refused"),
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Kind {
     Tcp,
     Unix,
-}
-
-enum Listener {
-    Tcp(TcpListener),
-    Unix(UnixListener),
-}
-
-impl Listener {
-    fn fd(&self) -> RawFd {
-        match self {
-            Listener::Tcp(l) => l.as_raw_fd(),
-            Listener::Unix(l) => l.as_raw_fd(),
-        }
-    }
-}
-
-enum Stream {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Stream {
-    fn fd(&self) -> i32 {
-        match self {
-            Stream::Tcp(s) => s.as_raw_fd(),
-            Stream::Unix(s) => s.as_raw_fd(),
-        }
-    }
-}
-
-impl Read for Stream {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(buf),
-            Stream::Unix(s) => s.read(buf),
-        }
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(buf),
-            Stream::Unix(s) => s.write(buf),
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 struct Conn {
@@ -264,15 +211,6 @@ impl Default for ControlSocket {
     }
 }
 
-/// The C library's text for an I/O error.
-pub(super) fn strerror(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
-}
-
 /// Parses a TCP port argument: `N` or `N+`.
 fn parse_port(s: &str) -> Option<String> {
     if let Ok(p) = s.parse::<u16>() {
@@ -290,28 +228,22 @@ impl ControlSocket {
             Kind::Tcp => {
                 let plus = self.target.ends_with('+');
                 let mut port: u32 = self.target.trim_end_matches('+').parse().unwrap_or(0);
-                let ip = if self.localhost {
-                    Ipv4Addr::LOCALHOST
-                } else {
-                    Ipv4Addr::UNSPECIFIED
-                };
                 let mut tries = 0;
                 loop {
-                    match TcpListener::bind(SocketAddr::from((ip, port as u16))) {
+                    match Listener::tcp(self.localhost, port as u16) {
                         Ok(l) => {
-                            l.set_nonblocking(true)
-                                .map_err(|e| format!("fcntl: {}", strerror(&e)))?;
                             self.target = port.to_string();
-                            self.listener = Some(Listener::Tcp(l));
+                            self.listener = Some(l);
                             return Ok(());
                         }
                         Err(e) => {
-                            if tries > 10
+                            if e.call != "bind"
+                                || tries > 10
                                 || !plus
                                 || port >= 65534
                                 || (self.retries >= 0 && hotswap)
                             {
-                                return Err(format!("bind: {}", strerror(&e)));
+                                return Err(e.to_string());
                             }
                             port += 1;
                             tries += 1;
@@ -320,16 +252,8 @@ impl ControlSocket {
                 }
             }
             Kind::Unix => {
-                let _ = std::fs::remove_file(&self.target);
-                let l = UnixListener::bind(&self.target)
-                    .map_err(|e| format!("bind: {}", strerror(&e)))?;
-                // Only the router's user may call its handlers.
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&self.target, std::fs::Permissions::from_mode(0o600))
-                    .map_err(|e| format!("chmod: {}", strerror(&e)))?;
-                l.set_nonblocking(true)
-                    .map_err(|e| format!("fcntl: {}", strerror(&e)))?;
-                self.listener = Some(Listener::Unix(l));
+                // Only the router's user may call its handlers (mode 0600).
+                self.listener = Some(Listener::unix(&self.target).map_err(|e| e.to_string())?);
                 Ok(())
             }
         }
@@ -384,8 +308,7 @@ impl ControlSocket {
         loop {
             let r = match &self.listener {
                 None => return,
-                Some(Listener::Tcp(l)) => l.accept().map(|(s, a)| (Stream::Tcp(s), Some(a))),
-                Some(Listener::Unix(l)) => l.accept().map(|(s, _)| (Stream::Unix(s), None)),
+                Some(l) => l.accept(),
             };
             match r {
                 Ok((stream, addr)) => {
@@ -393,11 +316,7 @@ impl ControlSocket {
                         self.refused += 1;
                         continue;
                     }
-                    let ok = match &stream {
-                        Stream::Tcp(s) => s.set_nonblocking(true),
-                        Stream::Unix(s) => s.set_nonblocking(true),
-                    };
-                    if ok.is_err() {
+                    if stream.set_nonblocking(true).is_err() {
                         continue;
                     }
                     if self.verbose {
@@ -459,7 +378,12 @@ impl ControlSocket {
                 }
             }
             if !cx.is_quitting() {
-                let mut h = CxHandlers { cx, me: &*self };
+                let (kind, target) = (&self.kind, &self.target);
+                let own = |h: &str| match (h, kind) {
+                    ("port", Kind::Tcp) | ("filename", Kind::Unix) => Some(target.clone()),
+                    _ => None,
+                };
+                let mut h = RouterHandlers::new(cx, own, true);
                 if c.session.step(&mut h, self.read_only) == Progress::Ran
                     && c.session.has_command()
                 {
@@ -514,71 +438,6 @@ fn flush(c: &mut Conn) {
     s.output.drain(..written.min(s.output.len()));
     if s.out_closed {
         s.output.clear();
-    }
-}
-
-/// The router's handlers, as the protocol sees them from this element.
-struct CxHandlers<'a, 'b, 'c> {
-    cx: &'a mut Ctx<'b>,
-    me: &'c ControlSocket,
-}
-
-impl CxHandlers<'_, '_, '_> {
-    /// This element's own handlers, answered without re-entering it.
-    fn own(&self, spec: &str) -> Option<String> {
-        let (e, h) = spec.rsplit_once('.')?;
-        if e != self.cx.name() {
-            return None;
-        }
-        match (h, &self.me.kind) {
-            ("port", Kind::Tcp) | ("filename", Kind::Unix) => Some(self.me.target.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl Handlers for CxHandlers<'_, '_, '_> {
-    fn lookup(&mut self, name: &str) -> Lookup {
-        let spec = match name.split_once('.') {
-            Some((ename, h)) => {
-                let e = self.cx.find(ename).or_else(|| {
-                    ename
-                        .parse::<usize>()
-                        .ok()
-                        .filter(|&n| n > 0 && n <= self.cx.nelements())
-                        .map(|n| n - 1)
-                });
-                match e {
-                    Some(e) => format!("{}.{h}", self.cx.element_info(e).name),
-                    None => return Lookup::NoElement(ename.to_string()),
-                }
-            }
-            None => name.to_string(),
-        };
-        match self.cx.handler_flags(&spec) {
-            Some(f) if !f.private => Lookup::Found(spec, f),
-            _ => Lookup::NoHandler,
-        }
-    }
-
-    fn read(&mut self, spec: &str, param: &str) -> Result<String, String> {
-        if let Some(v) = self.own(spec) {
-            return Ok(v);
-        }
-        self.cx.call_read(spec, param)
-    }
-
-    fn write(&mut self, spec: &str, value: &str) -> Result<(), String> {
-        self.cx.call_write(spec, value)
-    }
-
-    fn llrpc(&mut self, spec: &str, command: u32, data: &mut [u8]) -> Result<(), i32> {
-        let ename = spec.strip_suffix(".name").unwrap_or(spec);
-        let e = self
-            .cx
-            .find(ename)
-            .ok_or(rclick_core::router::llrpc::EINVAL)?;
-        self.cx.call_llrpc(e, command, data)
     }
 }
 
@@ -758,17 +617,17 @@ impl Element for ControlSocket {
 
     fn handlers(&self) -> Vec<HandlerDef> {
         let mut v = match self.kind {
-            Kind::Tcp => vec![HandlerDef::read("port", H_PORT)],
-            Kind::Unix => vec![HandlerDef::read("filename", H_FILENAME)],
+            Kind::Tcp => H::Port.defs(),
+            Kind::Unix => H::Filename.defs(),
         };
-        v.push(HandlerDef::read("refused", H_REFUSED));
+        v.extend(H::Refused.defs());
         v
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_PORT | H_FILENAME => Ok(self.target.clone()),
-            H_REFUSED => Ok(self.refused.to_string()),
+        match H::from_id(id) {
+            Some(H::Port | H::Filename) => Ok(self.target.clone()),
+            Some(H::Refused) => Ok(self.refused.to_string()),
             _ => Err("no such handler".into()),
         }
     }
@@ -784,6 +643,8 @@ impl Drop for ControlSocket {
 mod tests {
     use super::*;
     use std::io::{BufRead, BufReader};
+    use std::net::{Ipv4Addr, TcpStream};
+    use std::os::unix::net::UnixStream;
     use std::sync::Arc;
 
     fn registry() -> rclick_core::Registry {

@@ -4,7 +4,9 @@
 
 pub mod chatter_socket;
 pub mod control_socket;
+mod listen;
 pub mod protocol;
+pub mod router_handlers;
 
 use rclick_core::Registry;
 

@@ -13,6 +13,7 @@
 //! `tcp_gso_segment` and `udp4_ufo_fragment`/USO do it: FIN and PSH only
 //! on the last segment, CWR only on the first).
 
+use rclick_wire::ethernet::EtherType;
 use rclick_wire::ipv4::Ipv4Packet;
 use rclick_wire::ipv6::Ipv6Packet;
 use rclick_wire::tcp::TcpPacket;
@@ -105,22 +106,10 @@ struct Layout {
 }
 
 fn layout(frame: &[u8], tcp: bool) -> Result<Layout, GsoError> {
-    let be16 = |at: usize| {
-        frame
-            .get(at..at + 2)
-            .map(|b| u16::from_be_bytes([b[0], b[1]]))
-            .ok_or(GsoError::Malformed)
-    };
-    let mut off = 12;
-    let mut ethertype = be16(off)?;
-    off += 2;
-    while ethertype == 0x8100 || ethertype == 0x88a8 {
-        ethertype = be16(off + 2)?;
-        off += 4;
-    }
+    let (ethertype, off) = super::past_vlan_tags(frame).ok_or(GsoError::Malformed)?;
     let proto = if tcp { 6 } else { 17 };
     let (v4, l4, ip_len) = match ethertype {
-        0x0800 => {
+        EtherType::IPV4 => {
             let ip = Ipv4Packet::new_checked(frame.get(off..).ok_or(GsoError::Malformed)?)
                 .map_err(|_| GsoError::Malformed)?;
             if u8::from(ip.protocol()) != proto || ip.is_fragment() {
@@ -132,7 +121,7 @@ fn layout(frame: &[u8], tcp: bool) -> Result<Layout, GsoError> {
                 usize::from(ip.total_len()),
             )
         }
-        0x86dd => {
+        EtherType::IPV6 => {
             let ip = Ipv6Packet::new_checked(frame.get(off..).ok_or(GsoError::Malformed)?)
                 .map_err(|_| GsoError::Malformed)?;
             if u8::from(ip.next_header()) != proto {

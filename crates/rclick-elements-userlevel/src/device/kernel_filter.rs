@@ -57,7 +57,12 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx};
 /// Where Click looks for iptables.
 const IPTABLES_PATHS: [&str; 2] = ["/sbin/iptables", "/usr/sbin/iptables"];
 
-const H_DEVICES: u32 = 0;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Devices = read("devices"),
+    }
+}
 
 /// The KernelFilter element.
 #[derive(Default)]
@@ -188,12 +193,12 @@ impl Element for KernelFilter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("devices", H_DEVICES)]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_DEVICES => Ok(self.installed.iter().map(|d| format!("{d}\n")).collect()),
+        match H::from_id(id) {
+            Some(H::Devices) => Ok(self.installed.iter().map(|d| format!("{d}\n")).collect()),
             _ => Err("no such handler".into()),
         }
     }

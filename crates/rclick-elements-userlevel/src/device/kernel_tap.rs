@@ -39,8 +39,11 @@
 //!
 //! ## Handlers
 //!
-//! As KernelTun: `dev_name`, `packets`, `written`, `selected_calls`,
-//! `drops`, `drop_details`, `mtu`, `reset_counts`.
+//! As KernelTun's (see there):
+//!
+//! * `dev_name`, `packets`, `written`, `selected_calls` (read).
+//! * `drops`, `drop_details`, `mtu` (read).
+//! * `reset_counts` (write).
 //!
 //! ## Examples
 //!

@@ -115,29 +115,20 @@ use rclick_core::{phase, ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier
 use rclick_packet::{Packet, PacketBatch, Timestamp};
 
 use super::sys::{self, IfConfig, TunDevice};
-use crate::drops::DropCounter;
+use rclick_core::drops::Drops;
 
-/// Why KernelTun dropped a packet (indexes [`REASONS`]).
-#[derive(Clone, Copy, Debug)]
-enum Why {
-    NotIp = 0,
-    NoNetworkHeader,
-    BadVersion,
-    TooShort,
-    TooLong,
-    QueueFull,
-    WriteError,
+rclick_core::drop_reasons! {
+    /// Why KernelTun dropped a packet (the manual's `drop_details` list).
+    enum Why {
+        NotIp = "not IP",
+        NoNetworkHeader = "no network header",
+        BadVersion = "unknown IP version",
+        TooShort = "too short for Ethernet",
+        TooLong = "larger than MTU",
+        QueueFull = "device queue full",
+        WriteError = "write error",
+    }
 }
-
-const REASONS: &[&str] = &[
-    "not IP",
-    "no network header",
-    "unknown IP version",
-    "too short for Ethernet",
-    "larger than MTU",
-    "device queue full",
-    "write error",
-];
 
 /// The MTU KernelTun leaves alone (the kernel's default for TUN and TAP).
 const DEFAULT_MTU: u32 = 1500;
@@ -325,7 +316,7 @@ pub struct KernelTun {
     packets: u64,
     written: u64,
     selected_calls: u64,
-    drops: DropCounter,
+    drops: Drops<Why>,
     read_errors_printed: u32,
 }
 
@@ -341,7 +332,7 @@ impl KernelTun {
             packets: 0,
             written: 0,
             selected_calls: 0,
-            drops: DropCounter::new(REASONS),
+            drops: Drops::default(),
             read_errors_printed: 0,
         }
     }
@@ -384,7 +375,7 @@ impl KernelTun {
 
     fn count_drop(&mut self, why: Why, n: u64, detail: Option<&str>, cx: &Ctx) {
         let who = self.who();
-        self.drops.count(why as usize, n, detail, false, &who, cx);
+        crate::drops::count(&mut self.drops, why, n, detail, false, &who, cx);
     }
 
     /// Turns a user-facing error for step `what` of the setup into a
@@ -494,9 +485,10 @@ impl KernelTun {
         }
         let d = p.data();
         match d.first().map(|b| b >> 4) {
-            Some(4) if d.len() >= 20 => {
-                let ihl = usize::from(d[0] & 0x0f) * 4;
-                let total = usize::from(u16::from_be_bytes([d[2], d[3]]));
+            Some(4) if d.len() >= rclick_wire::ipv4::HEADER_LEN => {
+                let ip = rclick_wire::ipv4::Ipv4Packet::new_unchecked(d);
+                let ihl = usize::from(ip.header_len());
+                let total = usize::from(ip.total_len());
                 if ihl >= 20 && ihl <= total && total <= d.len() {
                     p.set_ip_header(0, ihl);
                     Some(Ok(p))
@@ -606,8 +598,15 @@ impl KernelTun {
                         self.count_drop(Why::QueueFull, 1, Some(&detail), cx);
                     } else {
                         let who = self.who();
-                        self.drops
-                            .count(Why::QueueFull as usize, 1, Some(&detail), true, &who, cx);
+                        crate::drops::count(
+                            &mut self.drops,
+                            Why::QueueFull,
+                            1,
+                            Some(&detail),
+                            true,
+                            &who,
+                            cx,
+                        );
                     }
                 }
                 Err(e) => {
@@ -622,27 +621,25 @@ impl KernelTun {
 /// FromHost's annotations on a frame from the host: for IPv4, the IP
 /// header (after the 14-byte Ethernet header) and the destination address.
 fn annotate_ip_in_frame(p: &mut Packet) {
-    let d = p.data();
-    if d.len() < 34 || d[12..14] != [0x08, 0x00] || d[14] >> 4 != 4 {
-        return;
+    if let Some((ihl, dst)) = super::ipv4_header_in_frame(p.data()) {
+        p.set_ip_header(rclick_wire::ethernet::HEADER_LEN, ihl);
+        p.set_dst_ip_anno(dst);
     }
-    let ihl = usize::from(d[14] & 0x0f) * 4;
-    if ihl < 20 || 14 + ihl > d.len() {
-        return;
-    }
-    let dst = Ipv4Addr::new(d[30], d[31], d[32], d[33]);
-    p.set_ip_header(14, ihl);
-    p.set_dst_ip_anno(dst);
 }
 
-const H_DEV_NAME: u32 = 0;
-const H_PACKETS: u32 = 1;
-const H_WRITTEN: u32 = 2;
-const H_SELECTED: u32 = 3;
-const H_DROPS: u32 = 4;
-const H_DROP_DETAILS: u32 = 5;
-const H_MTU: u32 = 6;
-const H_RESET: u32 = 7;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        DevName = read("dev_name"),
+        Packets = read("packets"),
+        Written = read("written"),
+        Selected = read("selected_calls"),
+        Drops = read("drops"),
+        DropDetails = read("drop_details"),
+        Mtu = read("mtu"),
+        Reset = write("reset_counts"),
+    }
+}
 
 impl Element for KernelTun {
     fn class_name(&self) -> &'static str {
@@ -726,34 +723,25 @@ impl Element for KernelTun {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("dev_name", H_DEV_NAME),
-            HandlerDef::read("packets", H_PACKETS),
-            HandlerDef::read("written", H_WRITTEN),
-            HandlerDef::read("selected_calls", H_SELECTED),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("drop_details", H_DROP_DETAILS),
-            HandlerDef::read("mtu", H_MTU),
-            HandlerDef::write("reset_counts", H_RESET),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_DEV_NAME => Ok(self.cfg.devname.clone()),
-            H_PACKETS => Ok(self.packets.to_string()),
-            H_WRITTEN => Ok(self.written.to_string()),
-            H_SELECTED => Ok(self.selected_calls.to_string()),
-            H_DROPS => Ok(self.drops.total().to_string()),
-            H_DROP_DETAILS => Ok(self.drops.details()),
-            H_MTU => Ok(self.cfg.mtu.to_string()),
+        match H::from_id(id) {
+            Some(H::DevName) => Ok(self.cfg.devname.clone()),
+            Some(H::Packets) => Ok(self.packets.to_string()),
+            Some(H::Written) => Ok(self.written.to_string()),
+            Some(H::Selected) => Ok(self.selected_calls.to_string()),
+            Some(H::Drops) => Ok(self.drops.total().to_string()),
+            Some(H::DropDetails) => Ok(self.drops.details()),
+            Some(H::Mtu) => Ok(self.cfg.mtu.to_string()),
             _ => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_RESET => {
+        match H::from_id(id) {
+            Some(H::Reset) => {
                 self.packets = 0;
                 self.written = 0;
                 self.selected_calls = 0;

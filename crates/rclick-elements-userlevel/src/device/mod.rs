@@ -19,10 +19,13 @@ pub mod gso;
 pub mod kernel_filter;
 pub mod kernel_tap;
 pub mod kernel_tun;
+#[allow(unsafe_code)]
 pub mod ring;
+#[allow(unsafe_code)]
 pub mod sys;
 pub mod to_device;
 pub mod to_host;
+#[allow(unsafe_code)]
 pub mod xdp;
 
 use rclick_core::Registry;
@@ -158,58 +161,104 @@ pub(crate) fn complete_checksum_if_partial(frame: &mut [u8]) -> bool {
 
 fn fix_checksum(frame: &mut [u8], only_if_partial: bool) -> bool {
     use rclick_wire::checksum;
-    let mut off = 12;
-    let mut ethertype = match frame.get(off..off + 2) {
-        Some(b) => u16::from_be_bytes([b[0], b[1]]),
-        None => return false,
+    use rclick_wire::ethernet::EtherType;
+    use rclick_wire::ipv4::{IpProtocol, Ipv4Packet};
+    use rclick_wire::tcp::{self, TcpPacket};
+    use rclick_wire::udp::{self, UdpPacket};
+    let Some((EtherType::IPV4, off)) = past_vlan_tags(frame) else {
+        return false;
     };
-    off += 2;
-    while ethertype == 0x8100 || ethertype == 0x88a8 {
-        ethertype = match frame.get(off + 2..off + 4) {
-            Some(b) => u16::from_be_bytes([b[0], b[1]]),
-            None => return false,
-        };
-        off += 4;
-    }
-    if ethertype != 0x0800 {
-        return false;
-    }
     let ip = &frame[off.min(frame.len())..];
-    if ip.len() < 20 || ip[0] >> 4 != 4 {
+    let ip_len = ip.len();
+    if ip_len < rclick_wire::ipv4::HEADER_LEN {
         return false;
     }
-    let ihl = usize::from(ip[0] & 0x0f) * 4;
-    let total = usize::from(u16::from_be_bytes([ip[2], ip[3]]));
+    let ip = Ipv4Packet::new_unchecked(ip);
+    if ip.version() != 4 {
+        return false;
+    }
+    let ihl = usize::from(ip.header_len());
+    let total = usize::from(ip.total_len());
     // Fragments other than the first carry no transport header.
-    let frag = u16::from_be_bytes([ip[6], ip[7]]);
-    if ihl < 20 || total < ihl || total > ip.len() || frag & 0x1fff != 0 {
+    if ihl < 20 || total < ihl || total > ip_len || ip.frag_offset() != 0 {
         return false;
     }
-    let proto = ip[9];
-    let csum_at = match proto {
-        6 => 16,
-        17 => 6,
+    let proto = ip.protocol();
+    let (is_tcp, csum_at) = match proto {
+        IpProtocol::TCP => (true, tcp::field::CHECKSUM),
+        IpProtocol::UDP => (false, udp::field::CHECKSUM),
         _ => return false,
     };
-    let src = std::net::Ipv4Addr::new(ip[12], ip[13], ip[14], ip[15]);
-    let dst = std::net::Ipv4Addr::new(ip[16], ip[17], ip[18], ip[19]);
+    let (src, dst) = (ip.src_addr(), ip.dst_addr());
     let l4_len = total - ihl;
     if l4_len < csum_at + 2 || l4_len > usize::from(u16::MAX) {
         return false;
     }
     let l4 = &mut frame[off + ihl..off + total];
-    let ph = checksum::pseudo_header_v4(src, dst, proto, l4_len as u16);
-    if only_if_partial && u16::from_be_bytes([l4[csum_at], l4[csum_at + 1]]) != ph {
+    let ph = checksum::pseudo_header_v4(src, dst, proto.0, l4_len as u16);
+    let old = if is_tcp {
+        TcpPacket::new_unchecked(&*l4).checksum()
+    } else {
+        UdpPacket::new_unchecked(&*l4).checksum()
+    };
+    if only_if_partial && old != ph {
         return false;
     }
-    l4[csum_at] = 0;
-    l4[csum_at + 1] = 0;
+    let set = |l4: &mut [u8], c: u16| {
+        if is_tcp {
+            TcpPacket::new_unchecked(l4).set_checksum(c)
+        } else {
+            UdpPacket::new_unchecked(l4).set_checksum(c)
+        }
+    };
+    set(l4, 0);
     let mut c = !checksum::combine(&[ph, checksum::sum(l4)]);
-    if proto == 17 && c == 0 {
+    if !is_tcp && c == 0 {
         c = 0xffff;
     }
-    l4[csum_at..csum_at + 2].copy_from_slice(&c.to_be_bytes());
+    set(l4, c);
     true
+}
+
+/// An Ethernet frame's EtherType past its 802.1Q and 802.1ad tags, and
+/// where the payload it names starts; `None` when the frame ends first.
+pub(crate) fn past_vlan_tags(frame: &[u8]) -> Option<(rclick_wire::ethernet::EtherType, usize)> {
+    use rclick_wire::ethernet::{EtherType, EthernetFrame, HEADER_LEN};
+    use rclick_wire::vlan::{VlanTag, HEADER_LEN as TAG_LEN};
+    if frame.len() < HEADER_LEN {
+        return None;
+    }
+    let mut off = HEADER_LEN;
+    let mut ethertype = EthernetFrame::new_unchecked(frame).ethertype();
+    while ethertype == EtherType::VLAN || ethertype == EtherType::QINQ {
+        ethertype = VlanTag::new_unchecked(frame.get(off..off + TAG_LEN)?).ethertype();
+        off += TAG_LEN;
+    }
+    Some((ethertype, off))
+}
+
+/// The IPv4 header of an Ethernet frame, as (its length, the destination
+/// address): when the frame's EtherType is IPv4, its version 4 and its
+/// header (at least 20 bytes) fits in the frame.
+pub(crate) fn ipv4_header_in_frame(d: &[u8]) -> Option<(usize, std::net::Ipv4Addr)> {
+    use rclick_wire::ethernet::{EtherType, EthernetFrame, HEADER_LEN};
+    use rclick_wire::ipv4::Ipv4Packet;
+    if d.len() < HEADER_LEN + rclick_wire::ipv4::HEADER_LEN {
+        return None;
+    }
+    let eth = EthernetFrame::new_unchecked(d);
+    if eth.ethertype() != EtherType::IPV4 {
+        return None;
+    }
+    let ip = Ipv4Packet::new_unchecked(eth.payload());
+    if ip.version() != 4 {
+        return None;
+    }
+    let ihl = usize::from(ip.header_len());
+    if ihl < 20 || HEADER_LEN + ihl > d.len() {
+        return None;
+    }
+    Some((ihl, ip.dst_addr()))
 }
 
 #[cfg(test)]
@@ -259,6 +308,44 @@ mod tests {
         }
         v.extend_from_slice(b"hello!");
         v
+    }
+
+    #[test]
+    fn steps_over_vlan_tags() {
+        use rclick_wire::ethernet::EtherType;
+        let f = frame(17);
+        assert_eq!(past_vlan_tags(&f), Some((EtherType::IPV4, 14)));
+        // Two tags (802.1ad outside 802.1Q).
+        let mut g = f[..12].to_vec();
+        g.extend_from_slice(&[0x88, 0xa8, 0, 7, 0x81, 0x00, 0, 5]);
+        g.extend_from_slice(&f[12..]);
+        assert_eq!(past_vlan_tags(&g), Some((EtherType::IPV4, 22)));
+        assert_eq!(past_vlan_tags(&g[..17]), None);
+        assert_eq!(past_vlan_tags(&f[..13]), None);
+    }
+
+    #[test]
+    fn finds_the_ipv4_header_of_a_frame_or_nothing() {
+        let f = frame(17);
+        assert_eq!(
+            ipv4_header_in_frame(&f),
+            Some((20, std::net::Ipv4Addr::new(198, 51, 100, 2)))
+        );
+        // Too short, not IPv4, version 6 in an IPv4 frame, IHL below 5,
+        // header longer than the frame: nothing.
+        assert_eq!(ipv4_header_in_frame(&f[..33]), None);
+        let mut g = f.clone();
+        g[12..14].copy_from_slice(&[0x86, 0xdd]);
+        assert_eq!(ipv4_header_in_frame(&g), None);
+        let mut g = f.clone();
+        g[14] = 0x65;
+        assert_eq!(ipv4_header_in_frame(&g), None);
+        let mut g = f.clone();
+        g[14] = 0x44;
+        assert_eq!(ipv4_header_in_frame(&g), None);
+        let mut g = f[..40].to_vec();
+        g[14] = 0x47;
+        assert_eq!(ipv4_header_in_frame(&g), None);
     }
 
     fn l4_verifies(f: &[u8], proto: u8) -> bool {

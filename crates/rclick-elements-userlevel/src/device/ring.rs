@@ -1,8 +1,8 @@
 //! Memory-mapped packet rings (`PACKET_RX_RING`, `PACKET_TX_RING`): Click's
-//! `METHOD MMAP` for FromDevice and ToDevice. With [`sys`](super::sys), the
-//! only modules of this crate with `unsafe`: the mapping itself, and the
-//! few accessors below that read and write it with bounds checks. All ring
-//! logic above those accessors is safe code.
+//! `METHOD MMAP` for FromDevice and ToDevice. One of the few modules of this
+//! crate allowed `unsafe` (see the crate's top): the mapping itself, and the
+//! few accessors below that read and write it with bounds checks, only as
+//! [`Pod`] types. All ring logic above those accessors is safe code.
 //!
 //! The kernel and the process share the ring's memory. Each slot (a frame
 //! in TPACKET_V2, a block of frames in TPACKET_V3) has a status word that
@@ -143,6 +143,46 @@ fn page_size() -> usize {
     usize::try_from(p).ok().filter(|&p| p > 0).unwrap_or(4096)
 }
 
+/// Plain data: a type for which every byte pattern is a valid value, so it
+/// may be copied out of (or into) memory the kernel writes. Sealed: only
+/// this module implements it, for the kernel structs and integers the rings
+/// carry (C structs of integer fields and byte arrays, no padding invariants,
+/// no pointers, no enums, no `bool`).
+///
+/// # Safety
+///
+/// An implementor must be `Copy`, contain no references, pointers, `bool`,
+/// `char`, enums or other types with invalid bit patterns, and be valid for
+/// any bytes.
+pub(crate) unsafe trait Pod: Copy + pod::Sealed {}
+
+mod pod {
+    /// Keeps [`Pod`](super::Pod) implemented only in `ring.rs`.
+    pub trait Sealed {}
+}
+
+macro_rules! pod {
+    ($($t:ty),+ $(,)?) => {
+        $(
+            impl pod::Sealed for $t {}
+            // SAFETY: integers, or libc's `#[repr(C)]` mirrors of the
+            // kernel's ring structs, whose fields are all integers or
+            // arrays of integers: every byte pattern is a valid value.
+            unsafe impl Pod for $t {}
+        )+
+    };
+}
+
+pod!(
+    u32,
+    u64,
+    libc::tpacket2_hdr,
+    libc::tpacket_hdr_v1,
+    libc::tpacket3_hdr,
+    libc::sockaddr_ll,
+    libc::xdp_desc,
+);
+
 /// A shared mapping of a socket's ring (or of anonymous memory), unmapped
 /// on drop. Every access goes through the bounds-checked methods below.
 /// Also used by [`xdp`](super::xdp) for AF_XDP rings and UMEM.
@@ -222,17 +262,17 @@ impl Mapping {
     }
 
     /// Copies a `T` (a plain C header) out of the mapping at `off`.
-    pub(crate) fn read<T: Copy>(&self, off: usize) -> T {
+    pub(crate) fn read<T: Pod>(&self, off: usize) -> T {
         assert!(off + size_of::<T>() <= self.len, "ring read at {off}");
-        // SAFETY: in bounds (checked above); T is a plain-old-data C struct
-        // for which any bytes are valid; read_unaligned needs no alignment.
+        // SAFETY: in bounds (checked above); `T: Pod`, so any bytes are a
+        // valid `T`; read_unaligned needs no alignment.
         // The slot is owned by this side (its status was loaded with
         // Acquire), so the kernel is not writing it.
         unsafe { std::ptr::read_unaligned(self.ptr.as_ptr().add(off).cast::<T>()) }
     }
 
     /// Writes a `T` into the mapping at `off`.
-    pub(crate) fn write<T: Copy>(&mut self, off: usize, v: T) {
+    pub(crate) fn write<T: Pod>(&mut self, off: usize, v: T) {
         assert!(off + size_of::<T>() <= self.len, "ring write at {off}");
         // SAFETY: in bounds (checked above); the slot is owned by this side.
         unsafe { std::ptr::write_unaligned(self.ptr.as_ptr().add(off).cast::<T>(), v) }
@@ -641,6 +681,24 @@ impl TxRing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pod_values_round_trip_through_an_anonymous_mapping() {
+        let mut m = Mapping::map(None, page_size(), 0).expect("anonymous mapping");
+        m.write(8, 0xdead_beef_u32);
+        assert_eq!(m.read::<u32>(8), 0xdead_beef);
+        let d = libc::xdp_desc {
+            addr: 4096,
+            len: 60,
+            options: 0,
+        };
+        m.write(64, d);
+        let back: libc::xdp_desc = m.read(64);
+        assert_eq!((back.addr, back.len, back.options), (4096, 60, 0));
+        // Fresh anonymous memory is zeroes, a valid header like any bytes.
+        let h: libc::tpacket2_hdr = m.read(256);
+        assert_eq!(h.tp_status, 0);
+    }
 
     #[test]
     fn geometry_holds_frames_in_power_of_two_blocks() {

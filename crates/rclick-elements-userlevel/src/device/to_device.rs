@@ -233,16 +233,21 @@ impl Default for ToDevice {
     }
 }
 
-const H_COUNT: u32 = 0;
-const H_DROPS: u32 = 1;
-const H_PULLS: u32 = 2;
-const H_Q: u32 = 3;
-const H_SIGNAL: u32 = 4;
-const H_DEBUG: u32 = 5;
-const H_RESET: u32 = 6;
-const H_OVERSIZE: u32 = 7;
-const H_RING_FULL: u32 = 8;
-const H_METHOD: u32 = 9;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Count = read("count"),
+        Drops = read("drops"),
+        Pulls = read("pulls"),
+        Q = read("q"),
+        Oversize = read("oversize"),
+        RingFull = read("ring_full"),
+        Method = read("method"),
+        Signal = read("signal"),
+        Debug = read_write("debug"),
+        Reset = write("reset_counts"),
+    }
+}
 
 /// What one send attempt did.
 enum Sent {
@@ -456,43 +461,32 @@ impl Element for ToDevice {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("pulls", H_PULLS),
-            HandlerDef::read("q", H_Q),
-            HandlerDef::read("oversize", H_OVERSIZE),
-            HandlerDef::read("ring_full", H_RING_FULL),
-            HandlerDef::read("method", H_METHOD),
-            HandlerDef::read("signal", H_SIGNAL),
-            HandlerDef::read_write("debug", H_DEBUG),
-            HandlerDef::write("reset_counts", H_RESET),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_COUNT => Ok(self.count.to_string()),
-            H_DROPS => Ok(self.drops.to_string()),
-            H_PULLS => Ok(self.pulls.to_string()),
-            H_Q => Ok(match &self.sink {
+        match H::from_id(id) {
+            Some(H::Count) => Ok(self.count.to_string()),
+            Some(H::Drops) => Ok(self.drops.to_string()),
+            Some(H::Pulls) => Ok(self.pulls.to_string()),
+            Some(H::Q) => Ok(match &self.sink {
                 Sink::Ring(r) => r.in_flight(),
                 Sink::Xdp(x) => lock(x).tx_in_flight(),
                 _ => self.pending.len(),
             }
             .to_string()),
-            H_OVERSIZE => Ok(self.oversize.to_string()),
-            H_RING_FULL => Ok(self.ring_full.to_string()),
-            H_METHOD => Ok(super::method_name(self.method).into()),
-            H_SIGNAL => Ok(self.signal.active().to_string()),
-            H_DEBUG => Ok(self.debug.to_string()),
+            Some(H::Oversize) => Ok(self.oversize.to_string()),
+            Some(H::RingFull) => Ok(self.ring_full.to_string()),
+            Some(H::Method) => Ok(super::method_name(self.method).into()),
+            Some(H::Signal) => Ok(self.signal.active().to_string()),
+            Some(H::Debug) => Ok(self.debug.to_string()),
             _ => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_DEBUG => {
+        match H::from_id(id) {
+            Some(H::Debug) => {
                 let mut d = false;
                 Args::new(&[value.to_string()])
                     .read_mp("DEBUG", &mut d)
@@ -501,7 +495,7 @@ impl Element for ToDevice {
                 self.debug = d;
                 Ok(())
             }
-            H_RESET => {
+            Some(H::Reset) => {
                 self.count = 0;
                 self.drops = 0;
                 self.pulls = 0;

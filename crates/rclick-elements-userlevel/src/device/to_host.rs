@@ -43,23 +43,27 @@ use rclick_core::{phase, ConfigureCx, Ctx, Element, HandlerDef, InitCx, PacketBa
 
 use super::kernel_tun::KernelTun;
 use super::sys::{self, TunDevice};
-use crate::drops::DropCounter;
+use rclick_core::drops::Drops;
 
-const REASONS: &[&str] = &[
-    "too short for Ethernet",
-    "larger than MTU",
-    "device queue full",
-    "write error",
-];
-const SHORT: usize = 0;
-const LONG: usize = 1;
-const FULL: usize = 2;
-const WRITE: usize = 3;
+rclick_core::drop_reasons! {
+    /// Why ToHost dropped a packet (the manual's `drop_details` list).
+    enum Why {
+        Short = "too short for Ethernet",
+        Long = "larger than MTU",
+        Full = "device queue full",
+        Write = "write error",
+    }
+}
 
-const H_DEV_NAME: u32 = 0;
-const H_WRITTEN: u32 = 1;
-const H_DROPS: u32 = 2;
-const H_DROP_DETAILS: u32 = 3;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        DevName = read("dev_name"),
+        Written = read("written"),
+        Drops = read("drops"),
+        DropDetails = read("drop_details"),
+    }
+}
 
 /// The ToHost element.
 pub struct ToHost {
@@ -67,7 +71,7 @@ pub struct ToHost {
     dev: Option<Arc<TunDevice>>,
     mtu: usize,
     written: u64,
-    drops: DropCounter,
+    drops: Drops<Why>,
 }
 
 impl Default for ToHost {
@@ -77,15 +81,15 @@ impl Default for ToHost {
             dev: None,
             mtu: 1500,
             written: 0,
-            drops: DropCounter::new(REASONS),
+            drops: Drops::default(),
         }
     }
 }
 
 impl ToHost {
-    fn drop(&mut self, why: usize, detail: Option<&str>, cx: &Ctx) {
+    fn drop(&mut self, why: Why, detail: Option<&str>, cx: &Ctx) {
         let who = format!("ToHost({})", self.devname);
-        self.drops.count(why, 1, detail, false, &who, cx);
+        crate::drops::count(&mut self.drops, why, 1, detail, false, &who, cx);
     }
 }
 
@@ -139,42 +143,37 @@ impl Element for ToHost {
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         for p in batch {
             if p.len() < 14 {
-                self.drop(SHORT, None, cx);
+                self.drop(Why::Short, None, cx);
                 continue;
             }
             if p.len() - 14 > self.mtu {
-                self.drop(LONG, None, cx);
+                self.drop(Why::Long, None, cx);
                 continue;
             }
             let Some(dev) = self.dev.clone() else {
-                self.drop(WRITE, Some("no device"), cx);
+                self.drop(Why::Write, Some("no device"), cx);
                 continue;
             };
             match dev.write(p.data()) {
                 Ok(_) => self.written += 1,
                 Err(e) if sys::would_block(&e) => {
-                    self.drop(FULL, Some(&sys::strerror(&e)), cx);
+                    self.drop(Why::Full, Some(&sys::strerror(&e)), cx);
                 }
-                Err(e) => self.drop(WRITE, Some(&sys::strerror(&e)), cx),
+                Err(e) => self.drop(Why::Write, Some(&sys::strerror(&e)), cx),
             }
         }
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("dev_name", H_DEV_NAME),
-            HandlerDef::read("written", H_WRITTEN),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("drop_details", H_DROP_DETAILS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_DEV_NAME => self.devname.clone(),
-            H_WRITTEN => self.written.to_string(),
-            H_DROPS => self.drops.total().to_string(),
-            H_DROP_DETAILS => self.drops.details(),
+        Ok(match H::from_id(id) {
+            Some(H::DevName) => self.devname.clone(),
+            Some(H::Written) => self.written.to_string(),
+            Some(H::Drops) => self.drops.total().to_string(),
+            Some(H::DropDetails) => self.drops.details(),
             _ => return Err("no such handler".into()),
         })
     }

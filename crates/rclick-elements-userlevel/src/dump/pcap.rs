@@ -310,6 +310,8 @@ fn is_ip_ethertype(hi: u8, lo: u8) -> bool {
 
 /// Where the IP header of a frame of link type `linktype` starts, if the
 /// frame carries IPv4 or IPv6 (Click's `fake_pcap_force_ip` walk).
+/// By byte offset: these link layers (Linux SLL, BSD loopback, HDLC, PPP,
+/// FDDI) exist only in capture files, and rclick-wire has no views for them.
 fn ip_offset(d: &[u8], linktype: u32) -> Option<usize> {
     match linktype {
         dlt::RAW | dlt::HOST_RAW | dlt::OPENBSD_RAW => Some(0),

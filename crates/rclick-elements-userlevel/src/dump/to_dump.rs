@@ -168,9 +168,14 @@ impl Default for ToDump {
     }
 }
 
-const H_FILENAME: u32 = 0;
-const H_COUNT: u32 = 1;
-const H_RESET_COUNTS: u32 = 2;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Filename = read("filename"),
+        Count = read("count"),
+        ResetCounts = write("reset_counts"),
+    }
+}
 
 impl ToDump {
     fn print_name(&self) -> String {
@@ -397,24 +402,20 @@ impl Element for ToDump {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("filename", H_FILENAME),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::write("reset_counts", H_RESET_COUNTS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_FILENAME => Ok(self.print_name()),
-            H_COUNT => Ok(self.count.to_string()),
+        match H::from_id(id) {
+            Some(H::Filename) => Ok(self.print_name()),
+            Some(H::Count) => Ok(self.count.to_string()),
             _ => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_RESET_COUNTS => {
+        match H::from_id(id) {
+            Some(H::ResetCounts) => {
                 self.count = 0;
                 Ok(())
             }

@@ -1,5 +1,6 @@
 //! The process itself: ChangeUID, which gives up set-user-ID privileges.
 
+#[allow(unsafe_code)]
 pub mod change_uid;
 
 use rclick_core::Registry;

@@ -1,6 +1,7 @@
 //! Progress display: ProgressBar, which draws a bar on standard error from
 //! other elements' handlers.
 
+#[allow(unsafe_code)]
 pub mod progress_bar;
 
 use rclick_core::Registry;

@@ -231,15 +231,20 @@ fn tty_width() -> usize {
     }
 }
 
-const H_POS: u32 = 0;
-const H_SIZE: u32 = 1;
-const H_POSHANDLER: u32 = 2;
-const H_SIZEHANDLER: u32 = 3;
-const H_BANNER: u32 = 4;
-const H_ACTIVE: u32 = 5;
-const H_RESET: u32 = 6;
-const H_MARK_DONE: u32 = 7;
-const H_MARK_STOPPED: u32 = 8;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Pos = read("pos"),
+        Size = read_write("size"),
+        Poshandler = read_write("poshandler"),
+        Sizehandler = read_write("sizehandler"),
+        Banner = read_write("banner"),
+        Active = read_write("active"),
+        Reset = write("reset"),
+        MarkDone = write("mark_done"),
+        MarkStopped = write("mark_stopped"),
+    }
+}
 
 /// Click's ProgressBar. See the module documentation.
 pub struct ProgressBar {
@@ -475,35 +480,25 @@ impl Element for ProgressBar {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("pos", H_POS),
-            HandlerDef::read_write("size", H_SIZE),
-            HandlerDef::read_write("poshandler", H_POSHANDLER),
-            HandlerDef::read_write("sizehandler", H_SIZEHANDLER),
-            HandlerDef::read_write("banner", H_BANNER),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::write("reset", H_RESET),
-            HandlerDef::write("mark_done", H_MARK_DONE),
-            HandlerDef::write("mark_stopped", H_MARK_STOPPED),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_POS => sum(&self.pos_handlers, cx).map_or("-1".into(), |p| p.to_string()),
-            H_SIZE => self.size.map_or("-1".into(), |s| s.to_string()),
-            H_POSHANDLER => self.pos_handlers.join(" "),
-            H_SIZEHANDLER => self.size_handlers.join(" "),
-            H_BANNER => self.banner.clone(),
-            H_ACTIVE => self.active.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Pos) => sum(&self.pos_handlers, cx).map_or("-1".into(), |p| p.to_string()),
+            Some(H::Size) => self.size.map_or("-1".into(), |s| s.to_string()),
+            Some(H::Poshandler) => self.pos_handlers.join(" "),
+            Some(H::Sizehandler) => self.size_handlers.join(" "),
+            Some(H::Banner) => self.banner.clone(),
+            Some(H::Active) => self.active.to_string(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let v = value.trim();
-        match id {
-            H_SIZE => {
+        match H::from_id(id) {
+            Some(H::Size) => {
                 let s: f64 = v
                     .parse()
                     .map_err(|_| "size: expected a nonnegative number")?;
@@ -512,22 +507,22 @@ impl Element for ProgressBar {
                 }
                 self.size = Some(s);
             }
-            H_POSHANDLER => {
+            Some(H::Poshandler) => {
                 let w = words(v);
                 if w.is_empty() {
                     return Err("poshandler: no handlers given".into());
                 }
                 self.pos_handlers = w;
             }
-            H_SIZEHANDLER => {
+            Some(H::Sizehandler) => {
                 self.size_handlers = words(v);
                 self.size = None;
                 if self.phase != Phase::First {
                     self.size = sum(&self.size_handlers, cx).map(|s| s as f64);
                 }
             }
-            H_BANNER => self.banner = v.to_string(),
-            H_ACTIVE => {
+            Some(H::Banner) => self.banner = v.to_string(),
+            Some(H::Active) => {
                 self.active = match v {
                     "true" | "1" | "yes" => true,
                     "false" | "0" | "no" => false,
@@ -539,15 +534,15 @@ impl Element for ProgressBar {
                     }
                 }
             }
-            H_RESET => {
+            Some(H::Reset) => {
                 self.phase = Phase::First;
                 self.active = true;
                 if let Some(t) = self.timer {
                     cx.schedule_timer_after(t, Timestamp::from_sec(0));
                 }
             }
-            H_MARK_DONE => self.complete(true, cx),
-            H_MARK_STOPPED => self.complete(false, cx),
+            Some(H::MarkDone) => self.complete(true, cx),
+            Some(H::MarkStopped) => self.complete(false, cx),
             _ => return Err("no such handler".into()),
         }
         Ok(())

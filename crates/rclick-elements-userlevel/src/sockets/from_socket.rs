@@ -27,8 +27,11 @@
 //!
 //! ## Handlers
 //!
-//! Those of Socket: `received`, `sent`, `connections`, `connected`,
-//! `local_address`, `queue`, `drops`, `drop_details`, `reset_counts`.
+//! As Socket's (see there):
+//!
+//! * `received`, `sent`, `connections`, `connected` (read).
+//! * `local_address`, `queue`, `drops`, `drop_details` (read).
+//! * `reset_counts` (write).
 //!
 //! ## Examples
 //!

@@ -9,6 +9,7 @@ mod conn;
 pub mod from_raw_socket;
 pub mod from_socket;
 pub mod raw_socket;
+mod settings;
 pub mod socket;
 pub mod to_raw_socket;
 pub mod to_socket;

@@ -77,20 +77,29 @@ use rclick_packet::{Packet, PacketBatch};
 use rclick_wire::Ipv4Packet;
 use socket2::{Domain, Protocol, SockAddr, Socket as RawSock, Type};
 
-use crate::drops::DropCounter;
+use rclick_core::drops::Drops;
 
-const REASONS: &[&str] = &["bad IP header", "send error"];
-const BAD_HEADER: usize = 0;
-const SEND_ERROR: usize = 1;
+rclick_core::drop_reasons! {
+    /// Why RawSocket dropped a packet (the manual's `drop_details` list).
+    enum Why {
+        BadHeader = "bad IP header",
+        SendError = "send error",
+    }
+}
 /// Most reads, and most pulled packets, per task run.
 const BURST: usize = 32;
 /// The receive buffer: the largest IP packet.
 const RECV_BUF: usize = 65536;
 
-const H_RECEIVED: u32 = 0;
-const H_SENT: u32 = 1;
-const H_DROPS: u32 = 2;
-const H_DROP_DETAILS: u32 = 3;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Received = read("received"),
+        Sent = read("sent"),
+        Drops = read("drops"),
+        DropDetails = read("drop_details"),
+    }
+}
 
 /// Click's RawSocket (and, by class name, FromRawSocket and ToRawSocket).
 pub struct RawSocket {
@@ -108,7 +117,7 @@ pub struct RawSocket {
     pull_input: bool,
     received: u64,
     sent: u64,
-    drops: DropCounter,
+    drops: Drops<Why>,
 }
 
 impl RawSocket {
@@ -128,13 +137,13 @@ impl RawSocket {
             pull_input: false,
             received: 0,
             sent: 0,
-            drops: DropCounter::new(REASONS),
+            drops: Drops::default(),
         }
     }
 
-    fn drop_packet(&mut self, why: usize, detail: Option<&str>, cx: &Ctx) {
+    fn drop_packet(&mut self, why: Why, detail: Option<&str>, cx: &Ctx) {
         let who = cx.declaration();
-        self.drops.count(why, 1, detail, false, &who, cx);
+        crate::drops::count(&mut self.drops, why, 1, detail, false, &who, cx);
     }
 
     /// Sends `p`; gives it back if the socket is full.
@@ -142,7 +151,7 @@ impl RawSocket {
         let dst = match Ipv4Packet::new_checked(p.data()) {
             Ok(ip) => ip.dst_addr(),
             Err(_) => {
-                self.drop_packet(BAD_HEADER, None, cx);
+                self.drop_packet(Why::BadHeader, None, cx);
                 return None;
             }
         };
@@ -155,7 +164,7 @@ impl RawSocket {
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Some(p),
             Err(e) => {
-                self.drop_packet(SEND_ERROR, Some(&e.to_string()), cx);
+                self.drop_packet(Why::SendError, Some(&e.to_string()), cx);
                 None
             }
         }
@@ -310,20 +319,15 @@ impl Element for RawSocket {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("received", H_RECEIVED),
-            HandlerDef::read("sent", H_SENT),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("drop_details", H_DROP_DETAILS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_RECEIVED => Ok(self.received.to_string()),
-            H_SENT => Ok(self.sent.to_string()),
-            H_DROPS => Ok(self.drops.total().to_string()),
-            H_DROP_DETAILS => Ok(self.drops.details()),
+        match H::from_id(id) {
+            Some(H::Received) => Ok(self.received.to_string()),
+            Some(H::Sent) => Ok(self.sent.to_string()),
+            Some(H::Drops) => Ok(self.drops.total().to_string()),
+            Some(H::DropDetails) => Ok(self.drops.details()),
             _ => Err("no such handler".into()),
         }
     }

@@ -119,11 +119,15 @@
 //!
 //! ControlSocket, KernelTun, FromDevice
 
+// Over 1,000 lines with its manual (120) and tests (about 300, each on real
+// sockets): the code is about 670 lines of one job, a Socket's run-time
+// state machine (accepting, receiving, the send queue and its back-off,
+// hot swap). Its configuration is in settings.rs, the sockets in conn.rs.
+
 use std::collections::VecDeque;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::path::PathBuf;
 
-use rclick_core::args::{ArgContext, Args, Word};
 use std::os::fd::RawFd;
 
 use rclick_core::router::Select;
@@ -133,189 +137,25 @@ use rclick_core::{
 use rclick_packet::{Packet, PacketBatch};
 
 use super::conn::{self, Addr, Dgram, Kind, Listener, Opened, Options, Peer, Stream};
-use crate::drops::DropCounter;
+use super::settings::{Settings, RECV_BUF};
+use rclick_core::drops::Drops;
 
-/// Why Socket dropped a packet (indexes [`REASONS`]).
-#[derive(Clone, Copy, Debug)]
-enum Why {
-    NotConnected = 0,
-    NoDestination,
-    QueueFull,
-    ConnectionLost,
-    SendError,
-    NoOutput,
+rclick_core::drop_reasons! {
+    /// Why Socket dropped a packet (the manual's `drop_details` list).
+    enum Why {
+        NotConnected = "not connected",
+        NoDestination = "no destination",
+        QueueFull = "send queue full",
+        ConnectionLost = "connection lost",
+        SendError = "send error",
+        NoOutput = "no output",
+    }
 }
-
-const REASONS: &[&str] = &[
-    "not connected",
-    "no destination",
-    "send queue full",
-    "connection lost",
-    "send error",
-    "no output",
-];
 
 /// Most reads (and pulled packets) per task run.
 const BURST: usize = 32;
 /// Most pushed packets waiting for room in the socket.
 const MAX_QUEUE: usize = 1024;
-/// The receive buffer: the largest datagram.
-const RECV_BUF: usize = 65536;
-
-/// Socket's configuration.
-#[derive(Clone, Debug)]
-struct Settings {
-    kind: Kind,
-    remote: Addr,
-    local: Option<Addr>,
-    client: bool,
-    snaplen: usize,
-    headroom: usize,
-    timestamp: bool,
-    verbose: bool,
-    opts: Options,
-}
-
-impl Settings {
-    /// Parses a configuration for an element with `noutputs` outputs;
-    /// returns the settings and the warnings.
-    fn parse(
-        conf: &[String],
-        noutputs: usize,
-        actx: &dyn ArgContext,
-    ) -> Result<(Settings, Vec<String>), String> {
-        let mut warnings = Vec::new();
-        let mut ty = Word::default();
-        let mut rest = Vec::new();
-        Args::new_with(conf, actx)
-            .read_mp("TYPE", &mut ty)
-            .rest(&mut rest)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        let kind = Kind::parse(&ty.0).ok_or_else(|| {
-            format!(
-                "TYPE: unknown socket type '{}' (expected TCP, UDP, UNIX or UNIX_DGRAM)",
-                ty.0
-            )
-        })?;
-        let mut client = noutputs == 0;
-        let mut client_given = false;
-        let mut snaplen: u32 = 2048;
-        let mut headroom: u32 = rclick_packet::DEFAULT_HEADROOM as u32;
-        let mut timestamp = true;
-        let mut verbose = false;
-        let mut nodelay = true;
-        let mut sndbuf: u32 = 0;
-        let mut sndbuf_given = false;
-        let mut rcvbuf: u32 = 0;
-        let mut rcvbuf_given = false;
-        let mut proper = false;
-        let mut allow = String::new();
-        let mut allow_given = false;
-        let mut deny = String::new();
-        let mut deny_given = false;
-        let mut addr = Ipv4Addr::UNSPECIFIED;
-        let mut port: u16 = 0;
-        let mut local_addr = Ipv4Addr::UNSPECIFIED;
-        let mut local_addr_given = false;
-        let mut local_port: u16 = 0;
-        let mut local_port_given = false;
-        let mut filename = String::new();
-        let mut local_filename = String::new();
-        let args = Args::new_with(&rest, actx);
-        let args = if kind.is_unix() {
-            args.read_mp("FILENAME", &mut filename)
-                .read_p("LOCAL_FILENAME", &mut local_filename)
-        } else {
-            args.read_mp("ADDR", &mut addr)
-                .read_mp("PORT", &mut port)
-                .read_p("LOCAL_ADDR", &mut local_addr)
-                .read_status(&mut local_addr_given)
-                .read_p("LOCAL_PORT", &mut local_port)
-                .read_status(&mut local_port_given)
-        };
-        args.read("CLIENT", &mut client)
-            .read_status(&mut client_given)
-            .read("SNAPLEN", &mut snaplen)
-            .read("HEADROOM", &mut headroom)
-            .read("TIMESTAMP", &mut timestamp)
-            .read("VERBOSE", &mut verbose)
-            .read("NODELAY", &mut nodelay)
-            .read("SNDBUF", &mut sndbuf)
-            .read_status(&mut sndbuf_given)
-            .read("RCVBUF", &mut rcvbuf)
-            .read_status(&mut rcvbuf_given)
-            .read("PROPER", &mut proper)
-            .read("ALLOW", &mut allow)
-            .read_status(&mut allow_given)
-            .read("DENY", &mut deny)
-            .read_status(&mut deny_given)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        if allow_given || deny_given {
-            return Err("ALLOW and DENY (IPRouteTable access lists) are not supported".into());
-        }
-        if proper {
-            warnings.push("PROPER is PlanetLab-specific and ignored".to_string());
-        }
-        if snaplen == 0 || snaplen as usize > RECV_BUF {
-            return Err(format!("SNAPLEN must be between 1 and {RECV_BUF}"));
-        }
-        if headroom > 8192 {
-            return Err("HEADROOM too big (at most 8192)".into());
-        }
-        let (remote, local) = if kind.is_unix() {
-            check_path("FILENAME", &filename)?;
-            let local = if local_filename.is_empty() {
-                None
-            } else {
-                check_path("LOCAL_FILENAME", &local_filename)?;
-                Some(Addr::Path(PathBuf::from(&local_filename)))
-            };
-            (Addr::Path(PathBuf::from(&filename)), local)
-        } else {
-            let local = (local_addr_given || local_port_given)
-                .then(|| Addr::Inet(SocketAddrV4::new(local_addr, local_port)));
-            (Addr::Inet(SocketAddrV4::new(addr, port)), local)
-        };
-        // Local arguments imply a client unless CLIENT says otherwise.
-        if local.is_some() && !client_given {
-            client = true;
-        }
-        if client && kind.is_stream() && matches!(remote, Addr::Inet(a) if a.port() == 0) {
-            return Err("PORT: a client needs a nonzero port to connect to".into());
-        }
-        let s = Settings {
-            kind,
-            remote,
-            local: if client { local } else { None },
-            client,
-            snaplen: snaplen as usize,
-            headroom: headroom as usize,
-            timestamp,
-            verbose,
-            opts: Options {
-                sndbuf: sndbuf_given.then_some(sndbuf as usize),
-                rcvbuf: rcvbuf_given.then_some(rcvbuf as usize),
-                nodelay,
-            },
-        };
-        Ok((s, warnings))
-    }
-}
-
-/// Checks a Unix socket file name (`sun_path` holds 107 bytes and a NUL).
-fn check_path(what: &str, p: &str) -> Result<(), String> {
-    if p.is_empty() {
-        return Err(format!("{what}: empty file name"));
-    }
-    if p.len() >= 108 || p.contains('\0') {
-        return Err(format!(
-            "{what}: file name '{p}' too long (at most 107 bytes)"
-        ));
-    }
-    Ok(())
-}
 
 /// The socket's state at run time.
 #[derive(Debug)]
@@ -354,7 +194,7 @@ pub struct Socket {
     received: u64,
     sent: u64,
     connections: u64,
-    drops: DropCounter,
+    drops: Drops<Why>,
     /// A hot swap from a Socket bound to the same address: its socket is
     /// taken over (`take_state`); this timer opens our own if that did not
     /// happen.
@@ -390,7 +230,7 @@ impl Default for Socket {
             sent: 0,
             connections: 0,
             takeover_timer: None,
-            drops: DropCounter::new(REASONS),
+            drops: Drops::default(),
         }
     }
 }
@@ -401,15 +241,20 @@ impl Drop for Socket {
     }
 }
 
-const H_RECEIVED: u32 = 0;
-const H_SENT: u32 = 1;
-const H_CONNECTIONS: u32 = 2;
-const H_CONNECTED: u32 = 3;
-const H_LOCAL: u32 = 4;
-const H_QUEUE: u32 = 5;
-const H_DROPS: u32 = 6;
-const H_DROP_DETAILS: u32 = 7;
-const H_RESET: u32 = 8;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Received = read("received"),
+        Sent = read("sent"),
+        Connections = read("connections"),
+        Connected = read("connected"),
+        Local = read("local_address"),
+        Queue = read("queue"),
+        Drops = read("drops"),
+        DropDetails = read("drop_details"),
+        Reset = write("reset_counts"),
+    }
+}
 
 impl Socket {
     /// A Socket made as `class` (`FromSocket`, `ToSocket`): the same
@@ -426,7 +271,7 @@ impl Socket {
         }
         let who = cx.declaration();
         let verbose = self.cfg.verbose;
-        self.drops.count(why as usize, n, detail, verbose, &who, cx);
+        crate::drops::count(&mut self.drops, why, n, detail, verbose, &who, cx);
     }
 
     /// Whether there is somewhere to send to now.
@@ -867,36 +712,26 @@ impl Element for Socket {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("received", H_RECEIVED),
-            HandlerDef::read("sent", H_SENT),
-            HandlerDef::read("connections", H_CONNECTIONS),
-            HandlerDef::read("connected", H_CONNECTED),
-            HandlerDef::read("local_address", H_LOCAL),
-            HandlerDef::read("queue", H_QUEUE),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("drop_details", H_DROP_DETAILS),
-            HandlerDef::write("reset_counts", H_RESET),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_RECEIVED => Ok(self.received.to_string()),
-            H_SENT => Ok(self.sent.to_string()),
-            H_CONNECTIONS => Ok(self.connections.to_string()),
-            H_CONNECTED => Ok(self.connected().to_string()),
-            H_LOCAL => Ok(self.local_address.clone()),
-            H_QUEUE => Ok(self.queue.len().to_string()),
-            H_DROPS => Ok(self.drops.total().to_string()),
-            H_DROP_DETAILS => Ok(self.drops.details()),
+        match H::from_id(id) {
+            Some(H::Received) => Ok(self.received.to_string()),
+            Some(H::Sent) => Ok(self.sent.to_string()),
+            Some(H::Connections) => Ok(self.connections.to_string()),
+            Some(H::Connected) => Ok(self.connected().to_string()),
+            Some(H::Local) => Ok(self.local_address.clone()),
+            Some(H::Queue) => Ok(self.queue.len().to_string()),
+            Some(H::Drops) => Ok(self.drops.total().to_string()),
+            Some(H::DropDetails) => Ok(self.drops.details()),
             _ => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_RESET => {
+        match H::from_id(id) {
+            Some(H::Reset) => {
                 self.received = 0;
                 self.sent = 0;
                 self.connections = 0;
@@ -959,70 +794,16 @@ impl Socket {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::device::test_util::{build_err, registry};
-    use rclick_core::args::NoContext;
     use rclick_core::testing;
     use std::io::{Read, Write};
     use std::net::{TcpListener, TcpStream, UdpSocket};
     use std::os::unix::net::UnixStream;
     use std::time::Duration;
 
-    fn parse(conf: &[&str], noutputs: usize) -> Result<Settings, String> {
-        let conf: Vec<String> = conf.iter().map(|s| s.to_string()).collect();
-        Settings::parse(&conf, noutputs, &NoContext).map(|(s, _)| s)
-    }
-
     /// A Script that stops the router once `cond` holds, or after 20 s.
     fn stop_when(cond: &str) -> String {
         format!("Script(label l, wait 2ms, goto l $(not {cond}), stop); Script(wait 20s, stop);")
-    }
-
-    #[test]
-    fn configuration() {
-        let s = parse(&["TCP", "127.0.0.1", "80"], 1).unwrap();
-        assert_eq!(s.kind, Kind::Tcp);
-        assert!(!s.client, "a TCP Socket with an output is a server");
-        assert!(s.opts.nodelay);
-        assert_eq!(s.snaplen, 2048);
-        assert!(
-            parse(&["tcp", "127.0.0.1", "80"], 0).unwrap().client,
-            "no output: client"
-        );
-        let s = parse(&["TCP", "127.0.0.1", "80", "0.0.0.0", "5000"], 1).unwrap();
-        assert!(s.client, "LOCAL_* imply a client");
-        assert_eq!(s.local, Some(Addr::Inet("0.0.0.0:5000".parse().unwrap())));
-        let s = parse(
-            &["TCP", "127.0.0.1", "80", "LOCAL_PORT 5000", "CLIENT false"],
-            1,
-        )
-        .unwrap();
-        assert!(
-            !s.client && s.local.is_none(),
-            "CLIENT false ignores LOCAL_*"
-        );
-        let s = parse(&["UNIX_DGRAM", "/tmp/a", "/tmp/b", "SNAPLEN 100"], 1).unwrap();
-        assert_eq!(s.kind, Kind::UnixDgram);
-        assert_eq!(s.local, Some(Addr::Path("/tmp/b".into())));
-        assert_eq!(s.snaplen, 100);
-        let s = parse(
-            &["UDP", "0.0.0.0", "53", "SNDBUF 65536", "NODELAY false"],
-            1,
-        )
-        .unwrap();
-        assert_eq!(s.opts.sndbuf, Some(65536));
-        assert!(!s.opts.nodelay);
-
-        let err = |c: &[&str]| parse(c, 1).unwrap_err();
-        assert!(err(&["SCTP", "127.0.0.1", "80"]).contains("unknown socket type"));
-        assert!(err(&["TCP", "127.0.0.1"]).contains("PORT"));
-        assert!(err(&["TCP", "127.0.0.1", "70000"]).contains("PORT"));
-        assert!(err(&["TCP", "127.0.0.1", "80", "BOGUS 1"]).contains("BOGUS: unknown argument"));
-        assert!(err(&["TCP", "127.0.0.1", "80", "ALLOW a"]).contains("not supported"));
-        assert!(err(&["TCP", "127.0.0.1", "80", "SNAPLEN 0"]).contains("SNAPLEN"));
-        assert!(err(&["TCP", "127.0.0.1", "0", "CLIENT true"]).contains("nonzero port"));
-        assert!(err(&["UNIX", ""]).contains("FILENAME"));
-        assert!(err(&["UNIX", &"x".repeat(200)]).contains("too long"));
     }
 
     #[test]

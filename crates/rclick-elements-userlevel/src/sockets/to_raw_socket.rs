@@ -17,7 +17,9 @@
 //!
 //! ## Handlers
 //!
-//! Those of RawSocket: `received`, `sent`, `drops`, `drop_details`.
+//! As RawSocket's (see there):
+//!
+//! * `received`, `sent`, `drops`, `drop_details` (read).
 //!
 //! ## See also
 //!

@@ -19,6 +19,10 @@
 //! one class), so a packet costs O(classes) in the worst case. That is
 //! meant for the tens of classes of a link-sharing tree, not thousands
 //! (Linux keeps red-black trees for the same sets).
+//!
+//! Over 1,000 lines only by its tests (about 670: each criterion checked
+//! against a virtual clock over a simulated link); the scheduler itself is
+//! about 600.
 
 use super::curve::{RuntimeCurve, ServiceCurve};
 
