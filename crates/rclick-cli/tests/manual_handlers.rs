@@ -36,10 +36,6 @@ const KNOWN_GAPS: &[&str] = &[
     "FromRawSocket",
     "FromSocket",
     "HTTPServer",
-    "ICMPPingRewriter",
-    "IPAddrPairRewriter",
-    "IPAddrRewriter",
-    "IPRewriter",
     "KernelTap",
     "LinearIPLookup",
     "MSQueue",
@@ -51,12 +47,10 @@ const KNOWN_GAPS: &[&str] = &[
     "RatedSource",
     "Script",
     "SortedIPLookup",
-    "TCPRewriter",
     "TimedSource",
     "ToIPSummaryDump",
     "ToRawSocket",
     "ToSocket",
-    "UDPRewriter",
 ];
 
 /// Handlers the router gives every element, or every element with a task

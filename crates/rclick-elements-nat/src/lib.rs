@@ -1,6 +1,8 @@
 //! Network address translation (Click's IPRewriter family): rewriters with
 //! mapping tables and timeouts, mappers, and the FTP port mapper.
 
+#![forbid(unsafe_code)]
+
 pub mod rewriter;
 
 use rclick_core::Registry;

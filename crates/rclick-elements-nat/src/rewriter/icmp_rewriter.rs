@@ -59,8 +59,9 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketB
 use rclick_wire::checksum;
 
 use super::base::{Rewriter, REWRITER_CLASSES};
+use super::class::{ip_info, AnnoSlot};
 use super::flowset::{
-    now_ms, AnnoSlot, Lookup, RwHandle, IP_PROTO_DCCP, IP_PROTO_ICMP, IP_PROTO_TCP, IP_PROTO_UDP,
+    now_ms, Lookup, RwHandle, IP_PROTO_DCCP, IP_PROTO_ICMP, IP_PROTO_TCP, IP_PROTO_UDP,
 };
 use super::pattern::FlowId;
 
@@ -101,7 +102,7 @@ fn split32(v: u32) -> [u16; 2] {
 impl ICMPRewriter {
     /// Rewrites `p`; returns its output (`1` for unmapped, `-1` to drop).
     fn handle(&self, p: &mut Packet, now: i64) -> i32 {
-        let Some(info) = super::flowset::ip_info(p) else {
+        let Some(info) = ip_info(p) else {
             return -1;
         };
         if info.proto != IP_PROTO_ICMP {
