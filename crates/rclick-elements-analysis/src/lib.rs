@@ -2,6 +2,8 @@
 //! elements): IP summary dumps (the text format of Click's test suite),
 //! aggregates, and time-based filtering and scheduling.
 
+#![forbid(unsafe_code)]
+
 pub mod analysis;
 
 use rclick_core::Registry;

@@ -51,6 +51,13 @@ pub struct AdjustTimestamp {
     all: bool,
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Time = read_write("time"),
+    }
+}
+
 impl Element for AdjustTimestamp {
     fn class_name(&self) -> &'static str {
         "AdjustTimestamp"
@@ -88,14 +95,20 @@ impl Element for AdjustTimestamp {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("time", 0)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        if !matches!(H::from_id(id), Some(H::Time)) {
+            return Err("no such handler".into());
+        }
         Ok(unparse_time(self.ts))
     }
 
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        if !matches!(H::from_id(id), Some(H::Time)) {
+            return Err("no such handler".into());
+        }
         self.ts = parse_time_arg(value.trim())?;
         Ok(())
     }

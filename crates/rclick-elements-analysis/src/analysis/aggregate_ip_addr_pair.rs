@@ -61,9 +61,14 @@ struct PairInfo {
     last_sec: i64,
 }
 
-const H_CLEAR: u32 = 0;
-const H_DROPS: u32 = 1;
-const H_NPAIRS: u32 = 2;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Clear = write("clear"),
+        Drops = read("drops"),
+        Npairs = read("npairs"),
+    }
+}
 
 /// The AggregateIPAddrPair element.
 pub struct AggregateIPAddrPair {
@@ -206,24 +211,20 @@ impl Element for AggregateIPAddrPair {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::write("clear", H_CLEAR),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("npairs", H_NPAIRS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_DROPS => self.drops.to_string(),
-            H_NPAIRS => self.map.len().to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Drops) => self.drops.to_string(),
+            Some(H::Npairs) => self.map.len().to_string(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_CLEAR => {
+        match H::from_id(id) {
+            Some(H::Clear) => {
                 self.map.clear();
                 Ok(())
             }

@@ -365,6 +365,13 @@ impl AggregateIPFlows {
     }
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Clear = write("clear"),
+    }
+}
+
 impl Element for AggregateIPFlows {
     fn class_name(&self) -> &'static str {
         "AggregateIPFlows"
@@ -448,10 +455,13 @@ impl Element for AggregateIPFlows {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::write("clear", 0)]
+        H::all_defs()
     }
 
-    fn write_handler(&mut self, _id: u32, _value: &str, cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, _value: &str, cx: &mut Ctx) -> Result<(), String> {
+        if !matches!(H::from_id(id), Some(H::Clear)) {
+            return Err("no such handler".into());
+        }
         let (a, g) = (self.active_sec, self.gc_sec);
         self.active_sec = i64::from(i32::MAX);
         self.gc_sec = i64::from(i32::MAX);

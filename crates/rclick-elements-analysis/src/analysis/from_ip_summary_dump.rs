@@ -160,11 +160,16 @@ impl Default for FromIPSummaryDump {
     }
 }
 
-const H_SAMPLING_PROB: u32 = 0;
-const H_ACTIVE: u32 = 1;
-const H_ENCAP: u32 = 2;
-const H_STOP: u32 = 3;
-const H_FILENAME: u32 = 4;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        SamplingProb = read("sampling_prob"),
+        Active = read_write("active"),
+        Encap = read("encap"),
+        Stop = write("stop"),
+        Filename = read("filename"),
+    }
+}
 
 fn parse_proto(s: &str) -> Option<u8> {
     match s {
@@ -795,28 +800,22 @@ impl Element for FromIPSummaryDump {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("sampling_prob", H_SAMPLING_PROB),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read("encap", H_ENCAP),
-            HandlerDef::write("stop", H_STOP),
-            HandlerDef::read("filename", H_FILENAME),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_SAMPLING_PROB => format!("{}", self.sampling_prob),
-            H_ACTIVE => self.active.to_string(),
-            H_ENCAP => "IP".into(),
-            H_FILENAME => self.filename.clone(),
+        Ok(match H::from_id(id) {
+            Some(H::SamplingProb) => format!("{}", self.sampling_prob),
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Encap) => "IP".into(),
+            Some(H::Filename) => self.filename.clone(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_ACTIVE => {
+        match H::from_id(id) {
+            Some(H::Active) => {
                 let v = rclick_core::confparse::uncomment(value);
                 let active = match v.trim() {
                     "true" | "1" | "yes" | "on" => true,
@@ -838,7 +837,7 @@ impl Element for FromIPSummaryDump {
                 }
                 Ok(())
             }
-            H_STOP => {
+            Some(H::Stop) => {
                 self.active = false;
                 cx.request_stop();
                 Ok(())

@@ -24,7 +24,7 @@
 //!
 //! ## Handlers
 //!
-//! * `sampling_prob` / `probability` (read/write): P.
+//! * `sampling_prob`, `probability` (read/write): P.
 //! * `drop_prob` (read/write): 1 - P.
 //! * `active` (read/write).
 //! * `drops` (read): packets not sampled.
@@ -59,10 +59,15 @@ impl Default for RandomSample {
     }
 }
 
-const H_PROB: u32 = 0;
-const H_DROP: u32 = 1;
-const H_ACTIVE: u32 = 2;
-const H_DROPS: u32 = 3;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Prob = read_write("sampling_prob", "probability"),
+        Drop = read_write("drop_prob"),
+        Active = read_write("active"),
+        Drops = read("drops"),
+    }
+}
 
 fn parse_prob(s: &str) -> Result<f64, String> {
     let v: f64 = s
@@ -129,30 +134,24 @@ impl Element for RandomSample {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("sampling_prob", H_PROB),
-            HandlerDef::read_write("probability", H_PROB),
-            HandlerDef::read_write("drop_prob", H_DROP),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read("drops", H_DROPS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_PROB => format!("{}", self.prob),
-            H_DROP => format!("{}", 1.0 - self.prob),
-            H_ACTIVE => self.active.to_string(),
-            H_DROPS => self.drops.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Prob) => format!("{}", self.prob),
+            Some(H::Drop) => format!("{}", 1.0 - self.prob),
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Drops) => self.drops.to_string(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_PROB => self.prob = parse_prob(value)?,
-            H_DROP => self.prob = 1.0 - parse_prob(value)?,
-            H_ACTIVE => {
+        match H::from_id(id) {
+            Some(H::Prob) => self.prob = parse_prob(value)?,
+            Some(H::Drop) => self.prob = 1.0 - parse_prob(value)?,
+            Some(H::Active) => {
                 self.active = match value.trim() {
                     "true" | "1" | "yes" | "on" => true,
                     "false" | "0" | "no" | "off" => false,

@@ -59,6 +59,14 @@ pub struct SetTimestampDelta {
     first: Timestamp,
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        First = read("first"),
+        Reset = write("reset"),
+    }
+}
+
 impl Element for SetTimestampDelta {
     fn class_name(&self) -> &'static str {
         "SetTimestampDelta"
@@ -101,16 +109,22 @@ impl Element for SetTimestampDelta {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("first", 0), HandlerDef::write("reset", 1)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        if !matches!(H::from_id(id), Some(H::First)) {
+            return Err("no such handler".into());
+        }
         let mut s = String::new();
         write_timestamp(&mut s, self.first);
         Ok(s)
     }
 
-    fn write_handler(&mut self, _id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        if !matches!(H::from_id(id), Some(H::Reset)) {
+            return Err("no such handler".into());
+        }
         self.first = Timestamp::ZERO;
         Ok(())
     }

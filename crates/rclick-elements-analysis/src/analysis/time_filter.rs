@@ -79,10 +79,15 @@ pub struct TimeFilter {
     task: Option<TaskId>,
 }
 
-const H_START: u32 = 0;
-const H_END: u32 = 1;
-const H_INTERVAL: u32 = 2;
-const H_EXTEND: u32 = 3;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Start = read_write("start"),
+        End = read_write("end"),
+        Interval = read("interval"),
+        Extend = write("extend_interval"),
+    }
+}
 
 fn split_call(s: &str) -> Option<(String, String)> {
     let s = s.trim();
@@ -292,40 +297,35 @@ impl Element for TimeFilter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("start", H_START),
-            HandlerDef::read_write("end", H_END),
-            HandlerDef::read("interval", H_INTERVAL),
-            HandlerDef::write("extend_interval", H_EXTEND),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_START => ts_string(self.first),
-            H_END => ts_string(self.last),
-            H_INTERVAL => ts_string(self.last - self.first),
+        Ok(match H::from_id(id) {
+            Some(H::Start) => ts_string(self.first),
+            Some(H::End) => ts_string(self.last),
+            Some(H::Interval) => ts_string(self.last - self.first),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
         let t = parse_time_arg(value.trim()).map_err(|_| "expected time".to_string())?;
-        match id {
-            H_START => {
+        match H::from_id(id) {
+            Some(H::Start) => {
                 if !self.ready {
                     self.first_packet(t);
                 }
                 self.first = t;
             }
-            H_END => {
+            Some(H::End) => {
                 self.last = t;
                 self.last_relative = false;
                 self.last_init_relative = false;
                 self.last_interval = false;
                 self.last_h_ready = true;
             }
-            H_EXTEND => {
+            Some(H::Extend) => {
                 self.last += t;
                 self.last_h_ready = true;
             }

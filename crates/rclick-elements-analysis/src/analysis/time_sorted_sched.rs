@@ -119,6 +119,13 @@ impl TimeSortedSched {
     }
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        WellOrdered = read("well_ordered"),
+    }
+}
+
 impl Element for TimeSortedSched {
     fn class_name(&self) -> &'static str {
         "TimeSortedSched"
@@ -171,10 +178,13 @@ impl Element for TimeSortedSched {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("well_ordered", 0)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        if !matches!(H::from_id(id), Some(H::WellOrdered)) {
+            return Err("no such handler".into());
+        }
         Ok(self.well_ordered.to_string())
     }
 }

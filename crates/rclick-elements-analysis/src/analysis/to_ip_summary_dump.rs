@@ -64,6 +64,7 @@
 //! ## Handlers
 //!
 //! * `flush` (write): flushes the file.
+//! * `count` (read): packets written.
 //!
 //! ## Example
 //!
@@ -129,8 +130,13 @@ impl Default for ToIPSummaryDump {
     }
 }
 
-const H_FLUSH: u32 = 0;
-const H_COUNT: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Flush = write("flush"),
+        Count = read("count"),
+    }
+}
 
 impl ToIPSummaryDump {
     fn summarize(&mut self, p: &mut Packet) {
@@ -390,22 +396,19 @@ impl Element for ToIPSummaryDump {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::write("flush", H_FLUSH),
-            HandlerDef::read("count", H_COUNT),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_COUNT => Ok(self.output_count.to_string()),
+        match H::from_id(id) {
+            Some(H::Count) => Ok(self.output_count.to_string()),
             _ => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_FLUSH => {
+        match H::from_id(id) {
+            Some(H::Flush) => {
                 self.flush(cx);
                 if let Some(f) = &mut self.file {
                     let _ = f.flush();

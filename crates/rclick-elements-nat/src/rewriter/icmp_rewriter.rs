@@ -76,7 +76,12 @@ pub struct ICMPRewriter {
     drops: u64,
 }
 
-const H_DROPS: u32 = 0;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
 
 fn rd16(b: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([b[at], b[at + 1]])
@@ -322,11 +327,11 @@ impl Element for ICMPRewriter {
         Ok(())
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", H_DROPS)]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_DROPS => Ok(self.drops.to_string()),
+        match H::from_id(id) {
+            Some(H::Drops) => Ok(self.drops.to_string()),
             _ => Err("handler not readable".into()),
         }
     }

@@ -383,12 +383,7 @@ mod tests {
         }
         let mut p = o.finish(true);
         p.set_ip_header(0, 20);
-        let fields = [
-            Field::IpSrc,
-            Field::Sport,
-            Field::IpProto,
-            Field::TcpSeq,
-        ];
+        let fields = [Field::IpSrc, Field::Sport, Field::IpProto, Field::TcpSeq];
         let mut d = prepare(&mut p, true, false, false, true);
         let (mut out, mut scratch) = (Vec::new(), String::new());
         for f in fields {
