@@ -113,3 +113,29 @@ impl Element for AdjustTimestamp {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// Adds TIME to nonzero timestamps; ALL adjusts zero ones too; `time`
+    /// reads and writes the adjustment.
+    #[test]
+    fn adjusts_nonzero_timestamps() {
+        let f = dir("adjts").join("in");
+        std::fs::write(&f, "!data timestamp\n1.5\n0\n").unwrap();
+        let conf = |args: &str| {
+            format!(
+                "FromIPSummaryDump({}, STOP true) -> a :: AdjustTimestamp({args})
+                 -> ToIPSummaryDump(OUT, FIELDS timestamp);",
+                f.display()
+            )
+        };
+        let (r, lines) = run_dump("adjts", &conf("-0.5"));
+        assert_eq!(lines, ["1.000000", "0.000000"]);
+        assert_eq!(testing::read(&r, "a.time"), "-0.500000");
+        let (_, lines) = run_dump("adjts", &conf("2, ALL true"));
+        assert_eq!(lines, ["3.500000", "2.000000"]);
+    }
+}

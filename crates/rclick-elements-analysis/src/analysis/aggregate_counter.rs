@@ -394,3 +394,38 @@ impl Element for AggregateCounter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// Counts per aggregate, written to a file; `count` and `nagg`; a
+    /// frozen counter passes packets to output 1 uncounted.
+    #[test]
+    fn counts_per_aggregate() {
+        let d = dir("aggcount");
+        let f = d.join("in");
+        std::fs::write(&f, "!data aggregate\n1\n2\n1\n7\n1\n").unwrap();
+        let counts = d.join("counts");
+        let (r, lines) = run_dump(
+            "aggcount",
+            &format!(
+                "FromIPSummaryDump({}, STOP true) -> a :: AggregateCounter
+                 -> ToIPSummaryDump(OUT, FIELDS aggregate); a[1] -> c :: Counter -> Discard;",
+                f.display()
+            ),
+        );
+        assert_eq!(lines.len(), 5);
+        assert_eq!(testing::read(&r, "a.count"), "5");
+        assert_eq!(testing::read(&r, "a.nagg"), "3");
+        r.write_handler("a.write_text_file", &counts.display().to_string())
+            .unwrap();
+        let text = std::fs::read_to_string(&counts).unwrap();
+        let data: Vec<&str> = text.lines().filter(|l| !l.starts_with('!')).collect();
+        assert_eq!(data, ["1 3", "2 1", "7 1"]);
+        r.write_handler("a.clear", "").unwrap();
+        assert_eq!(testing::read(&r, "a.count"), "0");
+        assert_eq!(testing::read(&r, "c.count"), "0");
+    }
+}

@@ -163,3 +163,45 @@ impl Element for RandomSample {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    fn sample(args: &str) -> (usize, String, rclick_core::Router) {
+        let f = dir("rsample").join("in");
+        std::fs::write(&f, "!data ip_ttl\n1\n2\n3\n4\n5\n6\n7\n8\n").unwrap();
+        let (r, lines) = run_dump(
+            "rsample",
+            &format!(
+                "FromIPSummaryDump({}, STOP true) -> s :: RandomSample({args})
+                 -> ToIPSummaryDump(OUT, FIELDS ip_ttl);",
+                f.display()
+            ),
+        );
+        let drops = testing::read(&r, "s.drops");
+        (lines.len(), drops, r)
+    }
+
+    /// P 1 passes all, P 0 drops all (counted), inactive passes all; the
+    /// probability handlers read P and 1 - P.
+    #[test]
+    fn probabilities_at_the_ends() {
+        let (n, drops, r) = sample("1");
+        assert_eq!((n, drops.as_str()), (8, "0"));
+        assert_eq!(testing::read(&r, "s.sampling_prob"), "1");
+        assert_eq!(testing::read(&r, "s.drop_prob"), "0");
+        let (n, drops, _) = sample("0");
+        assert_eq!((n, drops.as_str()), (0, "8"));
+        let (n, drops, r) = sample("DROP 1, ACTIVE false");
+        assert_eq!((n, drops.as_str()), (8, "0"));
+        assert_eq!(testing::read(&r, "s.active"), "false");
+        assert!(testing::build(
+            "RandomSample(1.5)",
+            &super::super::test_util::registry(),
+            true
+        )
+        .is_err());
+    }
+}

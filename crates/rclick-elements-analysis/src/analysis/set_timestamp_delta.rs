@@ -129,3 +129,29 @@ impl Element for SetTimestampDelta {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// RANGE: each nonzero timestamp minus the first; `first` reads it and
+    /// `reset` forgets it.
+    #[test]
+    fn range_deltas_from_the_first_timestamp() {
+        let f = dir("settsd").join("in");
+        std::fs::write(&f, "!data timestamp\n0\n10.5\n11\n12.25\n").unwrap();
+        let (r, lines) = run_dump(
+            "settsd",
+            &format!(
+                "FromIPSummaryDump({}, STOP true) -> d :: SetTimestampDelta
+                 -> ToIPSummaryDump(OUT, FIELDS timestamp);",
+                f.display()
+            ),
+        );
+        assert_eq!(lines, ["0.000000", "0.000000", "0.500000", "1.750000"]);
+        assert_eq!(testing::read(&r, "d.first"), "10.500000");
+        r.write_handler("d.reset", "").unwrap();
+        assert_eq!(testing::read(&r, "d.first"), "0.000000");
+    }
+}

@@ -334,3 +334,30 @@ impl Element for TimeFilter {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// `[START, END)` to output 0, the rest to output 1; the handlers
+    /// read the bounds.
+    #[test]
+    fn passes_the_interval_and_diverts_the_rest() {
+        let f = dir("timefilt").join("in");
+        std::fs::write(&f, "!data timestamp\n1\n2\n2.5\n3\n4\n").unwrap();
+        let (r, lines) = run_dump(
+            "timefilt",
+            &format!(
+                "FromIPSummaryDump({}, STOP true) -> t :: TimeFilter(START 2, END 3)
+                 -> ToIPSummaryDump(OUT, FIELDS timestamp); t[1] -> c :: Counter -> Discard;",
+                f.display()
+            ),
+        );
+        assert_eq!(lines, ["2.000000", "2.500000"]);
+        assert_eq!(testing::read(&r, "c.count"), "3");
+        assert_eq!(testing::read(&r, "t.start"), "2.000000");
+        assert_eq!(testing::read(&r, "t.end"), "3.000000");
+        assert_eq!(testing::read(&r, "t.interval"), "1.000000");
+    }
+}

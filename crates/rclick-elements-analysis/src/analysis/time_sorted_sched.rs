@@ -188,3 +188,31 @@ impl Element for TimeSortedSched {
         Ok(self.well_ordered.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// Two sorted inputs come out merged in timestamp order.
+    #[test]
+    fn merges_sorted_inputs() {
+        let d = dir("tss");
+        std::fs::write(d.join("a"), "!data timestamp\n1\n3\n5\n").unwrap();
+        std::fs::write(d.join("b"), "!data timestamp\n2\n4\n6\n").unwrap();
+        let (r, lines) = run_dump(
+            "tss",
+            &format!(
+                "s :: TimeSortedSched(STOP true);
+                 FromIPSummaryDump({}, STOP false) -> [0]s;
+                 FromIPSummaryDump({}, STOP false) -> [1]s;
+                 s -> ToIPSummaryDump(OUT, FIELDS timestamp);",
+                d.join("a").display(),
+                d.join("b").display()
+            ),
+        );
+        let ts: Vec<&str> = lines.iter().map(|l| &l[..1]).collect();
+        assert_eq!(ts, ["1", "2", "3", "4", "5", "6"]);
+        assert_eq!(testing::read(&r, "s.well_ordered"), "true");
+    }
+}

@@ -419,3 +419,46 @@ impl Element for ToIPSummaryDump {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// The header names the fields; each packet is one line; `count`
+    /// counts them.
+    #[test]
+    fn writes_header_and_lines() {
+        let f = dir("toipsum").join("in");
+        std::fs::write(
+            &f,
+            "!data ip_src ip_dst ip_ttl\n1.0.0.1 2.0.0.2 9\n3.0.0.3 4.0.0.4 10\n",
+        )
+        .unwrap();
+        let (r, lines) = run_dump(
+            "toipsum",
+            &format!(
+                "FromIPSummaryDump({}, STOP true) -> t :: ToIPSummaryDump(OUT, FIELDS ip_dst ip_src ttl);",
+                f.display()
+            ),
+        );
+        assert_eq!(lines, ["2.0.0.2 1.0.0.1 9", "4.0.0.4 3.0.0.3 10"]);
+        assert_eq!(testing::read(&r, "t.count"), "2");
+        let out = dir("toipsum").join("out");
+        let text = std::fs::read_to_string(out).unwrap();
+        assert!(text.starts_with("!IPSummaryDump 1.3\n"), "{text}");
+        assert!(text.contains("!data ip_dst ip_src ip_ttl\n"), "{text}");
+    }
+
+    #[test]
+    fn unknown_fields_are_errors() {
+        let e = testing::build(
+            "Idle -> ToIPSummaryDump(/dev/null, FIELDS ip_src bogus_field);",
+            &super::super::test_util::registry(),
+            true,
+        )
+        .err()
+        .unwrap();
+        assert!(e.contains("bogus_field"), "{e}");
+    }
+}
