@@ -41,6 +41,8 @@ use rclick_core::args::{Args, Word};
 use rclick_core::router::ElementId;
 use rclick_core::{ConfigureCx, Ctx, Element, InitCx, Packet};
 use rclick_wire::checksum;
+use rclick_wire::ipv4::Ipv4Packet;
+use rclick_wire::tcp::TcpPacket;
 
 use super::base::{Rewriter, REWRITER_CLASSES};
 use super::class::ip_info;
@@ -57,16 +59,6 @@ pub struct FTPPortMapper {
     data_h: Option<RwHandle>,
 }
 
-fn rd16(b: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([b[at], b[at + 1]])
-}
-fn rd32(b: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-fn wr16(b: &mut [u8], at: usize, v: u16) {
-    b[at..at + 2].copy_from_slice(&v.to_be_bytes());
-}
-
 impl FTPPortMapper {
     fn rewrite(&self, mut p: Packet, now: i64) -> Packet {
         let (Some(ch), Some(dh)) = (&self.control_h, &self.data_h) else {
@@ -81,12 +73,12 @@ impl FTPPortMapper {
         };
         let (th_off, sport, dport, seq) = {
             let ip = p.ip_header().unwrap_or(&[]);
-            let th = &ip[info.thoff..];
+            let th = TcpPacket::new_unchecked(&ip[info.thoff..]);
             (
-                usize::from(th[12] >> 4) * 4,
-                rd16(th, 0),
-                rd16(th, 2),
-                rd32(th, 4),
+                usize::from(th.header_len()),
+                th.src_port(),
+                th.dst_port(),
+                th.seq_number(),
             )
         };
         if th_off < 20 || th_off > info.tlen {
@@ -175,18 +167,14 @@ impl FTPPortMapper {
         let total = p.len() - nh;
         let thoff = info.thoff;
         if let Some(ip) = p.ip_header_mut() {
-            let old = rd16(ip, 2);
-            let new = total as u16;
-            wr16(ip, 2, new);
-            let c = checksum::update_u16(rd16(ip, 10), old, new);
-            wr16(ip, 10, c);
             let (hdr, th) = ip.split_at_mut(thoff);
-            let src = std::net::Ipv4Addr::from(rd32(hdr, 12));
-            let dst = std::net::Ipv4Addr::from(rd32(hdr, 16));
-            wr16(th, 16, 0);
-            let ph = checksum::pseudo_header_v4(src, dst, IP_PROTO_TCP, th.len() as u16);
-            let s = checksum::add(checksum::sum(th), ph);
-            wr16(th, 16, !s);
+            let mut hdr = Ipv4Packet::new_unchecked(hdr);
+            let old = hdr.total_len();
+            let new = total as u16;
+            hdr.set_total_len(new);
+            let c = checksum::update_u16(hdr.checksum(), old, new);
+            hdr.set_checksum(c);
+            TcpPacket::new_unchecked(th).fill_checksum(hdr.src_addr(), hdr.dst_addr());
         }
         // sequence numbers of later control packets shift
         let delta = blen as i32 - arg_len as i32;
