@@ -589,3 +589,57 @@ impl Element for Rewriter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::rewriter::testutil::*;
+    use rclick_core::testing;
+
+    fn build(rw: &str) -> Result<rclick_core::Router, String> {
+        testing::build(
+            &format!("i :: Idle; rw :: {rw}; i -> rw -> i;"),
+            &registry(),
+            true,
+        )
+    }
+
+    /// Each class reads its own keyword groups and no others.
+    #[test]
+    fn keywords_per_class() {
+        for ok in [
+            "IPRewriter(keep 0 0, TCP_TIMEOUT 10, UDP_TIMEOUT 5, DST_ANNO false)",
+            "TCPRewriter(keep 0 0, TIMEOUT 10, TCP_DONE_TIMEOUT 1)",
+            "UDPRewriter(keep 0 0, STREAMING_TIMEOUT 10, UDP_GUARANTEE 1)",
+            "IPAddrRewriter(keep 0 0, TIMEOUT 10, GUARANTEE 0)",
+            "ICMPPingRewriter(keep 0 0, TIMEOUT 10, DST_ANNO true)",
+        ] {
+            build(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
+        for bad in [
+            "TCPRewriter(keep 0 0, UDP_TIMEOUT 5)",
+            "UDPRewriter(keep 0 0, TCP_TIMEOUT 5)",
+            "IPAddrRewriter(keep 0 0, DST_ANNO false)",
+            "IPAddrPairRewriter(keep 0 0, STREAMING_TIMEOUT 5)",
+            "IPRewriter(keep 0 0, TIMEOUT x)",
+        ] {
+            assert!(build(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// `capacity` writes shrink the set, `clear` empties it, `patternN`
+    /// writes replace a spec.
+    #[test]
+    fn write_handlers() {
+        let r = build("UDPRewriter(keep 0 0)").unwrap();
+        assert_eq!(testing::read(&r, "rw.capacity"), "2147483647");
+        r.write_handler("rw.capacity", "10").unwrap();
+        assert_eq!(testing::read(&r, "rw.capacity"), "10");
+        assert!(r.write_handler("rw.capacity", "ten").is_err());
+        r.write_handler("rw.clear", "").unwrap();
+        assert_eq!(testing::read(&r, "rw.size"), "0");
+        r.write_handler("rw.pattern0", "drop").unwrap();
+        assert_eq!(testing::read(&r, "rw.pattern0"), "<drop>\n");
+        assert!(r.write_handler("rw.pattern0", "pass 7").is_err());
+        assert_eq!(testing::read(&r, "rw.patterns"), "<drop>\n");
+    }
+}

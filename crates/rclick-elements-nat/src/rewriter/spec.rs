@@ -224,3 +224,72 @@ pub(crate) fn parse_input_spec(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Element 0 is a mapper, element 1 a Counter; pattern `pat` is defined.
+    struct Cx;
+
+    impl SpecContext for Cx {
+        fn find_element(&self, name: &str) -> Option<ElementId> {
+            ["map", "ctr"].iter().position(|n| *n == name)
+        }
+        fn class_of(&self, e: ElementId) -> String {
+            ["RoundRobinIPMapper", "Counter"][e].to_string()
+        }
+        fn lookup(&self, kind: &str, name: &str) -> Option<String> {
+            (kind == PATTERN_NAME_KIND && name == "pat").then(|| "1.0.0.1 - - -".to_string())
+        }
+        fn args_ctx(&self) -> &dyn ArgContext {
+            &rclick_core::args::NoContext
+        }
+    }
+
+    fn parse(line: &str) -> Result<(InputSpec, Option<Pending>), String> {
+        parse_input_spec(line, 2, &Cx)
+    }
+
+    #[test]
+    fn each_kind_of_spec_parses_with_its_outputs() {
+        let (s, p) = parse("pass 1").unwrap();
+        assert!(matches!(s.kind, InputKind::Pass) && s.foutput == 1 && p.is_none());
+        assert_eq!(s.unparse(), "<nochange>");
+        let (s, _) = parse("nochange").unwrap();
+        assert_eq!(s.foutput, 0);
+        let (s, _) = parse("keep 0 1").unwrap();
+        assert!(matches!(s.kind, InputKind::Keep) && (s.foutput, s.routput) == (0, 1));
+        assert!(matches!(parse("discard").unwrap().0.kind, InputKind::Drop));
+        let (s, p) = parse("pattern 1.0.0.1 1024-65535 - - 0 1").unwrap();
+        assert!(matches!(s.kind, InputKind::Pattern(_)) && p.is_none());
+        assert_eq!(s.unparse(), "1.0.0.1 1024-65535 - -");
+        let (s, p) = parse("pattern pat 1 0").unwrap();
+        assert!(matches!(s.kind, InputKind::Pattern(_)));
+        assert!(matches!(p, Some(Pending::Named(n)) if n == "pat"));
+        let (s, p) = parse("map").unwrap();
+        assert!(matches!(s.kind, InputKind::Mapper(_)));
+        assert!(matches!(p, Some(Pending::Mapper(0))));
+    }
+
+    #[test]
+    fn bad_specs_say_why() {
+        let err = |l: &str| parse(l).err().unwrap();
+        assert_eq!(err(""), "empty argument");
+        assert_eq!(err("pass 2"), "output port out of range");
+        assert_eq!(err("pass x"), "syntax error, expected 'nochange [OUTPUT]'");
+        assert_eq!(err("keep 0 5"), "output port out of range");
+        assert_eq!(err("drop 1"), "syntax error, expected 'drop'");
+        assert_eq!(err("nosuch"), "unknown specification");
+        assert_eq!(err("ctr"), "element is not an IPMapper");
+        assert_eq!(err("map 1"), "syntax error, expected element name");
+    }
+
+    #[test]
+    fn counts_show_in_the_text() {
+        let mut s = InputSpec::new(InputKind::Keep, 0, 0);
+        assert_eq!(s.unparse(), "<keep>");
+        s.count = 3;
+        assert_eq!(s.unparse(), "<keep> [3]");
+    }
+}
