@@ -71,6 +71,12 @@
 //!
 //! ToIPSummaryDump, FromDump
 
+// This file is about 1,050 lines, kept whole: one element (its manual,
+// configuration, the reader of its text and binary records with their
+// `!data`/`!flowid`/`!proto` lines, timing and sampling) and 200 lines of
+// tests. The field parsing it calls is `ipsumdump_fields`'s; what is left
+// reads one file in one state machine, which a split would cut through.
+
 use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Read};
 
@@ -450,24 +456,8 @@ impl FromIPSummaryDump {
                 nfields += 1;
             }
         }
-        if nfields == 0 {
-            if !self.format_complaint && !line.trim().is_empty() {
-                let msg = if self.fields.is_empty() {
-                    "no '!data' provided"
-                } else {
-                    "packet parse error"
-                };
-                cx.log(format!("{}: {msg}", self.landmark()));
-                self.format_complaint = true;
-            }
-            return None;
-        }
-        if let Some(a) = self.aggregate {
-            if !self.fields.contains(&Field::Aggregate) {
-                d.aggregate = Some(a);
-            }
-        }
-        Some(d.finish(self.checksum))
+        let quiet = line.trim().is_empty();
+        self.finish_record(d, nfields, quiet, cx)
     }
 
     /// Builds a packet from a binary record.
@@ -487,8 +477,21 @@ impl FromIPSummaryDump {
             }
             nfields += 1;
         }
+        self.finish_record(d, nfields, false, cx)
+    }
+
+    /// The packet of a record that gave `nfields` fields; with none,
+    /// nothing, and a complaint the first time (unless `quiet`: a blank
+    /// line).
+    fn finish_record(
+        &mut self,
+        mut d: Odesc,
+        nfields: usize,
+        quiet: bool,
+        cx: &Ctx,
+    ) -> Option<Packet> {
         if nfields == 0 {
-            if !self.format_complaint {
+            if !self.format_complaint && !quiet {
                 let msg = if self.fields.is_empty() {
                     "no '!data' provided"
                 } else {
