@@ -381,6 +381,29 @@ pub fn rewrite_ip<'p>(
     Some(ip)
 }
 
+/// Rewrites a packet of a flow with ports: addresses and the IP checksum,
+/// then, in a first fragment with at least `min` bytes of transport
+/// header, the ports and the transport checksum. Returns that transport
+/// header, for what else the class changes.
+#[inline]
+pub fn rewrite_flow<'p>(
+    f: &Flow,
+    reply: bool,
+    p: &'p mut Packet,
+    info: &IpInfo,
+    min: usize,
+) -> Option<&'p mut [u8]> {
+    let rev = f.key[usize::from(!reply)];
+    let ip = rewrite_ip(f, reply, p, true)?;
+    if !info.first_frag || info.tlen < min {
+        return None;
+    }
+    let th = &mut ip[info.thoff..];
+    rewrite_ports(rev, th);
+    rewrite_l4_checksum(f, reply, info.proto, th);
+    Some(th)
+}
+
 /// Applies the flow's transport checksum delta to a TCP header (of at least
 /// 18 bytes) or a UDP header with a checksum; other protocols are left.
 #[inline]

@@ -99,35 +99,28 @@ pub trait SpecContext {
     fn args_ctx(&self) -> &dyn ArgContext;
 }
 
-impl SpecContext for ConfigureCx<'_> {
-    fn find_element(&self, name: &str) -> Option<ElementId> {
-        self.find(name)
-    }
-    fn class_of(&self, e: ElementId) -> String {
-        self.element_info(e).class.clone()
-    }
-    fn lookup(&self, kind: &str, name: &str) -> Option<String> {
-        self.lookup_name(kind, name).map(str::to_string)
-    }
-    fn args_ctx(&self) -> &dyn ArgContext {
-        self.arg_context()
-    }
+/// The configuration context (configure) and the run-time one (a
+/// `patternN` write) answer alike.
+macro_rules! spec_context {
+    ($($t:ty),*) => {$(
+        impl SpecContext for $t {
+            fn find_element(&self, name: &str) -> Option<ElementId> {
+                self.find(name)
+            }
+            fn class_of(&self, e: ElementId) -> String {
+                self.element_info(e).class.clone()
+            }
+            fn lookup(&self, kind: &str, name: &str) -> Option<String> {
+                self.lookup_name(kind, name).map(str::to_string)
+            }
+            fn args_ctx(&self) -> &dyn ArgContext {
+                self.arg_context()
+            }
+        }
+    )*};
 }
 
-impl SpecContext for Ctx<'_> {
-    fn find_element(&self, name: &str) -> Option<ElementId> {
-        self.find(name)
-    }
-    fn class_of(&self, e: ElementId) -> String {
-        self.element_info(e).class.clone()
-    }
-    fn lookup(&self, kind: &str, name: &str) -> Option<String> {
-        self.lookup_name(kind, name).map(str::to_string)
-    }
-    fn args_ctx(&self) -> &dyn ArgContext {
-        self.arg_context()
-    }
-}
+spec_context!(ConfigureCx<'_>, Ctx<'_>);
 
 /// Parses a named pattern's text as defined by IPRewriterPatterns.
 pub fn named_pattern(cx: &dyn SpecContext, name: &str) -> Option<Arc<Pattern>> {

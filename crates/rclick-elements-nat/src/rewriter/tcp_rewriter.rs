@@ -68,8 +68,8 @@ use rclick_wire::tcp::{flags, TcpPacket, HEADER_LEN};
 
 use super::base::{Rewriter, H};
 use super::class::{
-    ports_key, rewrite_ip, rewrite_l4_checksum, rewrite_ports, set_annos, FlowKey, IpInfo,
-    Keywords, RewriterClass, TableCfg, Timeouts,
+    ports_key, rewrite_flow, set_annos, FlowKey, IpInfo, Keywords, RewriterClass, TableCfg,
+    Timeouts,
 };
 use super::flowset::{Flow, Lookup, IP_PROTO_TCP};
 use super::pattern::FlowId;
@@ -149,36 +149,33 @@ impl RewriterClass for TcpRewriter {
 /// sequence numbers.
 #[inline]
 pub(crate) fn apply_tcp(f: &mut Flow, reply: bool, p: &mut Packet, info: &IpInfo, cfg: &TableCfg) {
-    let rev = f.key[usize::from(!reply)];
     let d = usize::from(reply);
-    if let Some(ip) = rewrite_ip(f, reply, p, true) {
-        if info.first_frag && info.tlen >= 18 {
-            let v = Ipv4Packet::new_unchecked(&*ip);
-            let (ip_len, ip_hlen) = (usize::from(v.total_len()), usize::from(v.header_len()));
-            let th = &mut ip[info.thoff..];
-            rewrite_ports(rev, th);
-            rewrite_l4_checksum(f, reply, IP_PROTO_TCP, th);
-            let t = TcpPacket::new_unchecked(&*th);
-            let fl = t.flags();
-            let th_off = usize::from(t.header_len()) / 4;
-            let have_payload = ip_hlen + th_off * 4 < ip_len;
-            if fl & flags::RST != 0 {
-                f.tflags |= 3;
-            } else if fl & flags::FIN != 0 {
-                f.tflags |= 1 << d;
-            } else if fl & flags::SYN != 0 || have_payload {
-                f.tflags &= !(1 << d);
-            }
-            if have_payload {
-                f.tflags |= 4 << d;
-            }
-            if info.tlen >= th_off * 4 {
-                if let Some(sd) = f.seq.as_deref_mut() {
-                    apply_seq(sd, d, th, th_off * 4);
-                }
+    let (ip_len, ip_hlen) = p.ip_header().map_or((0, 0), |ip| {
+        let v = Ipv4Packet::new_unchecked(ip);
+        (usize::from(v.total_len()), usize::from(v.header_len()))
+    });
+    if let Some(th) = rewrite_flow(f, reply, p, info, 18) {
+        let t = TcpPacket::new_unchecked(&*th);
+        let fl = t.flags();
+        let th_off = usize::from(t.header_len()) / 4;
+        let have_payload = ip_hlen + th_off * 4 < ip_len;
+        if fl & flags::RST != 0 {
+            f.tflags |= 3;
+        } else if fl & flags::FIN != 0 {
+            f.tflags |= 1 << d;
+        } else if fl & flags::SYN != 0 || have_payload {
+            f.tflags &= !(1 << d);
+        }
+        if have_payload {
+            f.tflags |= 4 << d;
+        }
+        if info.tlen >= th_off * 4 {
+            if let Some(sd) = f.seq.as_deref_mut() {
+                apply_seq(sd, d, th, th_off * 4);
             }
         }
     }
+    let rev = f.key[usize::from(!reply)];
     set_annos(f, reply, p, cfg, rev.saddr);
 }
 

@@ -61,8 +61,8 @@ use rclick_packet::Packet;
 
 use super::base::Rewriter;
 use super::class::{
-    ports_key, rewrite_ip, rewrite_l4_checksum, rewrite_ports, set_annos, FlowKey, IpInfo,
-    Keywords, RewriterClass, TableCfg, Timeouts,
+    ports_key, rewrite_flow, set_annos, FlowKey, IpInfo, Keywords, RewriterClass, TableCfg,
+    Timeouts,
 };
 use super::flowset::{Flow, Lookup, IP_PROTO_DCCP, IP_PROTO_TCP, IP_PROTO_UDP};
 use super::pattern::FlowId;
@@ -124,20 +124,15 @@ impl RewriterClass for UdpRewriter {
 /// towards streaming.
 #[inline]
 pub(crate) fn apply_udp(f: &mut Flow, reply: bool, p: &mut Packet, info: &IpInfo, cfg: &TableCfg) {
-    let rev = f.key[usize::from(!reply)];
-    if let Some(ip) = rewrite_ip(f, reply, p, true) {
-        if info.first_frag && info.tlen >= 4 {
-            let th = &mut ip[info.thoff..];
-            rewrite_ports(rev, th);
-            rewrite_l4_checksum(f, reply, info.proto, th);
-            if reply {
-                f.tflags |= 1;
-            }
-            if f.tflags < 6 {
-                f.tflags += 2;
-            }
+    if rewrite_flow(f, reply, p, info, 4).is_some() {
+        if reply {
+            f.tflags |= 1;
+        }
+        if f.tflags < 6 {
+            f.tflags += 2;
         }
     }
+    let rev = f.key[usize::from(!reply)];
     set_annos(f, reply, p, cfg, rev.saddr);
 }
 
