@@ -213,19 +213,7 @@ impl Desc<'_> {
             BinKind::B16 => {
                 let digest = if ok {
                     let (off, len) = self.payload_info();
-                    let dl = self.length() as i64;
-                    let mut l = i64::from(len);
-                    if off + l > dl {
-                        l = dl - off;
-                    }
-                    let bytes: &[u8] = if l <= 0 || off < 0 {
-                        &[]
-                    } else {
-                        p.data()
-                            .get(off as usize..(off + l) as usize)
-                            .unwrap_or(&[])
-                    };
-                    md5(bytes)
+                    md5(self.payload_bytes(off, len))
                 } else {
                     md5(&[])
                 };

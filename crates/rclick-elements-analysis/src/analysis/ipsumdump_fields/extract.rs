@@ -482,18 +482,7 @@ impl Desc<'_> {
                 if !(len == 0 || (off >= 0 && (off as usize) < p.len())) {
                     return false;
                 }
-                let dl = self.length() as i64;
-                let mut l = i64::from(len);
-                if off + l > dl {
-                    l = dl - off;
-                }
-                let bytes: &[u8] = if l <= 0 || off < 0 {
-                    &[]
-                } else {
-                    p.data()
-                        .get(off as usize..(off + l) as usize)
-                        .unwrap_or(&[])
-                };
+                let bytes = self.payload_bytes(off, len);
                 match f {
                     Field::Payload => quote_bytes(out, bytes),
                     Field::PayloadMd5Hex => {
@@ -505,6 +494,20 @@ impl Desc<'_> {
                 }
                 true
             }
+        }
+    }
+
+    /// The `len` payload bytes at `off`, cut at the packet's length.
+    pub(crate) fn payload_bytes(&self, off: i64, len: u32) -> &[u8] {
+        let dl = self.length() as i64;
+        let l = i64::from(len).min(dl - off);
+        if l <= 0 || off < 0 {
+            &[]
+        } else {
+            self.p
+                .data()
+                .get(off as usize..(off + l) as usize)
+                .unwrap_or(&[])
         }
     }
 
