@@ -53,6 +53,7 @@ use std::collections::HashMap;
 use super::aggregate_ip_flows::parse_secs;
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch, Timestamp};
+use rclick_wire::ipv4::Ipv4Packet;
 
 struct PairInfo {
     aggregate: u32,
@@ -111,8 +112,8 @@ impl AggregateIPAddrPair {
     /// Annotates `p`; gives it back as `Err` if it has no IP header.
     fn annotate(&mut self, mut p: Packet, cx: &mut Ctx) -> Result<Packet, Packet> {
         let Some((src, dst)) = p.ip_header().filter(|ip| ip.len() >= 20).map(|ip| {
-            let a = |o: usize| u32::from_be_bytes([ip[o], ip[o + 1], ip[o + 2], ip[o + 3]]);
-            (a(12), a(16))
+            let v = Ipv4Packet::new_unchecked(ip);
+            (u32::from(v.src_addr()), u32::from(v.dst_addr()))
         }) else {
             return Err(p);
         };
