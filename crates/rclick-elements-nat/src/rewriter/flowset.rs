@@ -782,9 +782,105 @@ impl FlowSet {
 mod tests {
     use super::*;
 
+    use crate::rewriter::tcp_rewriter::TcpRewriter;
+    use crate::rewriter::udp_rewriter::UdpRewriter;
+
+    /// A set with one `keep 0 1` table of class `class`.
+    fn keep_set(class: &'static dyn RewriterClass) -> FlowSet {
+        let mut set = FlowSet::new(class);
+        set.tables[0].noutputs = 2;
+        set.tables[0]
+            .inputs
+            .push(InputSpec::new(InputKind::Keep, 0, 1));
+        set
+    }
+
+    /// A flow is found from both directions (the reply key is the
+    /// rewritten flow reversed); Check and Reply never create; the table
+    /// lists flows in slot order, each reply entry first.
+    #[test]
+    fn lookups_both_directions_and_listing() {
+        let mut set = keep_set(&UdpRewriter);
+        let a = FlowId::new(1, 10, 2, 20);
+        let b = FlowId::new(3, 30, 4, 40);
+        assert!(set
+            .get_entry(0, IP_PROTO_UDP, a, Lookup::Check, 0)
+            .is_none());
+        assert!(set
+            .get_entry(0, IP_PROTO_UDP, a, Lookup::Reply, 0)
+            .is_none());
+        assert_eq!(set.size(), 0);
+        let ea = set
+            .get_entry(0, IP_PROTO_UDP, a, Lookup::Input(0), 0)
+            .unwrap();
+        let eb = set
+            .get_entry(0, IP_PROTO_UDP, b, Lookup::Input(0), 0)
+            .unwrap();
+        assert!(!ea.reply && ea.flow != eb.flow);
+        let r = set
+            .get_entry(0, IP_PROTO_UDP, a.reverse(), Lookup::Check, 0)
+            .unwrap();
+        assert_eq!((r.flow, r.reply), (ea.flow, true));
+        // a flow keyed by ports answers for its own protocol only
+        assert!(set
+            .get_entry(0, IP_PROTO_TCP, a, Lookup::Check, 0)
+            .is_none());
+        let table = set.unparse_table(0, 0, 0);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert!(
+            lines[0].starts_with("(0.0.0.2, 20, 0.0.0.1, 10) => "),
+            "{table}"
+        );
+        assert!(
+            lines[1].starts_with("(0.0.0.1, 10, 0.0.0.2, 20) => "),
+            "{table}"
+        );
+        assert!(
+            lines[2].starts_with("(0.0.0.4, 40, 0.0.0.3, 30) => "),
+            "{table}"
+        );
+        assert!(lines[1].ends_with("[*0 1] i0 exp300"), "{table}");
+        set.remove_input_flows(0, 0);
+        assert_eq!(set.size(), 0);
+        assert_eq!(set.unparse_table(0, 0, 0), "");
+    }
+
+    /// Two tables of different classes in one set share its capacity, and
+    /// each flow keeps its own class's timeouts.
+    #[test]
+    fn tables_of_different_classes_share_a_set() {
+        let mut set = keep_set(&UdpRewriter);
+        let mut t = Table::new(&TcpRewriter);
+        t.noutputs = 2;
+        t.inputs.push(InputSpec::new(InputKind::Keep, 0, 1));
+        t.cfg.timeouts = [1_000, 0];
+        set.tables.push(t);
+        set.capacity = 2;
+        let u = FlowId::new(1, 10, 2, 20);
+        assert!(set
+            .get_entry(0, IP_PROTO_UDP, u, Lookup::Input(0), 0)
+            .is_some());
+        let tc = FlowId::new(5, 50, 6, 60);
+        assert!(set
+            .get_entry(1, IP_PROTO_TCP, tc, Lookup::Input(0), 0)
+            .is_some());
+        assert_eq!(set.size(), 2);
+        // the TCP flow has no guarantee and a 1 s timeout; the UDP flow is
+        // guaranteed for 5 s
+        set.shrink(false, 2_000);
+        assert_eq!(set.size(), 1);
+        assert!(set
+            .get_entry(0, IP_PROTO_UDP, u, Lookup::Check, 2_000)
+            .is_some());
+        assert!(set
+            .get_entry(1, IP_PROTO_TCP, tc, Lookup::Check, 2_000)
+            .is_none());
+    }
+
     #[test]
     fn heap_capacity_and_expiry() {
-        let mut set = FlowSet::new(&super::super::udp_rewriter::UdpRewriter);
+        let mut set = FlowSet::new(&UdpRewriter);
         set.tables[0].noutputs = 2;
         set.tables[0]
             .inputs
@@ -823,7 +919,7 @@ mod tests {
     /// used to keep the table and maps at their peak).
     #[test]
     fn expired_flows_give_memory_back() {
-        let mut set = FlowSet::new(&super::super::udp_rewriter::UdpRewriter);
+        let mut set = FlowSet::new(&UdpRewriter);
         set.tables[0].noutputs = 2;
         set.tables[0]
             .inputs
