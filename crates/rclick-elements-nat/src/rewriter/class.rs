@@ -148,6 +148,7 @@ pub struct IpInfo {
 }
 
 /// Reads the IP header facts; `None` when there is no usable IP header.
+#[inline]
 pub fn ip_info(p: &Packet) -> Option<IpInfo> {
     let ip = p.ip_header()?;
     if ip.len() < rclick_wire::ipv4::HEADER_LEN {
@@ -255,6 +256,12 @@ pub trait RewriterClass: Send + Sync + 'static {
     fn timeouts(&self, _f: &Flow, c: &TableCfg) -> (u32, u32) {
         (c.timeouts[0], c.timeouts[1])
     }
+    /// The flow's guarantee alone (what a packet renews; the timeout is
+    /// needed only without one).
+    #[inline]
+    fn guarantee(&self, f: &Flow, c: &TableCfg) -> u32 {
+        self.timeouts(f, c).1
+    }
     /// Rewrites packet `p` of flow `f` (its reply direction when `reply`).
     fn apply(&self, f: &mut Flow, reply: bool, p: &mut Packet, info: &IpInfo, cfg: &TableCfg);
     /// The text of mapping `k` (of flow `f`, its reply entry when `reply`)
@@ -289,7 +296,7 @@ pub trait RewriterClass: Send + Sync + 'static {
 
 /// The key of a flow with ports (TCP, UDP, DCCP): `None` unless the
 /// packet is a first fragment with 8 bytes of transport header.
-#[inline]
+#[inline(always)]
 pub fn ports_key(p: &Packet, info: &IpInfo, map: usize) -> Option<FlowKey> {
     if !info.first_frag || info.tlen < 8 {
         return None;
@@ -334,7 +341,7 @@ pub fn rewrite_addresses(
 }
 
 /// Applies a one's-complement delta `d` (or its negation) to a checksum.
-#[inline]
+#[inline(always)]
 pub fn apply_delta(csum: u16, d: u16, reverse: bool) -> u16 {
     if d == 0 || d == 0xFFFF {
         return csum;
@@ -345,7 +352,7 @@ pub fn apply_delta(csum: u16, d: u16, reverse: bool) -> u16 {
 
 /// Sets the destination address annotation to `dst` (when configured) and,
 /// on replies, the reply annotation.
-#[inline]
+#[inline(always)]
 pub fn set_annos(f: &Flow, reply: bool, p: &mut Packet, cfg: &TableCfg, dst: u32) {
     if cfg.dst_anno {
         p.set_dst_ip_anno(Ipv4Addr::from(dst));
@@ -360,7 +367,7 @@ pub fn set_annos(f: &Flow, reply: bool, p: &mut Packet, cfg: &TableCfg, dst: u32
 /// Rewrites the IP addresses (only the one that changes when not `both`:
 /// the source forward, the destination in reply) and the IP checksum;
 /// returns the IP header slice for more work.
-#[inline]
+#[inline(always)]
 pub fn rewrite_ip<'p>(
     f: &Flow,
     reply: bool,
@@ -385,7 +392,7 @@ pub fn rewrite_ip<'p>(
 /// then, in a first fragment with at least `min` bytes of transport
 /// header, the ports and the transport checksum. Returns that transport
 /// header, for what else the class changes.
-#[inline]
+#[inline(always)]
 pub fn rewrite_flow<'p>(
     f: &Flow,
     reply: bool,
@@ -406,7 +413,7 @@ pub fn rewrite_flow<'p>(
 
 /// Applies the flow's transport checksum delta to a TCP header (of at least
 /// 18 bytes) or a UDP header with a checksum; other protocols are left.
-#[inline]
+#[inline(always)]
 pub fn rewrite_l4_checksum(f: &Flow, reply: bool, proto: u8, th: &mut [u8]) {
     if proto == IP_PROTO_TCP && th.len() >= 18 {
         let mut t = TcpPacket::new_unchecked(th);
@@ -423,7 +430,7 @@ pub fn rewrite_l4_checksum(f: &Flow, reply: bool, proto: u8, th: &mut [u8]) {
 
 /// Rewrites the ports of a header with ports at its start (TCP, UDP,
 /// DCCP: source, then destination).
-#[inline]
+#[inline(always)]
 pub fn rewrite_ports(rev: FlowId, th: &mut [u8]) {
     let mut u = UdpPacket::new_unchecked(th);
     u.set_src_port(rev.dport);

@@ -725,10 +725,11 @@ impl FlowSet {
         let out = f.out[usize::from(reply)] as i32;
         class.apply(f, reply, p, &info, &cfg);
         // new expiry: guaranteed again, or best effort without a guarantee
-        let (to, g) = class.timeouts(f, &cfg);
+        let g = class.guarantee(f, &cfg);
         if g != 0 {
             self.change_expiry(entry.flow, true, now + i64::from(g));
         } else {
+            let (to, _) = class.timeouts(f, &cfg);
             self.change_expiry(entry.flow, false, now + i64::from(to));
         }
         out

@@ -171,6 +171,14 @@ impl RewriterClass for IpRewriter {
         (to, c.udp_timeouts[1])
     }
     #[inline]
+    fn guarantee(&self, f: &Flow, c: &TableCfg) -> u32 {
+        if f.map == 0 {
+            c.timeouts[1]
+        } else {
+            c.udp_timeouts[1]
+        }
+    }
+    #[inline]
     fn apply(&self, f: &mut Flow, reply: bool, p: &mut Packet, info: &IpInfo, cfg: &TableCfg) {
         if f.map == 0 {
             apply_tcp(f, reply, p, info, cfg);

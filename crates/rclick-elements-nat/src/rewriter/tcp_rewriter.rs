@@ -140,6 +140,10 @@ impl RewriterClass for TcpRewriter {
         tcp_timeouts(f, c)
     }
     #[inline]
+    fn guarantee(&self, _f: &Flow, c: &TableCfg) -> u32 {
+        c.timeouts[1]
+    }
+    #[inline]
     fn apply(&self, f: &mut Flow, reply: bool, p: &mut Packet, info: &IpInfo, cfg: &TableCfg) {
         apply_tcp(f, reply, p, info, cfg);
     }

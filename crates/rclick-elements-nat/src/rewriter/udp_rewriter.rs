@@ -114,6 +114,10 @@ impl RewriterClass for UdpRewriter {
         (to, c.timeouts[1])
     }
     #[inline]
+    fn guarantee(&self, _f: &Flow, c: &TableCfg) -> u32 {
+        c.timeouts[1]
+    }
+    #[inline]
     fn apply(&self, f: &mut Flow, reply: bool, p: &mut Packet, info: &IpInfo, cfg: &TableCfg) {
         apply_udp(f, reply, p, info, cfg);
     }
