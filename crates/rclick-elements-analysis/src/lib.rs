@@ -3,6 +3,8 @@
 //! aggregates, and time-based filtering and scheduling.
 #![forbid(unsafe_code)]
 
+#![forbid(unsafe_code)]
+
 pub mod analysis;
 
 use rclick_core::Registry;

@@ -2,6 +2,8 @@
 //! mapping tables and timeouts, mappers, and the FTP port mapper.
 #![forbid(unsafe_code)]
 
+#![forbid(unsafe_code)]
+
 pub mod rewriter;
 
 use rclick_core::Registry;

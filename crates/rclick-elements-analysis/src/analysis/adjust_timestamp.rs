@@ -51,6 +51,13 @@ pub struct AdjustTimestamp {
     all: bool,
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Time = read_write("time"),
+    }
+}
+
 impl Element for AdjustTimestamp {
     fn class_name(&self) -> &'static str {
         "AdjustTimestamp"
@@ -88,15 +95,47 @@ impl Element for AdjustTimestamp {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("time", 0)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        if !matches!(H::from_id(id), Some(H::Time)) {
+            return Err("no such handler".into());
+        }
         Ok(unparse_time(self.ts))
     }
 
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        if !matches!(H::from_id(id), Some(H::Time)) {
+            return Err("no such handler".into());
+        }
         self.ts = parse_time_arg(value.trim())?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// Adds TIME to nonzero timestamps; ALL adjusts zero ones too; `time`
+    /// reads and writes the adjustment.
+    #[test]
+    fn adjusts_nonzero_timestamps() {
+        let f = dir("adjts").join("in");
+        std::fs::write(&f, "!data timestamp\n1.5\n0\n").unwrap();
+        let conf = |args: &str| {
+            format!(
+                "FromIPSummaryDump({}, STOP true) -> a :: AdjustTimestamp({args})
+                 -> ToIPSummaryDump(OUT, FIELDS timestamp);",
+                f.display()
+            )
+        };
+        let (r, lines) = run_dump("adjts", &conf("-0.5"));
+        assert_eq!(lines, ["1.000000", "0.000000"]);
+        assert_eq!(testing::read(&r, "a.time"), "-0.500000");
+        let (_, lines) = run_dump("adjts", &conf("2, ALL true"));
+        assert_eq!(lines, ["3.500000", "2.000000"]);
     }
 }

@@ -37,10 +37,11 @@
 //!
 //! ## Handlers
 //!
-//! * `write_text_file`, `write_ascii_file`, `write_ip_file`,
-//!   `write_pdf_file` (write): write the counts to a file (`-` is standard
-//!   output), one `AGGREGATE COUNT` line each, in aggregate order.
-//! * `freeze`, `active` (read/write); `stop`, `clear` (write).
+//! * `write_text_file`, `write_ascii_file`, `write_ip_file`, `write_pdf_file` (write):
+//!   write the counts to a file (`-` is standard output), one
+//!   `AGGREGATE COUNT` line each, in aggregate order.
+//! * `freeze`, `active` (read/write), `stop`, `clear` (write): stop
+//!   counting for now, or for good; clear the counts.
 //! * `count`, `nagg` (read): total count, nonzero aggregates.
 //! * `banner` (read/write).
 //!
@@ -80,16 +81,21 @@ pub struct AggregateCounter {
     call_count: Option<(u64, String, String)>,
 }
 
-const H_TEXT: u32 = 0;
-const H_IP: u32 = 1;
-const H_PDF: u32 = 2;
-const H_FREEZE: u32 = 3;
-const H_ACTIVE: u32 = 4;
-const H_STOP: u32 = 5;
-const H_CLEAR: u32 = 6;
-const H_COUNT: u32 = 7;
-const H_NAGG: u32 = 8;
-const H_BANNER: u32 = 9;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Text = write("write_text_file", "write_ascii_file"),
+        Ip = write("write_ip_file"),
+        Pdf = write("write_pdf_file"),
+        Freeze = read_write("freeze"),
+        Active = read_write("active"),
+        Stop = write("stop"),
+        Clear = write("clear"),
+        Count = read("count"),
+        Nagg = read("nagg"),
+        Banner = read_write("banner"),
+    }
+}
 
 fn split_call(s: &str) -> (String, String) {
     let s = s.trim();
@@ -329,65 +335,53 @@ impl Element for AggregateCounter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::write("write_text_file", H_TEXT),
-            HandlerDef::write("write_ascii_file", H_TEXT),
-            HandlerDef::write("write_ip_file", H_IP),
-            HandlerDef::write("write_pdf_file", H_PDF),
-            HandlerDef::read_write("freeze", H_FREEZE),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::write("stop", H_STOP),
-            HandlerDef::write("clear", H_CLEAR),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read("nagg", H_NAGG),
-            HandlerDef::read_write("banner", H_BANNER),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_FREEZE => self.frozen.to_string(),
-            H_ACTIVE => self.active.to_string(),
-            H_COUNT => self.count.to_string(),
-            H_NAGG => self.nnz().to_string(),
-            H_BANNER => self.banner.clone(),
+        Ok(match H::from_id(id) {
+            Some(H::Freeze) => self.frozen.to_string(),
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Count) => self.count.to_string(),
+            Some(H::Nagg) => self.nnz().to_string(),
+            Some(H::Banner) => self.banner.clone(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_TEXT | H_IP | H_PDF => {
+        match H::from_id(id) {
+            Some(H::Text | H::Ip | H::Pdf) => {
                 let f = rclick_core::confparse::unquote(value.trim());
                 if f.is_empty() {
                     return Err("argument should be filename".into());
                 }
-                let fmt = match id {
-                    H_TEXT => Format::Text,
-                    H_IP => Format::Ip,
+                let fmt = match H::from_id(id) {
+                    Some(H::Text) => Format::Text,
+                    Some(H::Ip) => Format::Ip,
                     _ => Format::Pdf,
                 };
                 self.write_file(&f, fmt, cx)
             }
-            H_FREEZE => {
+            Some(H::Freeze) => {
                 self.frozen = parse_bool(value)?;
                 Ok(())
             }
-            H_ACTIVE => {
+            Some(H::Active) => {
                 self.active = parse_bool(value)?;
                 Ok(())
             }
-            H_STOP => {
+            Some(H::Stop) => {
                 self.active = false;
                 cx.request_stop();
                 Ok(())
             }
-            H_CLEAR => {
+            Some(H::Clear) => {
                 self.counts.clear();
                 self.count = 0;
                 Ok(())
             }
-            H_BANNER => {
+            Some(H::Banner) => {
                 self.banner = value.to_string();
                 if !self.banner.is_empty() && !self.banner.ends_with('\n') {
                     self.banner.push('\n');
@@ -398,5 +392,40 @@ impl Element for AggregateCounter {
             }
             _ => Err("no such handler".into()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// Counts per aggregate, written to a file; `count` and `nagg`; a
+    /// frozen counter passes packets to output 1 uncounted.
+    #[test]
+    fn counts_per_aggregate() {
+        let d = dir("aggcount");
+        let f = d.join("in");
+        std::fs::write(&f, "!data aggregate\n1\n2\n1\n7\n1\n").unwrap();
+        let counts = d.join("counts");
+        let (r, lines) = run_dump(
+            "aggcount",
+            &format!(
+                "FromIPSummaryDump({}, STOP true) -> a :: AggregateCounter
+                 -> ToIPSummaryDump(OUT, FIELDS aggregate); a[1] -> c :: Counter -> Discard;",
+                f.display()
+            ),
+        );
+        assert_eq!(lines.len(), 5);
+        assert_eq!(testing::read(&r, "a.count"), "5");
+        assert_eq!(testing::read(&r, "a.nagg"), "3");
+        r.write_handler("a.write_text_file", &counts.display().to_string())
+            .unwrap();
+        let text = std::fs::read_to_string(&counts).unwrap();
+        let data: Vec<&str> = text.lines().filter(|l| !l.starts_with('!')).collect();
+        assert_eq!(data, ["1 3", "2 1", "7 1"]);
+        r.write_handler("a.clear", "").unwrap();
+        assert_eq!(testing::read(&r, "a.count"), "0");
+        assert_eq!(testing::read(&r, "c.count"), "0");
     }
 }

@@ -68,6 +68,13 @@ impl AggregateFilter {
     }
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for AggregateFilter {
     fn class_name(&self) -> &'static str {
         "AggregateFilter"
@@ -146,10 +153,13 @@ impl Element for AggregateFilter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        if !matches!(H::from_id(id), Some(H::Drops)) {
+            return Err("no such handler".into());
+        }
         Ok(self.drops.to_string())
     }
 }

@@ -53,8 +53,13 @@ pub struct AggregateFirst {
     drops: u64,
 }
 
-const H_DROPS: u32 = 0;
-const H_NAGG: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+        Nagg = read("naggregates"),
+    }
+}
 
 impl Element for AggregateFirst {
     fn class_name(&self) -> &'static str {
@@ -95,16 +100,13 @@ impl Element for AggregateFirst {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("naggregates", H_NAGG),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_DROPS => self.drops.to_string(),
-            H_NAGG => self.seen.len().to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Drops) => self.drops.to_string(),
+            Some(H::Nagg) => self.seen.len().to_string(),
             _ => return Err("no such handler".into()),
         })
     }

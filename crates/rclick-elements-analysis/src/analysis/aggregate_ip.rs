@@ -63,6 +63,7 @@
 
 use rclick_core::args::{AnyArg, Args};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+use rclick_wire::ipv4::Ipv4Packet;
 
 /// Which header a field is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,13 +231,15 @@ impl Field {
         let hdr = match self.header {
             Header::Ip => ip,
             Header::Transport(proto) => {
-                let fragoff = u16::from_be_bytes([ip[6], ip[7]]) & 0x1fff;
-                if ip[9] != proto || fragoff != 0 {
+                let v = Ipv4Packet::new_unchecked(ip);
+                if v.protocol().0 != proto || v.frag_offset() != 0 {
                     return None;
                 }
                 &ip[hl..]
             }
         };
+        // the 32-bit word of the header holding the field (a bit
+        // position, not a named field: AggregateIP takes any)
         let w = (self.bit / 32 * 4) as usize;
         let word = u32::from_be_bytes(hdr.get(w..w + 4)?.try_into().ok()?);
         let end = self.bit % 32 + self.len;
@@ -263,6 +266,13 @@ impl Default for AggregateIP {
             },
             drops: 0,
         }
+    }
+}
+
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
     }
 }
 
@@ -319,10 +329,13 @@ impl Element for AggregateIP {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        if !matches!(H::from_id(id), Some(H::Drops)) {
+            return Err("no such handler".into());
+        }
         Ok(self.drops.to_string())
     }
 }

@@ -53,6 +53,7 @@ use std::collections::HashMap;
 use super::aggregate_ip_flows::parse_secs;
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch, Timestamp};
+use rclick_wire::ipv4::Ipv4Packet;
 
 struct PairInfo {
     aggregate: u32,
@@ -61,9 +62,14 @@ struct PairInfo {
     last_sec: i64,
 }
 
-const H_CLEAR: u32 = 0;
-const H_DROPS: u32 = 1;
-const H_NPAIRS: u32 = 2;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Clear = write("clear"),
+        Drops = read("drops"),
+        Npairs = read("npairs"),
+    }
+}
 
 /// The AggregateIPAddrPair element.
 pub struct AggregateIPAddrPair {
@@ -106,8 +112,8 @@ impl AggregateIPAddrPair {
     /// Annotates `p`; gives it back as `Err` if it has no IP header.
     fn annotate(&mut self, mut p: Packet, cx: &mut Ctx) -> Result<Packet, Packet> {
         let Some((src, dst)) = p.ip_header().filter(|ip| ip.len() >= 20).map(|ip| {
-            let a = |o: usize| u32::from_be_bytes([ip[o], ip[o + 1], ip[o + 2], ip[o + 3]]);
-            (a(12), a(16))
+            let v = Ipv4Packet::new_unchecked(ip);
+            (u32::from(v.src_addr()), u32::from(v.dst_addr()))
         }) else {
             return Err(p);
         };
@@ -206,24 +212,20 @@ impl Element for AggregateIPAddrPair {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::write("clear", H_CLEAR),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("npairs", H_NPAIRS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_DROPS => self.drops.to_string(),
-            H_NPAIRS => self.map.len().to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Drops) => self.drops.to_string(),
+            Some(H::Npairs) => self.map.len().to_string(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_CLEAR => {
+        match H::from_id(id) {
+            Some(H::Clear) => {
                 self.map.clear();
                 Ok(())
             }

@@ -74,9 +74,14 @@ use super::EXTRA_PACKETS_ANNO;
 /// The classes that announce aggregates (Click's AggregateNotifier).
 const NOTIFIER_CLASSES: [&str; 2] = ["AggregateIPFlows", "AggregateIPAddrPair"];
 
-const H_CLEAR: u32 = 0;
-const H_DROPS: u32 = 1;
-const H_NAGG: u32 = 2;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Clear = write("clear"),
+        Drops = read("drops"),
+        Nagg = read("naggregates"),
+    }
+}
 
 /// The AggregateLast element.
 #[derive(Default)]
@@ -199,24 +204,20 @@ impl Element for AggregateLast {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::write("clear", H_CLEAR),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("naggregates", H_NAGG),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_DROPS => self.drops.to_string(),
-            H_NAGG => self.kept.len().to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Drops) => self.drops.to_string(),
+            Some(H::Nagg) => self.kept.len().to_string(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_CLEAR => {
+        match H::from_id(id) {
+            Some(H::Clear) => {
                 self.needs_clear = true;
                 if let Some(t) = self.task {
                     cx.schedule_task(t);

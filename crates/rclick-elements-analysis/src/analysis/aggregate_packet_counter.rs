@@ -66,10 +66,15 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 /// Where Click keeps the packet-number annotation.
 const PACKET_NUMBER_ANNO: usize = 32;
 
-const H_COUNT: u32 = 0;
-const H_RECEIVED: u32 = 1;
-const H_UNDELIVERED: u32 = 2;
-const H_CLEAR: u32 = 3;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Count = read("count"),
+        Received = read_param("received"),
+        Undelivered = read_param("undelivered"),
+        Clear = write("clear"),
+    }
+}
 
 /// One aggregate's counts: per input, packet number to count.
 type Columns = Vec<BTreeMap<u32, u64>>;
@@ -218,32 +223,27 @@ impl Element for AggregatePacketCounter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read_param("received", H_RECEIVED),
-            HandlerDef::read_param("undelivered", H_UNDELIVERED),
-            HandlerDef::write("clear", H_CLEAR),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_COUNT => Ok(self
+        match H::from_id(id) {
+            Some(H::Count) => Ok(self
                 .flows
                 .values()
                 .flatten()
                 .flat_map(|c| c.values())
                 .sum::<u64>()
                 .to_string()),
-            H_RECEIVED => self.flow_numbers(param, false),
-            H_UNDELIVERED => self.flow_numbers(param, true),
+            Some(H::Received) => self.flow_numbers(param, false),
+            Some(H::Undelivered) => self.flow_numbers(param, true),
             _ => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_CLEAR => {
+        match H::from_id(id) {
+            Some(H::Clear) => {
                 self.flows.clear();
                 Ok(())
             }

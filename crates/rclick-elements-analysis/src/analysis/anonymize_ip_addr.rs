@@ -63,9 +63,13 @@
 //!
 //! AggregateIP, RandomSeed, tcpdpriv(1)
 
+use std::net::Ipv4Addr;
+
 use rclick_core::args::{AnyArg, Args};
 use rclick_core::random;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch};
+use rclick_wire::icmp::{self, IcmpPacket};
+use rclick_wire::ipv4::Ipv4Packet;
 
 #[derive(Clone, Copy, Default)]
 struct Node {
@@ -167,17 +171,17 @@ impl AnonymizeIPAddr {
         self.nodes[n as usize].output
     }
 
-    /// Rewrites the two addresses at `h[at..at + 8]` and returns the
-    /// RFC 1624 update of checksum `sum`.
-    fn rewrite(&mut self, h: &mut [u8], at: usize, sum: u16) -> u16 {
-        let src = u32::from_be_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
-        let dst = u32::from_be_bytes([h[at + 4], h[at + 5], h[at + 6], h[at + 7]]);
+    /// Rewrites the two addresses of IPv4 header `ip` and returns the
+    /// RFC 1624 update of checksum `sum` for them.
+    fn rewrite(&mut self, ip: &mut Ipv4Packet<&mut [u8]>, sum: u16) -> u16 {
+        let src = u32::from(ip.src_addr());
+        let dst = u32::from(ip.dst_addr());
         let mut s =
             u32::from(!sum) + (!src & 0xFFFF) + (!src >> 16) + (!dst & 0xFFFF) + (!dst >> 16);
         let nsrc = self.anonymize(src);
         let ndst = self.anonymize(dst);
-        h[at..at + 4].copy_from_slice(&nsrc.to_be_bytes());
-        h[at + 4..at + 8].copy_from_slice(&ndst.to_be_bytes());
+        ip.set_src_addr(Ipv4Addr::from(nsrc));
+        ip.set_dst_addr(Ipv4Addr::from(ndst));
         s += (nsrc & 0xFFFF) + (nsrc >> 16) + (ndst & 0xFFFF) + (ndst >> 16);
         s = (s & 0xFFFF) + (s >> 16);
         !((s + (s >> 16)) as u16)
@@ -187,16 +191,25 @@ impl AnonymizeIPAddr {
         let Some(t) = p.transport_header_mut() else {
             return;
         };
-        if t.len() < 8 + 20 || !matches!(t[0], 3 | 4 | 5 | 11 | 12) {
+        if t.len() < 8 + 20 || !icmp::is_error(IcmpPacket::new_unchecked(&*t).icmp_type()) {
             return;
         }
-        let hlen = usize::from(t[8] & 0x0F) * 4;
+        let hlen = usize::from(Ipv4Packet::new_unchecked(&t[8..]).header_len());
         if hlen < 20 || t.len() < 8 + hlen + 8 {
             return;
         }
-        let sum = u16::from_be_bytes([t[2], t[3]]);
-        let sum = self.rewrite(t, 8 + 12, sum);
-        t[2..4].copy_from_slice(&sum.to_be_bytes());
+        // the quoted header's addresses; the ICMP checksum covers them
+        let mut m = IcmpPacket::new_unchecked(t);
+        let sum = m.checksum();
+        let sum = self.rewrite(&mut Ipv4Packet::new_unchecked(m.data_mut()), sum);
+        m.set_checksum(sum);
+    }
+}
+
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
     }
 }
 
@@ -283,7 +296,7 @@ impl Element for AnonymizeIPAddr {
     fn simple_action(&mut self, mut p: Packet, cx: &mut Ctx) -> Option<Packet> {
         let ipv4 = p
             .network_header()
-            .is_some_and(|h| h.len() >= 20 && h[0] >> 4 == 4);
+            .is_some_and(|h| h.len() >= 20 && Ipv4Packet::new_unchecked(h).version() == 4);
         if !ipv4 {
             if cx.noutputs() > 1 {
                 cx.push(1, PacketBatch::from(p));
@@ -293,11 +306,11 @@ impl Element for AnonymizeIPAddr {
             return None;
         }
         let proto = {
-            let h = p.network_header_mut()?;
-            let sum = u16::from_be_bytes([h[10], h[11]]);
-            let sum = self.rewrite(h, 12, sum);
-            h[10..12].copy_from_slice(&sum.to_be_bytes());
-            h[9]
+            let mut ip = Ipv4Packet::new_unchecked(p.network_header_mut()?);
+            let sum = ip.checksum();
+            let sum = self.rewrite(&mut ip, sum);
+            ip.set_checksum(sum);
+            ip.protocol().0
         };
         if proto == 1 {
             self.handle_icmp(&mut p);
@@ -306,10 +319,13 @@ impl Element for AnonymizeIPAddr {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        if !matches!(H::from_id(id), Some(H::Drops)) {
+            return Err("no such handler".into());
+        }
         Ok(self.drops.to_string())
     }
 }

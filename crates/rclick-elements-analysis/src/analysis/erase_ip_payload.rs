@@ -84,6 +84,13 @@ fn erase(proto: u8, t: &mut [u8]) -> bool {
     true
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for EraseIPPayload {
     fn class_name(&self) -> &'static str {
         "EraseIPPayload"
@@ -115,10 +122,13 @@ impl Element for EraseIPPayload {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        if !matches!(H::from_id(id), Some(H::Drops)) {
+            return Err("no such handler".into());
+        }
         Ok(self.drops.to_string())
     }
 }

@@ -71,6 +71,12 @@
 //!
 //! ToIPSummaryDump, FromDump
 
+// This file is about 1,050 lines, kept whole: one element (its manual,
+// configuration, the reader of its text and binary records with their
+// `!data`/`!flowid`/`!proto` lines, timing and sampling) and 200 lines of
+// tests. The field parsing it calls is `ipsumdump_fields`'s; what is left
+// reads one file in one state machine, which a split would cut through.
+
 use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Read};
 
@@ -160,11 +166,16 @@ impl Default for FromIPSummaryDump {
     }
 }
 
-const H_SAMPLING_PROB: u32 = 0;
-const H_ACTIVE: u32 = 1;
-const H_ENCAP: u32 = 2;
-const H_STOP: u32 = 3;
-const H_FILENAME: u32 = 4;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        SamplingProb = read("sampling_prob"),
+        Active = read_write("active"),
+        Encap = read("encap"),
+        Stop = write("stop"),
+        Filename = read("filename"),
+    }
+}
 
 fn parse_proto(s: &str) -> Option<u8> {
     match s {
@@ -445,24 +456,8 @@ impl FromIPSummaryDump {
                 nfields += 1;
             }
         }
-        if nfields == 0 {
-            if !self.format_complaint && !line.trim().is_empty() {
-                let msg = if self.fields.is_empty() {
-                    "no '!data' provided"
-                } else {
-                    "packet parse error"
-                };
-                cx.log(format!("{}: {msg}", self.landmark()));
-                self.format_complaint = true;
-            }
-            return None;
-        }
-        if let Some(a) = self.aggregate {
-            if !self.fields.contains(&Field::Aggregate) {
-                d.aggregate = Some(a);
-            }
-        }
-        Some(d.finish(self.checksum))
+        let quiet = line.trim().is_empty();
+        self.finish_record(d, nfields, quiet, cx)
     }
 
     /// Builds a packet from a binary record.
@@ -482,8 +477,21 @@ impl FromIPSummaryDump {
             }
             nfields += 1;
         }
+        self.finish_record(d, nfields, false, cx)
+    }
+
+    /// The packet of a record that gave `nfields` fields; with none,
+    /// nothing, and a complaint the first time (unless `quiet`: a blank
+    /// line).
+    fn finish_record(
+        &mut self,
+        mut d: Odesc,
+        nfields: usize,
+        quiet: bool,
+        cx: &Ctx,
+    ) -> Option<Packet> {
         if nfields == 0 {
-            if !self.format_complaint {
+            if !self.format_complaint && !quiet {
                 let msg = if self.fields.is_empty() {
                     "no '!data' provided"
                 } else {
@@ -795,28 +803,22 @@ impl Element for FromIPSummaryDump {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("sampling_prob", H_SAMPLING_PROB),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read("encap", H_ENCAP),
-            HandlerDef::write("stop", H_STOP),
-            HandlerDef::read("filename", H_FILENAME),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_SAMPLING_PROB => format!("{}", self.sampling_prob),
-            H_ACTIVE => self.active.to_string(),
-            H_ENCAP => "IP".into(),
-            H_FILENAME => self.filename.clone(),
+        Ok(match H::from_id(id) {
+            Some(H::SamplingProb) => format!("{}", self.sampling_prob),
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Encap) => "IP".into(),
+            Some(H::Filename) => self.filename.clone(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_ACTIVE => {
+        match H::from_id(id) {
+            Some(H::Active) => {
                 let v = rclick_core::confparse::uncomment(value);
                 let active = match v.trim() {
                     "true" | "1" | "yes" | "on" => true,
@@ -838,7 +840,7 @@ impl Element for FromIPSummaryDump {
                 }
                 Ok(())
             }
-            H_STOP => {
+            Some(H::Stop) => {
                 self.active = false;
                 cx.request_stop();
                 Ok(())

@@ -24,7 +24,7 @@
 //!
 //! ## Handlers
 //!
-//! * `sampling_prob` / `probability` (read/write): P.
+//! * `sampling_prob`, `probability` (read/write): P.
 //! * `drop_prob` (read/write): 1 - P.
 //! * `active` (read/write).
 //! * `drops` (read): packets not sampled.
@@ -59,10 +59,15 @@ impl Default for RandomSample {
     }
 }
 
-const H_PROB: u32 = 0;
-const H_DROP: u32 = 1;
-const H_ACTIVE: u32 = 2;
-const H_DROPS: u32 = 3;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Prob = read_write("sampling_prob", "probability"),
+        Drop = read_write("drop_prob"),
+        Active = read_write("active"),
+        Drops = read("drops"),
+    }
+}
 
 fn parse_prob(s: &str) -> Result<f64, String> {
     let v: f64 = s
@@ -129,30 +134,24 @@ impl Element for RandomSample {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("sampling_prob", H_PROB),
-            HandlerDef::read_write("probability", H_PROB),
-            HandlerDef::read_write("drop_prob", H_DROP),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read("drops", H_DROPS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_PROB => format!("{}", self.prob),
-            H_DROP => format!("{}", 1.0 - self.prob),
-            H_ACTIVE => self.active.to_string(),
-            H_DROPS => self.drops.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Prob) => format!("{}", self.prob),
+            Some(H::Drop) => format!("{}", 1.0 - self.prob),
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Drops) => self.drops.to_string(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_PROB => self.prob = parse_prob(value)?,
-            H_DROP => self.prob = 1.0 - parse_prob(value)?,
-            H_ACTIVE => {
+        match H::from_id(id) {
+            Some(H::Prob) => self.prob = parse_prob(value)?,
+            Some(H::Drop) => self.prob = 1.0 - parse_prob(value)?,
+            Some(H::Active) => {
                 self.active = match value.trim() {
                     "true" | "1" | "yes" | "on" => true,
                     "false" | "0" | "no" | "off" => false,
@@ -162,5 +161,47 @@ impl Element for RandomSample {
             _ => return Err("no such handler".into()),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    fn sample(args: &str) -> (usize, String, rclick_core::Router) {
+        let f = dir("rsample").join("in");
+        std::fs::write(&f, "!data ip_ttl\n1\n2\n3\n4\n5\n6\n7\n8\n").unwrap();
+        let (r, lines) = run_dump(
+            "rsample",
+            &format!(
+                "FromIPSummaryDump({}, STOP true) -> s :: RandomSample({args})
+                 -> ToIPSummaryDump(OUT, FIELDS ip_ttl);",
+                f.display()
+            ),
+        );
+        let drops = testing::read(&r, "s.drops");
+        (lines.len(), drops, r)
+    }
+
+    /// P 1 passes all, P 0 drops all (counted), inactive passes all; the
+    /// probability handlers read P and 1 - P.
+    #[test]
+    fn probabilities_at_the_ends() {
+        let (n, drops, r) = sample("1");
+        assert_eq!((n, drops.as_str()), (8, "0"));
+        assert_eq!(testing::read(&r, "s.sampling_prob"), "1");
+        assert_eq!(testing::read(&r, "s.drop_prob"), "0");
+        let (n, drops, _) = sample("0");
+        assert_eq!((n, drops.as_str()), (0, "8"));
+        let (n, drops, r) = sample("DROP 1, ACTIVE false");
+        assert_eq!((n, drops.as_str()), (8, "0"));
+        assert_eq!(testing::read(&r, "s.active"), "false");
+        assert!(testing::build(
+            "RandomSample(1.5)",
+            &super::super::test_util::registry(),
+            true
+        )
+        .is_err());
     }
 }

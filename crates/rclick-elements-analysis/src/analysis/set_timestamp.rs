@@ -75,3 +75,25 @@ impl Element for SetTimestamp {
         Some(p)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+
+    #[test]
+    fn sets_the_timestamp_or_the_first_timestamp() {
+        let f = dir("setts").join("in");
+        std::fs::write(&f, "!data timestamp\n1.5\n7\n").unwrap();
+        let conf = |args: &str| {
+            format!(
+                "FromIPSummaryDump({}, STOP true) -> SetTimestamp({args})
+                 -> ToIPSummaryDump(OUT, FIELDS timestamp first_timestamp);",
+                f.display()
+            )
+        };
+        let (_, lines) = run_dump("setts", &conf("3.25"));
+        assert_eq!(lines, ["3.250000 0.000000", "3.250000 0.000000"]);
+        let (_, lines) = run_dump("setts", &conf("3.25, FIRST true"));
+        assert_eq!(lines, ["1.500000 3.250000", "7.000000 3.250000"]);
+    }
+}

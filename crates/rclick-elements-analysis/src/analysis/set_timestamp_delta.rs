@@ -59,6 +59,14 @@ pub struct SetTimestampDelta {
     first: Timestamp,
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        First = read("first"),
+        Reset = write("reset"),
+    }
+}
+
 impl Element for SetTimestampDelta {
     fn class_name(&self) -> &'static str {
         "SetTimestampDelta"
@@ -101,17 +109,49 @@ impl Element for SetTimestampDelta {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("first", 0), HandlerDef::write("reset", 1)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        if !matches!(H::from_id(id), Some(H::First)) {
+            return Err("no such handler".into());
+        }
         let mut s = String::new();
         write_timestamp(&mut s, self.first);
         Ok(s)
     }
 
-    fn write_handler(&mut self, _id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        if !matches!(H::from_id(id), Some(H::Reset)) {
+            return Err("no such handler".into());
+        }
         self.first = Timestamp::ZERO;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// RANGE: each nonzero timestamp minus the first; `first` reads it and
+    /// `reset` forgets it.
+    #[test]
+    fn range_deltas_from_the_first_timestamp() {
+        let f = dir("settsd").join("in");
+        std::fs::write(&f, "!data timestamp\n0\n10.5\n11\n12.25\n").unwrap();
+        let (r, lines) = run_dump(
+            "settsd",
+            &format!(
+                "FromIPSummaryDump({}, STOP true) -> d :: SetTimestampDelta
+                 -> ToIPSummaryDump(OUT, FIELDS timestamp);",
+                f.display()
+            ),
+        );
+        assert_eq!(lines, ["0.000000", "0.000000", "0.500000", "1.750000"]);
+        assert_eq!(testing::read(&r, "d.first"), "10.500000");
+        r.write_handler("d.reset", "").unwrap();
+        assert_eq!(testing::read(&r, "d.first"), "0.000000");
     }
 }

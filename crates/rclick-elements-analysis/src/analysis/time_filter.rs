@@ -79,10 +79,15 @@ pub struct TimeFilter {
     task: Option<TaskId>,
 }
 
-const H_START: u32 = 0;
-const H_END: u32 = 1;
-const H_INTERVAL: u32 = 2;
-const H_EXTEND: u32 = 3;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Start = read_write("start"),
+        End = read_write("end"),
+        Interval = read("interval"),
+        Extend = write("extend_interval"),
+    }
+}
 
 fn split_call(s: &str) -> Option<(String, String)> {
     let s = s.trim();
@@ -292,45 +297,67 @@ impl Element for TimeFilter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("start", H_START),
-            HandlerDef::read_write("end", H_END),
-            HandlerDef::read("interval", H_INTERVAL),
-            HandlerDef::write("extend_interval", H_EXTEND),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_START => ts_string(self.first),
-            H_END => ts_string(self.last),
-            H_INTERVAL => ts_string(self.last - self.first),
+        Ok(match H::from_id(id) {
+            Some(H::Start) => ts_string(self.first),
+            Some(H::End) => ts_string(self.last),
+            Some(H::Interval) => ts_string(self.last - self.first),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
         let t = parse_time_arg(value.trim()).map_err(|_| "expected time".to_string())?;
-        match id {
-            H_START => {
+        match H::from_id(id) {
+            Some(H::Start) => {
                 if !self.ready {
                     self.first_packet(t);
                 }
                 self.first = t;
             }
-            H_END => {
+            Some(H::End) => {
                 self.last = t;
                 self.last_relative = false;
                 self.last_init_relative = false;
                 self.last_interval = false;
                 self.last_h_ready = true;
             }
-            H_EXTEND => {
+            Some(H::Extend) => {
                 self.last += t;
                 self.last_h_ready = true;
             }
             _ => return Err("no such handler".into()),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// `[START, END)` to output 0, the rest to output 1; the handlers
+    /// read the bounds.
+    #[test]
+    fn passes_the_interval_and_diverts_the_rest() {
+        let f = dir("timefilt").join("in");
+        std::fs::write(&f, "!data timestamp\n1\n2\n2.5\n3\n4\n").unwrap();
+        let (r, lines) = run_dump(
+            "timefilt",
+            &format!(
+                "FromIPSummaryDump({}, STOP true) -> t :: TimeFilter(START 2, END 3)
+                 -> ToIPSummaryDump(OUT, FIELDS timestamp); t[1] -> c :: Counter -> Discard;",
+                f.display()
+            ),
+        );
+        assert_eq!(lines, ["2.000000", "2.500000"]);
+        assert_eq!(testing::read(&r, "c.count"), "3");
+        assert_eq!(testing::read(&r, "t.start"), "2.000000");
+        assert_eq!(testing::read(&r, "t.end"), "3.000000");
+        assert_eq!(testing::read(&r, "t.interval"), "1.000000");
     }
 }

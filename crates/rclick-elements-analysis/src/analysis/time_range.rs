@@ -57,11 +57,16 @@ pub struct TimeRange {
     simple: bool,
 }
 
-const H_FIRST: u32 = 0;
-const H_LAST: u32 = 1;
-const H_RANGE: u32 = 2;
-const H_INTERVAL: u32 = 3;
-const H_RESET: u32 = 4;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        First = read("first"),
+        Last = read("last"),
+        Range = read("range"),
+        Interval = read("interval"),
+        Reset = write("reset"),
+    }
+}
 
 impl TimeRange {
     #[inline]
@@ -104,28 +109,22 @@ impl Element for TimeRange {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("first", H_FIRST),
-            HandlerDef::read("last", H_LAST),
-            HandlerDef::read("range", H_RANGE),
-            HandlerDef::read("interval", H_INTERVAL),
-            HandlerDef::write("reset", H_RESET),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_FIRST => unparse_time(self.first),
-            H_LAST => unparse_time(self.last),
-            H_RANGE => format!("{} {}", unparse_time(self.first), unparse_time(self.last)),
-            H_INTERVAL => unparse_time(self.last - self.first),
+        Ok(match H::from_id(id) {
+            Some(H::First) => unparse_time(self.first),
+            Some(H::Last) => unparse_time(self.last),
+            Some(H::Range) => format!("{} {}", unparse_time(self.first), unparse_time(self.last)),
+            Some(H::Interval) => unparse_time(self.last - self.first),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_RESET => {
+        match H::from_id(id) {
+            Some(H::Reset) => {
                 self.first = Timestamp::ZERO;
                 self.last = Timestamp::ZERO;
                 Ok(())

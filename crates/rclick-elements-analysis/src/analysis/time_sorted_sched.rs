@@ -119,6 +119,13 @@ impl TimeSortedSched {
     }
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        WellOrdered = read("well_ordered"),
+    }
+}
+
 impl Element for TimeSortedSched {
     fn class_name(&self) -> &'static str {
         "TimeSortedSched"
@@ -171,10 +178,41 @@ impl Element for TimeSortedSched {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("well_ordered", 0)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        if !matches!(H::from_id(id), Some(H::WellOrdered)) {
+            return Err("no such handler".into());
+        }
         Ok(self.well_ordered.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// Two sorted inputs come out merged in timestamp order.
+    #[test]
+    fn merges_sorted_inputs() {
+        let d = dir("tss");
+        std::fs::write(d.join("a"), "!data timestamp\n1\n3\n5\n").unwrap();
+        std::fs::write(d.join("b"), "!data timestamp\n2\n4\n6\n").unwrap();
+        let (r, lines) = run_dump(
+            "tss",
+            &format!(
+                "s :: TimeSortedSched(STOP true);
+                 FromIPSummaryDump({}, STOP false) -> [0]s;
+                 FromIPSummaryDump({}, STOP false) -> [1]s;
+                 s -> ToIPSummaryDump(OUT, FIELDS timestamp);",
+                d.join("a").display(),
+                d.join("b").display()
+            ),
+        );
+        let ts: Vec<&str> = lines.iter().map(|l| &l[..1]).collect();
+        assert_eq!(ts, ["1", "2", "3", "4", "5", "6"]);
+        assert_eq!(testing::read(&r, "s.well_ordered"), "true");
     }
 }

@@ -64,6 +64,7 @@
 //! ## Handlers
 //!
 //! * `flush` (write): flushes the file.
+//! * `count` (read): packets written.
 //!
 //! ## Example
 //!
@@ -129,8 +130,13 @@ impl Default for ToIPSummaryDump {
     }
 }
 
-const H_FLUSH: u32 = 0;
-const H_COUNT: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Flush = write("flush"),
+        Count = read("count"),
+    }
+}
 
 impl ToIPSummaryDump {
     fn summarize(&mut self, p: &mut Packet) {
@@ -390,22 +396,19 @@ impl Element for ToIPSummaryDump {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::write("flush", H_FLUSH),
-            HandlerDef::read("count", H_COUNT),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_COUNT => Ok(self.output_count.to_string()),
+        match H::from_id(id) {
+            Some(H::Count) => Ok(self.output_count.to_string()),
             _ => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_FLUSH => {
+        match H::from_id(id) {
+            Some(H::Flush) => {
                 self.flush(cx);
                 if let Some(f) = &mut self.file {
                     let _ = f.flush();
@@ -414,5 +417,48 @@ impl Element for ToIPSummaryDump {
             }
             _ => Err("no such handler".into()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{dir, run_dump};
+    use rclick_core::testing;
+
+    /// The header names the fields; each packet is one line; `count`
+    /// counts them.
+    #[test]
+    fn writes_header_and_lines() {
+        let f = dir("toipsum").join("in");
+        std::fs::write(
+            &f,
+            "!data ip_src ip_dst ip_ttl\n1.0.0.1 2.0.0.2 9\n3.0.0.3 4.0.0.4 10\n",
+        )
+        .unwrap();
+        let (r, lines) = run_dump(
+            "toipsum",
+            &format!(
+                "FromIPSummaryDump({}, STOP true) -> t :: ToIPSummaryDump(OUT, FIELDS ip_dst ip_src ttl);",
+                f.display()
+            ),
+        );
+        assert_eq!(lines, ["2.0.0.2 1.0.0.1 9", "4.0.0.4 3.0.0.3 10"]);
+        assert_eq!(testing::read(&r, "t.count"), "2");
+        let out = dir("toipsum").join("out");
+        let text = std::fs::read_to_string(out).unwrap();
+        assert!(text.starts_with("!IPSummaryDump 1.3\n"), "{text}");
+        assert!(text.contains("!data ip_dst ip_src ip_ttl\n"), "{text}");
+    }
+
+    #[test]
+    fn unknown_fields_are_errors() {
+        let e = testing::build(
+            "Idle -> ToIPSummaryDump(/dev/null, FIELDS ip_src bogus_field);",
+            &super::super::test_util::registry(),
+            true,
+        )
+        .err()
+        .unwrap();
+        assert!(e.contains("bogus_field"), "{e}");
     }
 }

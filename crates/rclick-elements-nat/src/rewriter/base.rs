@@ -1,30 +1,30 @@
-//! The element shared by IPRewriter, TCPRewriter, UDPRewriter,
+//! The element type of IPRewriter, TCPRewriter, UDPRewriter,
 //! IPAddrRewriter, IPAddrPairRewriter and ICMPPingRewriter (Click's
-//! `IPRewriterBase` and subclasses): configuration, input specs, handlers,
-//! the reaping timer, and the batch loop.
+//! `IPRewriterBase`): configuration, handlers, the reaping timer, and the
+//! batch loop. What a class does differently is its [`RewriterClass`]
+//! impl, in the class's own file; the flows are [`super::flowset`]'s.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
 use std::sync::{Arc, Mutex};
 
-use rclick_core::args::{AnyArg, ArgContext, Args, Interval};
+use rclick_core::args::{AnyArg, Args, Interval};
 use rclick_core::router::ElementId;
 use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, InitCx, PacketBatch, TimerId,
 };
 
-use super::flowset::{
-    now_ms, AnnoSlot, FlowSet, InputKind, InputSpec, Kind, MapperShared, RwHandle, Table, TableCfg,
-    IP_PROTO_TCP,
-};
+use super::class::{AnnoSlot, RewriterClass, TableCfg, Timeouts};
+use super::flowset::{now_ms, FlowSet, RwHandle, Table};
 use super::ip_rewriter_patterns::IPRewriterPatterns;
-use super::pattern::{parse_ports, parse_with_ports, FlowId, Pattern};
+use super::pattern::{FlowId, Pattern};
 use super::round_robin_ip_mapper::RoundRobinIPMapper;
 use super::source_ip_hash_mapper::SourceIPHashMapper;
-
-/// Name-table kind under which IPRewriterPatterns defines its patterns.
-pub const PATTERN_NAME_KIND: &str = "IPRewriterPattern";
+use super::spec::{
+    parse_input_spec, InputKind, InputSpec, MapperShared, ParsedSpecs, Pending, SpecContext,
+    MAPPER_CLASSES,
+};
 
 /// Classes whose elements can be MAPPING_CAPACITY targets / ICMPRewriter maps.
 pub const REWRITER_CLASSES: &[&str] = &[
@@ -35,147 +35,6 @@ pub const REWRITER_CLASSES: &[&str] = &[
     "IPAddrPairRewriter",
     "ICMPPingRewriter",
 ];
-
-/// Classes implementing Click's IPMapper interface.
-pub const MAPPER_CLASSES: &[&str] = &["RoundRobinIPMapper", "SourceIPHashMapper"];
-
-/// What parsing an input spec needs from its context.
-pub trait SpecContext {
-    /// Finds an element.
-    fn find_element(&self, name: &str) -> Option<ElementId>;
-    /// An element's class.
-    fn class_of(&self, e: ElementId) -> String;
-    /// A name defined by another element.
-    fn lookup(&self, kind: &str, name: &str) -> Option<String>;
-    /// Address names.
-    fn args_ctx(&self) -> &dyn ArgContext;
-}
-
-impl SpecContext for ConfigureCx<'_> {
-    fn find_element(&self, name: &str) -> Option<ElementId> {
-        self.find(name)
-    }
-    fn class_of(&self, e: ElementId) -> String {
-        self.element_info(e).class.clone()
-    }
-    fn lookup(&self, kind: &str, name: &str) -> Option<String> {
-        self.lookup_name(kind, name).map(str::to_string)
-    }
-    fn args_ctx(&self) -> &dyn ArgContext {
-        self.arg_context()
-    }
-}
-
-impl SpecContext for Ctx<'_> {
-    fn find_element(&self, name: &str) -> Option<ElementId> {
-        self.find(name)
-    }
-    fn class_of(&self, e: ElementId) -> String {
-        self.element_info(e).class.clone()
-    }
-    fn lookup(&self, kind: &str, name: &str) -> Option<String> {
-        self.lookup_name(kind, name).map(str::to_string)
-    }
-    fn args_ctx(&self) -> &dyn ArgContext {
-        self.arg_context()
-    }
-}
-
-/// Parses a named pattern's text as defined by IPRewriterPatterns.
-pub fn named_pattern(cx: &dyn SpecContext, name: &str) -> Option<Arc<Pattern>> {
-    let text = cx.lookup(PATTERN_NAME_KIND, name)?;
-    let words: Vec<&str> = text.split_whitespace().collect();
-    Pattern::parse(&words, cx.args_ctx(), &|_| None).ok()
-}
-
-/// Input specs with the references they still need resolved.
-type ParsedSpecs = (Vec<InputSpec>, Vec<(usize, Pending)>);
-
-/// A reference to be resolved at initialization.
-#[derive(Clone, Debug)]
-enum Pending {
-    Named(String),
-    Mapper(ElementId),
-}
-
-/// Parses one input spec (Click's `parse_input_spec`) without the
-/// `input spec N: ` prefix on errors.
-fn parse_input_spec(
-    line: &str,
-    noutputs: usize,
-    cx: &dyn SpecContext,
-) -> Result<(InputSpec, Option<Pending>), String> {
-    let line = line.trim();
-    let (word, rest) = match line.find(char::is_whitespace) {
-        Some(i) => (&line[..i], line[i..].trim()),
-        None => (line, ""),
-    };
-    if word.is_empty() {
-        return Err("empty argument".into());
-    }
-    let in_range = |o: i64| o >= 0 && (o as usize) < noutputs;
-    match word {
-        "pass" | "passthrough" | "nochange" => {
-            let o = if rest.is_empty() {
-                0
-            } else {
-                rest.parse::<i64>()
-                    .map_err(|_| "syntax error, expected 'nochange [OUTPUT]'".to_string())?
-            };
-            if !in_range(o) {
-                return Err("output port out of range".into());
-            }
-            Ok((InputSpec::new(InputKind::Pass, o as u32, 0), None))
-        }
-        "keep" => {
-            let words: Vec<&str> = rest.split_whitespace().collect();
-            let (f, r) = parse_ports(&words)?;
-            if !in_range(f) || !in_range(r) {
-                return Err("output port out of range".into());
-            }
-            Ok((InputSpec::new(InputKind::Keep, f as u32, r as u32), None))
-        }
-        "drop" | "discard" => {
-            if !rest.is_empty() {
-                return Err(format!("syntax error, expected '{word}'"));
-            }
-            Ok((InputSpec::new(InputKind::Drop, 0, 0), None))
-        }
-        "pattern" | "xpattern" => {
-            let named_used = std::cell::RefCell::new(None);
-            let (p, f, r) = parse_with_ports(rest, cx.args_ctx(), &|n| {
-                let p = named_pattern(cx, n);
-                if p.is_some() {
-                    *named_used.borrow_mut() = Some(n.to_string());
-                }
-                p
-            })?;
-            if !in_range(f) || !in_range(r) {
-                return Err("output port out of range".into());
-            }
-            let pending = named_used.into_inner().map(Pending::Named);
-            Ok((
-                InputSpec::new(InputKind::Pattern(p), f as u32, r as u32),
-                pending,
-            ))
-        }
-        _ => {
-            let Some(e) = cx.find_element(word) else {
-                return Err("unknown specification".into());
-            };
-            if !rest.is_empty() {
-                return Err("syntax error, expected element name".into());
-            }
-            if !MAPPER_CLASSES.contains(&cx.class_of(e).as_str()) {
-                return Err("element is not an IPMapper".into());
-            }
-            Ok((
-                InputSpec::new(InputKind::Mapper(Arc::new(MapperShared::default())), 0, 0),
-                Some(Pending::Mapper(e)),
-            ))
-        }
-    }
-}
 
 /// Click's `SecondsArg`: a time, rounded to whole seconds, as milliseconds.
 fn seconds_ms(s: &str) -> Result<Option<u32>, String> {
@@ -204,22 +63,43 @@ fn bool_arg(s: &str) -> Result<Option<bool>, String> {
     }
 }
 
-// handler ids
-const H_TABLE0: u32 = 0;
-const H_TABLE1: u32 = 1;
-const H_LOOKUP: u32 = 3;
-const H_NMAPPINGS: u32 = 4;
-const H_FAILURES: u32 = 5;
-const H_PATTERNS: u32 = 6;
-const H_SIZE: u32 = 7;
-const H_CAPACITY: u32 = 8;
-const H_CLEAR: u32 = 9;
-const H_DROPS: u32 = 10;
+rclick_core::handlers! {
+    /// The family's handlers: each class lists its table handlers
+    /// ([`RewriterClass::table_handlers`]), then come the common ones and
+    /// `patternN` per input.
+    pub enum H {
+        TcpTable = read("tcp_table", "tcp_mappings"),
+        UdpTable = read("udp_table", "udp_mappings"),
+        TcpLookup = read_param("tcp_lookup"),
+        Table = read("table", "mappings"),
+        Lookup = read_param("lookup"),
+        NMappings = read("nmappings"),
+        MappingFailures = read("mapping_failures"),
+        Drops = read("drops"),
+        Patterns = read("patterns"),
+        Size = read("size"),
+        Capacity = read_write("capacity"),
+        Clear = write("clear"),
+    }
+}
+
+/// The handlers every class has, after its table handlers.
+const COMMON: &[H] = &[
+    H::NMappings,
+    H::MappingFailures,
+    H::Drops,
+    H::Patterns,
+    H::Size,
+    H::Capacity,
+    H::Clear,
+];
+
+/// The id of handler `patternN`.
 const H_PATTERN0: u32 = 100;
 
 /// One IPRewriter-family element.
 pub struct Rewriter {
-    kind: Kind,
+    class: &'static dyn RewriterClass,
     handle: RwHandle,
     capacity: Option<i32>,
     capacity_ref: Option<String>,
@@ -238,12 +118,12 @@ pub struct Rewriter {
 }
 
 impl Rewriter {
-    /// A fresh, unconfigured rewriter of class `kind`.
-    pub fn new(kind: Kind) -> Rewriter {
+    /// A fresh, unconfigured rewriter of class `class`.
+    pub fn new(class: &'static dyn RewriterClass) -> Rewriter {
         Rewriter {
-            kind,
+            class,
             handle: RwHandle {
-                set: Arc::new(Mutex::new(FlowSet::new(kind))),
+                set: Arc::new(Mutex::new(FlowSet::new(class))),
                 slot: 0,
             },
             capacity: None,
@@ -262,8 +142,8 @@ impl Rewriter {
     }
 
     /// The class.
-    pub fn kind(&self) -> Kind {
-        self.kind
+    pub fn class(&self) -> &'static dyn RewriterClass {
+        self.class
     }
 
     /// This rewriter's table in its flow set (valid after initialization).
@@ -320,6 +200,32 @@ impl Rewriter {
         }
     }
 
+    /// The `patternN` write handler: replaces input `i`'s spec.
+    fn write_pattern(&mut self, i: usize, value: &str, cx: &mut Ctx) -> Result<(), String> {
+        let noutputs = cx.noutputs();
+        let (mut spec, pending) =
+            parse_input_spec(value, noutputs, &*cx).map_err(|e| format!("input spec {i}: {e}"))?;
+        if let Some(p) = pending {
+            self.resolve(&mut spec, &p);
+            if let (Pending::Mapper(_), InputKind::Mapper(m)) = (&p, &spec.kind) {
+                if m.patterns
+                    .iter()
+                    .any(|(_, f, r)| *f as usize >= noutputs || *r as usize >= noutputs)
+                {
+                    return Err(format!("input spec {i}: output port out of range"));
+                }
+            }
+        }
+        let mut set = self.handle.lock();
+        let slot = self.handle.slot;
+        if i >= set.tables.get(slot).map_or(0, |t| t.inputs.len()) {
+            return Err("no such input".into());
+        }
+        set.remove_input_flows(slot, i);
+        set.tables[slot].inputs[i] = spec;
+        Ok(())
+    }
+
     fn now(cx: &Ctx) -> i64 {
         now_ms(cx.now())
     }
@@ -327,7 +233,7 @@ impl Rewriter {
 
 impl Element for Rewriter {
     fn class_name(&self) -> &'static str {
-        self.kind.class_name()
+        self.class.name()
     }
 
     fn port_count(&self) -> &'static str {
@@ -339,48 +245,45 @@ impl Element for Rewriter {
     }
 
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        let kind = self.kind;
+        let kw = self.class.keywords();
         let mut capacity_word: Option<AnyArg> = None;
         let mut mapping_capacity: Option<AnyArg> = None;
         let any = |s: &str| -> Result<Option<AnyArg>, String> { Ok(Some(AnyArg(s.to_string()))) };
-        let (mut timeout, mut guarantee, mut reap, mut reap_time) = (None, None, None, None);
-        let (mut tcp_nodata, mut tcp_guarantee, mut tcp_data, mut tcp_timeout, mut tcp_done) =
-            (None, None, None, None, None);
-        let (mut udp_timeout, mut udp_streaming, mut streaming, mut udp_guarantee) =
-            (None, None, None, None);
+        let mut t = Timeouts::default();
+        let (mut reap, mut reap_time) = (None, None);
         let mut dst_anno: Option<bool> = None;
         let mut reply_anno: Option<AnnoSlot> = None;
 
         let mut a = Args::new_with(conf, cx.arg_context());
-        if matches!(kind, Kind::Tcp | Kind::Ip) {
+        if kw.tcp {
             a = a
-                .read_with("TCP_NODATA_TIMEOUT", &mut tcp_nodata, seconds_ms)
-                .read_with("TCP_GUARANTEE", &mut tcp_guarantee, seconds_ms)
-                .read_with("TIMEOUT", &mut tcp_data, seconds_ms)
-                .read_with("TCP_TIMEOUT", &mut tcp_timeout, seconds_ms)
-                .read_with("TCP_DONE_TIMEOUT", &mut tcp_done, seconds_ms);
+                .read_with("TCP_NODATA_TIMEOUT", &mut t.tcp_nodata, seconds_ms)
+                .read_with("TCP_GUARANTEE", &mut t.tcp_guarantee, seconds_ms)
+                .read_with("TIMEOUT", &mut t.tcp_data, seconds_ms)
+                .read_with("TCP_TIMEOUT", &mut t.tcp_timeout, seconds_ms)
+                .read_with("TCP_DONE_TIMEOUT", &mut t.tcp_done, seconds_ms);
         }
-        if matches!(kind, Kind::Ip | Kind::Udp) {
+        if kw.udp {
             a = a
-                .read_with("UDP_TIMEOUT", &mut udp_timeout, seconds_ms)
-                .read_with("UDP_STREAMING_TIMEOUT", &mut udp_streaming, seconds_ms)
-                .read_with("UDP_GUARANTEE", &mut udp_guarantee, seconds_ms);
+                .read_with("UDP_TIMEOUT", &mut t.udp_timeout, seconds_ms)
+                .read_with("UDP_STREAMING_TIMEOUT", &mut t.udp_streaming, seconds_ms)
+                .read_with("UDP_GUARANTEE", &mut t.udp_guarantee, seconds_ms);
         }
-        if kind == Kind::Udp {
-            a = a.read_with("STREAMING_TIMEOUT", &mut streaming, seconds_ms);
+        if kw.streaming {
+            a = a.read_with("STREAMING_TIMEOUT", &mut t.streaming, seconds_ms);
         }
-        if !matches!(kind, Kind::IpAddr | Kind::IpAddrPair) {
+        if kw.dst_anno {
             a = a.read_with("DST_ANNO", &mut dst_anno, bool_arg);
         }
         a = a
             .read_with("REPLY_ANNO", &mut reply_anno, anno_arg)
             .read_with("CAPACITY", &mut capacity_word, any)
             .read_with("MAPPING_CAPACITY", &mut mapping_capacity, any)
-            .read_with("GUARANTEE", &mut guarantee, seconds_ms)
+            .read_with("GUARANTEE", &mut t.guarantee, seconds_ms)
             .read_with("REAP_INTERVAL", &mut reap, seconds_ms)
             .read_with("REAP_TIME", &mut reap_time, seconds_ms);
-        if !matches!(kind, Kind::Tcp | Kind::Ip) {
-            a = a.read_with("TIMEOUT", &mut timeout, seconds_ms);
+        if !kw.tcp {
+            a = a.read_with("TIMEOUT", &mut t.timeout, seconds_ms);
         }
         let rest = a.consume().map_err(|e| e.to_string())?;
 
@@ -407,34 +310,7 @@ impl Element for Rewriter {
         let noutputs = cx.noutputs();
         let (specs, pending) = self.parse_specs(&rest, noutputs, &*cx)?;
 
-        // timeouts
-        let mut c = TableCfg::default();
-        match kind {
-            Kind::Tcp | Kind::Ip => {
-                c.timeouts[0] = tcp_nodata.unwrap_or(300_000);
-                c.timeouts[1] = guarantee.or(tcp_guarantee).unwrap_or(5_000);
-                c.tcp_data = tcp_timeout.or(tcp_data).unwrap_or(86_400_000);
-                c.tcp_done = tcp_done.unwrap_or(240_000);
-                if kind == Kind::Ip {
-                    c.udp_timeouts[0] = udp_timeout.unwrap_or(300_000);
-                    c.udp_timeouts[1] = udp_guarantee.unwrap_or(5_000);
-                    c.udp_streaming = udp_streaming.unwrap_or(c.udp_timeouts[0]);
-                }
-            }
-            Kind::Udp => {
-                c.timeouts[0] = timeout.or(udp_timeout).unwrap_or(300_000);
-                c.timeouts[1] = guarantee.or(udp_guarantee).unwrap_or(5_000);
-                c.udp_streaming = streaming.or(udp_streaming).unwrap_or(c.timeouts[0]);
-            }
-            Kind::IpAddr | Kind::IpAddrPair => {
-                c.timeouts[0] = timeout.unwrap_or(7_200_000);
-                c.timeouts[1] = guarantee.unwrap_or(5_000);
-            }
-            Kind::IcmpPing => {
-                c.timeouts[0] = timeout.unwrap_or(300_000);
-                c.timeouts[1] = guarantee.unwrap_or(5_000);
-            }
-        }
+        let mut c: TableCfg = self.class.table_cfg(&t);
         c.dst_anno = dst_anno.unwrap_or(true);
         c.reply_anno = reply_anno;
 
@@ -518,7 +394,7 @@ impl Element for Rewriter {
                 }
             }
         }
-        let mut table = Table::new(self.kind);
+        let mut table = Table::new(self.class);
         table.inputs = specs;
         table.cfg = self.cfg;
         table.noutputs = noutputs;
@@ -556,10 +432,8 @@ impl Element for Rewriter {
         {
             let mut set = self.handle.lock();
             let slot = self.handle.slot;
-            for p in batch.iter_mut() {
-                let o = set.process(slot, port, p, now);
-                self.scratch.push(o);
-            }
+            self.class
+                .process_batch(&mut set, slot, port, &mut batch, now, &mut self.scratch);
         }
         let mut run = PacketBatch::new();
         let mut cur: i32 = -1;
@@ -602,32 +476,13 @@ impl Element for Rewriter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut v = Vec::new();
-        match self.kind {
-            Kind::Ip => {
-                v.push(HandlerDef::read("tcp_table", H_TABLE0));
-                v.push(HandlerDef::read("udp_table", H_TABLE1));
-                v.push(HandlerDef::read("tcp_mappings", H_TABLE0));
-                v.push(HandlerDef::read("udp_mappings", H_TABLE1));
-                v.push(HandlerDef::read_param("tcp_lookup", H_LOOKUP));
-            }
-            Kind::Tcp => {
-                v.push(HandlerDef::read("table", H_TABLE0));
-                v.push(HandlerDef::read("mappings", H_TABLE0));
-                v.push(HandlerDef::read_param("lookup", H_LOOKUP));
-            }
-            _ => {
-                v.push(HandlerDef::read("table", H_TABLE0));
-                v.push(HandlerDef::read("mappings", H_TABLE0));
-            }
-        }
-        v.push(HandlerDef::read("nmappings", H_NMAPPINGS));
-        v.push(HandlerDef::read("mapping_failures", H_FAILURES));
-        v.push(HandlerDef::read("drops", H_DROPS));
-        v.push(HandlerDef::read("patterns", H_PATTERNS));
-        v.push(HandlerDef::read("size", H_SIZE));
-        v.push(HandlerDef::read_write("capacity", H_CAPACITY));
-        v.push(HandlerDef::write("clear", H_CLEAR));
+        let mut v: Vec<HandlerDef> = self
+            .class
+            .table_handlers()
+            .iter()
+            .chain(COMMON)
+            .flat_map(|h| h.defs())
+            .collect();
         for i in 0..self.ninputs {
             v.push(HandlerDef {
                 name: Cow::Owned(format!("pattern{i}")),
@@ -645,10 +500,16 @@ impl Element for Rewriter {
         let Some(t) = set.tables.get(slot) else {
             return Ok(String::new());
         };
-        Ok(match id {
-            H_TABLE0 => set.unparse_table(slot, 0, now),
-            H_TABLE1 => set.unparse_table(slot, 1, now),
-            H_LOOKUP => {
+        if id >= H_PATTERN0 {
+            return Ok(match t.inputs.get((id - H_PATTERN0) as usize) {
+                Some(i) => format!("{}\n", i.unparse()),
+                None => String::new(),
+            });
+        }
+        Ok(match H::from_id(id) {
+            Some(H::TcpTable | H::Table) => set.unparse_table(slot, 0, now),
+            Some(H::UdpTable) => set.unparse_table(slot, 1, now),
+            Some(H::TcpLookup | H::Lookup) => {
                 let w: Vec<&str> = param.split_whitespace().collect();
                 let bad = || "expected 'SADDR SPORT DADDR DPORT'".to_string();
                 if w.len() != 4 {
@@ -673,19 +534,19 @@ impl Element for Rewriter {
                     None => String::new(),
                 }
             }
-            H_NMAPPINGS => t
+            Some(H::NMappings) => t
                 .inputs
                 .iter()
                 .map(|i| u64::from(i.count))
                 .sum::<u64>()
                 .to_string(),
-            H_FAILURES => t
+            Some(H::MappingFailures) => t
                 .inputs
                 .iter()
                 .map(|i| u64::from(i.failures))
                 .sum::<u64>()
                 .to_string(),
-            H_PATTERNS => {
+            Some(H::Patterns) => {
                 let mut s = String::new();
                 for i in &t.inputs {
                     s.push_str(&i.unparse());
@@ -693,21 +554,20 @@ impl Element for Rewriter {
                 }
                 s
             }
-            H_SIZE => set.size().to_string(),
-            H_DROPS => self.drops.to_string(),
-            H_CAPACITY => set.capacity.to_string(),
-            id if id >= H_PATTERN0 => match t.inputs.get((id - H_PATTERN0) as usize) {
-                Some(i) => format!("{}\n", i.unparse()),
-                None => String::new(),
-            },
-            _ => return Err("handler not readable".into()),
+            Some(H::Size) => set.size().to_string(),
+            Some(H::Drops) => self.drops.to_string(),
+            Some(H::Capacity) => set.capacity.to_string(),
+            Some(H::Clear) | None => return Err("handler not readable".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let now = Self::now(cx);
-        match id {
-            H_CAPACITY => {
+        if id >= H_PATTERN0 {
+            return self.write_pattern((id - H_PATTERN0) as usize, value, cx);
+        }
+        match H::from_id(id) {
+            Some(H::Capacity) => {
                 let v = value.trim();
                 let n: i32 = v.parse().map_err(|_| {
                     if v.is_empty() {
@@ -721,33 +581,8 @@ impl Element for Rewriter {
                 set.shrink(false, now);
                 Ok(())
             }
-            H_CLEAR => {
+            Some(H::Clear) => {
                 self.handle.lock().shrink(true, now);
-                Ok(())
-            }
-            id if id >= H_PATTERN0 => {
-                let i = (id - H_PATTERN0) as usize;
-                let noutputs = cx.noutputs();
-                let (mut spec, pending) = parse_input_spec(value, noutputs, &*cx)
-                    .map_err(|e| format!("input spec {i}: {e}"))?;
-                if let Some(p) = pending {
-                    self.resolve(&mut spec, &p);
-                    if let (Pending::Mapper(_), InputKind::Mapper(m)) = (&p, &spec.kind) {
-                        if m.patterns
-                            .iter()
-                            .any(|(_, f, r)| *f as usize >= noutputs || *r as usize >= noutputs)
-                        {
-                            return Err(format!("input spec {i}: output port out of range"));
-                        }
-                    }
-                }
-                let mut set = self.handle.lock();
-                let slot = self.handle.slot;
-                if i >= set.tables.get(slot).map_or(0, |t| t.inputs.len()) {
-                    return Err("no such input".into());
-                }
-                set.remove_input_flows(slot, i);
-                set.tables[slot].inputs[i] = spec;
                 Ok(())
             }
             _ => Err("handler not writable".into()),
@@ -755,11 +590,56 @@ impl Element for Rewriter {
     }
 }
 
-/// Whether a rewriter can serve as FTPPortMapper's control rewriter
-/// (Click's `TCPRewriter` cast).
-pub fn is_tcp_rewriter(kind: Kind) -> bool {
-    matches!(kind, Kind::Tcp | Kind::Ip)
-}
+#[cfg(test)]
+mod tests {
+    use crate::rewriter::testutil::*;
+    use rclick_core::testing;
 
-/// The TCP protocol number, for mappers.
-pub const TCP: u8 = IP_PROTO_TCP;
+    fn build(rw: &str) -> Result<rclick_core::Router, String> {
+        testing::build(
+            &format!("i :: Idle; rw :: {rw}; i -> rw -> i;"),
+            &registry(),
+            true,
+        )
+    }
+
+    /// Each class reads its own keyword groups and no others.
+    #[test]
+    fn keywords_per_class() {
+        for ok in [
+            "IPRewriter(keep 0 0, TCP_TIMEOUT 10, UDP_TIMEOUT 5, DST_ANNO false)",
+            "TCPRewriter(keep 0 0, TIMEOUT 10, TCP_DONE_TIMEOUT 1)",
+            "UDPRewriter(keep 0 0, STREAMING_TIMEOUT 10, UDP_GUARANTEE 1)",
+            "IPAddrRewriter(keep 0 0, TIMEOUT 10, GUARANTEE 0)",
+            "ICMPPingRewriter(keep 0 0, TIMEOUT 10, DST_ANNO true)",
+        ] {
+            build(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
+        for bad in [
+            "TCPRewriter(keep 0 0, UDP_TIMEOUT 5)",
+            "UDPRewriter(keep 0 0, TCP_TIMEOUT 5)",
+            "IPAddrRewriter(keep 0 0, DST_ANNO false)",
+            "IPAddrPairRewriter(keep 0 0, STREAMING_TIMEOUT 5)",
+            "IPRewriter(keep 0 0, TIMEOUT x)",
+        ] {
+            assert!(build(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// `capacity` writes shrink the set, `clear` empties it, `patternN`
+    /// writes replace a spec.
+    #[test]
+    fn write_handlers() {
+        let r = build("UDPRewriter(keep 0 0)").unwrap();
+        assert_eq!(testing::read(&r, "rw.capacity"), "2147483647");
+        r.write_handler("rw.capacity", "10").unwrap();
+        assert_eq!(testing::read(&r, "rw.capacity"), "10");
+        assert!(r.write_handler("rw.capacity", "ten").is_err());
+        r.write_handler("rw.clear", "").unwrap();
+        assert_eq!(testing::read(&r, "rw.size"), "0");
+        r.write_handler("rw.pattern0", "drop").unwrap();
+        assert_eq!(testing::read(&r, "rw.pattern0"), "<drop>\n");
+        assert!(r.write_handler("rw.pattern0", "pass 7").is_err());
+        assert_eq!(testing::read(&r, "rw.patterns"), "<drop>\n");
+    }
+}

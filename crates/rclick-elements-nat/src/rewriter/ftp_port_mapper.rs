@@ -41,9 +41,12 @@ use rclick_core::args::{Args, Word};
 use rclick_core::router::ElementId;
 use rclick_core::{ConfigureCx, Ctx, Element, InitCx, Packet};
 use rclick_wire::checksum;
+use rclick_wire::ipv4::Ipv4Packet;
+use rclick_wire::tcp::TcpPacket;
 
-use super::base::{is_tcp_rewriter, Rewriter, REWRITER_CLASSES};
-use super::flowset::{ip_info, now_ms, Kind, Lookup, RwHandle, IP_PROTO_TCP};
+use super::base::{Rewriter, REWRITER_CLASSES};
+use super::class::ip_info;
+use super::flowset::{now_ms, Lookup, RwHandle, IP_PROTO_TCP};
 use super::pattern::FlowId;
 
 /// The FTPPortMapper element.
@@ -54,16 +57,6 @@ pub struct FTPPortMapper {
     data_input: usize,
     control_h: Option<RwHandle>,
     data_h: Option<RwHandle>,
-}
-
-fn rd16(b: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([b[at], b[at + 1]])
-}
-fn rd32(b: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-fn wr16(b: &mut [u8], at: usize, v: u16) {
-    b[at..at + 2].copy_from_slice(&v.to_be_bytes());
 }
 
 impl FTPPortMapper {
@@ -80,12 +73,12 @@ impl FTPPortMapper {
         };
         let (th_off, sport, dport, seq) = {
             let ip = p.ip_header().unwrap_or(&[]);
-            let th = &ip[info.thoff..];
+            let th = TcpPacket::new_unchecked(&ip[info.thoff..]);
             (
-                usize::from(th[12] >> 4) * 4,
-                rd16(th, 0),
-                rd16(th, 2),
-                rd32(th, 4),
+                usize::from(th.header_len()),
+                th.src_port(),
+                th.dst_port(),
+                th.seq_number(),
             )
         };
         if th_off < 20 || th_off > info.tlen {
@@ -174,18 +167,14 @@ impl FTPPortMapper {
         let total = p.len() - nh;
         let thoff = info.thoff;
         if let Some(ip) = p.ip_header_mut() {
-            let old = rd16(ip, 2);
-            let new = total as u16;
-            wr16(ip, 2, new);
-            let c = checksum::update_u16(rd16(ip, 10), old, new);
-            wr16(ip, 10, c);
             let (hdr, th) = ip.split_at_mut(thoff);
-            let src = std::net::Ipv4Addr::from(rd32(hdr, 12));
-            let dst = std::net::Ipv4Addr::from(rd32(hdr, 16));
-            wr16(th, 16, 0);
-            let ph = checksum::pseudo_header_v4(src, dst, IP_PROTO_TCP, th.len() as u16);
-            let s = checksum::add(checksum::sum(th), ph);
-            wr16(th, 16, !s);
+            let mut hdr = Ipv4Packet::new_unchecked(hdr);
+            let old = hdr.total_len();
+            let new = total as u16;
+            hdr.set_total_len(new);
+            let c = checksum::update_u16(hdr.checksum(), old, new);
+            hdr.set_checksum(c);
+            TcpPacket::new_unchecked(th).fill_checksum(hdr.src_addr(), hdr.dst_addr());
         }
         // sequence numbers of later control packets shift
         let delta = blen as i32 - arg_len as i32;
@@ -244,16 +233,17 @@ impl Element for FTPPortMapper {
         Ok(())
     }
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        let get = |cx: &mut InitCx, e: Option<ElementId>| -> Option<(RwHandle, Kind)> {
+        let get = |cx: &mut InitCx, e: Option<ElementId>| -> Option<(RwHandle, &str)> {
             cx.with_element(e?, |el| {
                 el.downcast_ref::<Rewriter>()
-                    .map(|r| (r.handle(), r.kind()))
+                    .map(|r| (r.handle(), r.class().name()))
             })?
         };
         let c = get(cx, self.control);
         let d = get(cx, self.data);
-        if let Some((_, k)) = &c {
-            if !is_tcp_rewriter(*k) {
+        if let Some((_, class)) = &c {
+            // Click's TCPRewriter cast: IPRewriter is one too
+            if !matches!(*class, "TCPRewriter" | "IPRewriter") {
                 return Err("CONTROL_REWRITER: element is not a TCPRewriter".into());
             }
         }
@@ -264,5 +254,105 @@ impl Element for FTPPortMapper {
     fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
         let now = now_ms(cx.now());
         Some(self.rewrite(p, now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rewriter::testutil::*;
+    use rclick_core::testing;
+
+    /// The data flows go through input `DATA`.
+    const CFG: &str = "rw :: TCPRewriter(pattern 1.0.0.1 1024-65535# - - 0 0, keep 0 0);
+        src :: TestSource(KEY); sink :: TestSink(KEY);
+        src -> FTPPortMapper(rw, rw, DATA) -> rw -> sink; Idle -> [1]rw;";
+
+    fn run(data: usize, pkts: Vec<(usize, Vec<u8>)>) -> rclick_core::router::Router {
+        let key = seed(pkts);
+        let cfg = CFG.replace("KEY", &key).replace("DATA", &data.to_string());
+        let r = testing::build(&cfg, &registry(), true).unwrap();
+        r.run();
+        r
+    }
+
+    /// A PORT command: the data flow it announces gets a mapping in the
+    /// data rewriter, the command names the mapped address and port, and
+    /// the control flow's later sequence numbers shift by the length
+    /// change.
+    #[test]
+    fn port_command_maps_the_data_flow_and_shifts_sequence_numbers() {
+        let c = ip(200, 200, 200, 200);
+        let s = ip(2, 0, 0, 2);
+        let port = b"PORT 200,200,200,200,200,200\r\n";
+        let control = |seq, payload: &[u8]| (0, tcp_payload(c, 30, s, 21, seq, payload));
+        // data through the pattern: 200,200,200,200,200,200 becomes
+        // 1,0,0,1,4,1 (1.0.0.1:1025), 12 bytes shorter
+        let r = run(0, vec![control(0, b"x"), control(1, port)]);
+        let table = testing::read(&r, "rw.table");
+        assert_eq!(table.lines().count(), 4, "{table}");
+        assert!(
+            table.contains("(200.200.200.200, 51400, 2.0.0.2, 20) => (1.0.0.1, 1025, 2.0.0.2, 20)"),
+            "{table}"
+        );
+        assert!(table.contains("seq -12"), "{table}");
+        // data through `keep`: the same address, the same length, no delta
+        let r = run(1, vec![control(0, b"x"), control(1, port)]);
+        let table = testing::read(&r, "rw.table");
+        assert!(
+            table.contains(
+                "(200.200.200.200, 51400, 2.0.0.2, 20) => (200.200.200.200, 51400, 2.0.0.2, 20)"
+            ),
+            "{table}"
+        );
+        assert!(!table.contains("seq"), "{table}");
+        assert_eq!(testing::read(&r, "rw.nmappings"), "2");
+    }
+
+    /// Lines that are not PORT commands, or malformed ones, pass unchanged
+    /// and create no data flow.
+    #[test]
+    fn other_lines_pass_unchanged() {
+        let c = ip(200, 200, 200, 200);
+        let s = ip(2, 0, 0, 2);
+        for line in [
+            &b"USER anonymous\r\n"[..],
+            b"PORT 1,2,3,4,5\r\n",
+            b"PORT 1,2,3,4,5,300\r\n",
+            b"PORT 1,2,3,4,5,6",
+        ] {
+            let r = run(0, vec![(0, tcp_payload(c, 30, s, 21, 0, line))]);
+            assert_eq!(testing::read(&r, "rw.nmappings"), "1", "{line:?}");
+        }
+    }
+
+    #[test]
+    fn configuration_errors() {
+        let e = testing::build(
+            "rw :: UDPRewriter(keep 0 0); Idle -> FTPPortMapper(rw, rw, 0) -> rw -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.contains("CONTROL_REWRITER: element is not a TCPRewriter"),
+            "{e}"
+        );
+        let e = testing::build(
+            "rw :: TCPRewriter(keep 0 0); Idle -> FTPPortMapper(rw, rw, 3) -> rw -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
+        assert!(e.contains("DATA_REWRITER_INPUT out of range"), "{e}");
+        let e = testing::build(
+            "rw :: TCPRewriter(keep 0 0); Idle -> FTPPortMapper(rw, nosuch, 0) -> rw -> Discard;",
+            &registry(),
+            true,
+        )
+        .err()
+        .unwrap();
+        assert!(e.contains("DATA_REWRITER: no element named that"), "{e}");
     }
 }

@@ -41,12 +41,11 @@
 //!
 //! ## Handlers
 //!
-//! - `table` (read): mappings as `(SA, DA, ID) => (SA', DA', ID') ...`.
+//! - `table`, `mappings` (read): mappings as `(SA, DA, ID) => (SA', DA', ID') ...`.
 //! - `drops` (read): packets dropped (a `drop` spec, a failed mapping, no
 //!   usable IP header).
-//! - `nmappings`, `mapping_failures`, `size` (read); `capacity`
-//!   (read/write); `clear` (write); `patterns` (read); `patternN`
-//!   (read/write): as IPRewriter.
+//! - `nmappings`, `mapping_failures`, `size`, `patterns` (read): as IPRewriter.
+//! - `capacity`, `patternN` (read/write), `clear` (write): as IPRewriter.
 //!
 //! ## Example
 //!
@@ -59,12 +58,114 @@
 //! IPRewriter, TCPRewriter, UDPRewriter, IPAddrRewriter, IPAddrPairRewriter,
 //! ICMPPingRewriter, ICMPRewriter, IPRewriterPatterns
 
+use std::net::Ipv4Addr;
+
+use rclick_packet::Packet;
+use rclick_wire::checksum;
+use rclick_wire::icmp::{types, IcmpPacket};
+
 use super::base::Rewriter;
-use super::flowset::Kind;
+use super::class::{
+    plain_cfg, rewrite_ip, set_annos, FlowKey, IpInfo, Keywords, RewriterClass, TableCfg, Timeouts,
+};
+use super::flowset::{Flow, Lookup, IP_PROTO_ICMP};
+use super::pattern::FlowId;
 
 /// A new ICMPPingRewriter.
 pub fn new() -> Rewriter {
-    Rewriter::new(Kind::IcmpPing)
+    Rewriter::new(&IcmpPingRewriter)
+}
+
+/// ICMPPingRewriter's class: echo flows keyed by addresses and identifier
+/// (the identifier as source port, identifier + 1 as destination port, so
+/// a reply's key is the request's reversed).
+pub struct IcmpPingRewriter;
+
+/// The key of an echo (`echo`) or echo reply with identifier `id`.
+fn ping_key(src: u32, id: u16, dst: u32, echo: bool) -> FlowId {
+    FlowId::new(
+        src,
+        id.wrapping_add(u16::from(!echo)),
+        dst,
+        id.wrapping_add(u16::from(echo)),
+    )
+}
+
+impl RewriterClass for IcmpPingRewriter {
+    fn name(&self) -> &'static str {
+        "ICMPPingRewriter"
+    }
+    fn keywords(&self) -> Keywords {
+        Keywords {
+            dst_anno: true,
+            ..Keywords::default()
+        }
+    }
+    fn table_cfg(&self, t: &Timeouts) -> TableCfg {
+        plain_cfg(t, 300_000)
+    }
+    #[inline]
+    fn packet_key(&self, p: &Packet, info: &IpInfo) -> Option<FlowKey> {
+        if info.proto != IP_PROTO_ICMP || !info.first_frag || info.tlen < 8 {
+            return None;
+        }
+        let icmp = IcmpPacket::new_unchecked(p.ip_header()?.get(info.thoff..)?);
+        let echo = match icmp.icmp_type() {
+            types::ECHO => true,
+            types::ECHO_REPLY => false,
+            _ => return None,
+        };
+        let key = ping_key(info.src, icmp.echo_ident(), info.dst, echo);
+        Some(FlowKey {
+            create: echo,
+            ..FlowKey::new(0, key)
+        })
+    }
+    fn lookup_key(&self, ip_p: u8, flowid: FlowId, how: Lookup) -> Option<FlowKey> {
+        if ip_p != IP_PROTO_ICMP {
+            return None;
+        }
+        let echo = how != Lookup::Reply;
+        let key = ping_key(flowid.saddr, flowid.sport, flowid.daddr, echo);
+        Some(FlowKey::new(0, key))
+    }
+    fn accept(&self, flowid: FlowId, r: &mut FlowId) -> bool {
+        r.dport = r.sport.wrapping_add(1);
+        flowid.sport.wrapping_add(1) == flowid.dport && r.sport.wrapping_add(1) == r.dport
+    }
+    #[inline]
+    fn apply(&self, f: &mut Flow, reply: bool, p: &mut Packet, info: &IpInfo, cfg: &TableCfg) {
+        let rev = f.key[usize::from(!reply)];
+        if let Some(ip) = rewrite_ip(f, reply, p, true) {
+            if info.first_frag && info.tlen >= 8 {
+                let mut icmp = IcmpPacket::new_unchecked(&mut ip[info.thoff..]);
+                let new_id = if reply { rev.sport } else { rev.dport };
+                let old_id = icmp.echo_ident();
+                icmp.set_echo_ident(new_id);
+                let c = checksum::update_u16(icmp.checksum(), old_id, new_id);
+                if c == 0 {
+                    icmp.fill_checksum();
+                } else {
+                    icmp.set_checksum(c);
+                }
+            }
+        }
+        set_annos(f, reply, p, cfg, rev.saddr);
+    }
+    fn unparse_mapping(&self, k: &FlowId, f: &Flow, reply: bool, out: &mut String) {
+        use std::fmt::Write;
+        let rw = f.rewritten(reply);
+        let _ = write!(
+            out,
+            "({}, {}, {}) => ({}, {}, {})",
+            Ipv4Addr::from(k.saddr),
+            Ipv4Addr::from(k.daddr),
+            k.sport,
+            Ipv4Addr::from(rw.saddr),
+            Ipv4Addr::from(rw.daddr),
+            rw.sport
+        );
+    }
 }
 
 #[cfg(test)]

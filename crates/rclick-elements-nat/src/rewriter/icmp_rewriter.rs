@@ -57,10 +57,15 @@ use rclick_core::args::{AnyArg, Args};
 use rclick_core::router::ElementId;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch};
 use rclick_wire::checksum;
+use rclick_wire::icmp::{self, IcmpPacket};
+use rclick_wire::ipv4::Ipv4Packet;
+use rclick_wire::tcp::TcpPacket;
+use rclick_wire::udp::UdpPacket;
 
 use super::base::{Rewriter, REWRITER_CLASSES};
+use super::class::{ip_info, AnnoSlot};
 use super::flowset::{
-    now_ms, AnnoSlot, Lookup, RwHandle, IP_PROTO_DCCP, IP_PROTO_ICMP, IP_PROTO_TCP, IP_PROTO_UDP,
+    now_ms, Lookup, RwHandle, IP_PROTO_DCCP, IP_PROTO_ICMP, IP_PROTO_TCP, IP_PROTO_UDP,
 };
 use super::pattern::FlowId;
 
@@ -75,20 +80,13 @@ pub struct ICMPRewriter {
     drops: u64,
 }
 
-const H_DROPS: u32 = 0;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
 
-fn rd16(b: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([b[at], b[at + 1]])
-}
-fn rd32(b: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-fn wr16(b: &mut [u8], at: usize, v: u16) {
-    b[at..at + 2].copy_from_slice(&v.to_be_bytes());
-}
-fn wr32(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_be_bytes());
-}
 fn update(csum: u16, old: &[u16], new: &[u16]) -> u16 {
     old.iter()
         .zip(new)
@@ -98,10 +96,58 @@ fn split32(v: u32) -> [u16; 2] {
     [(v >> 16) as u16, v as u16]
 }
 
+/// What an ICMP error quotes: the flow to look up (the quoted packet's,
+/// reversed), the quoted header's length and protocol, and whether its
+/// ports (or echo identifier) are there to rewrite.
+struct Quoted {
+    search: FlowId,
+    hlen: usize,
+    proto: u8,
+    transport: bool,
+}
+
+/// Reads the packet an ICMP error message `icmp` quotes; `None` when it is
+/// no error, or quotes no IPv4 header.
+fn quoted(icmp: &[u8]) -> Option<Quoted> {
+    if icmp.len() < 8 + 20 || !icmp::is_error(IcmpPacket::new_unchecked(icmp).icmp_type()) {
+        return None;
+    }
+    let enc = &icmp[8..];
+    let ip = Ipv4Packet::new_unchecked(enc);
+    let hlen = usize::from(ip.header_len());
+    if ip.version() != 4 || hlen < 20 {
+        return None;
+    }
+    let proto = ip.protocol().0;
+    let first = ip.frag_offset() == 0;
+    let mut search = FlowId::new(u32::from(ip.dst_addr()), 0, u32::from(ip.src_addr()), 0);
+    let mut transport = false;
+    if matches!(proto, IP_PROTO_TCP | IP_PROTO_UDP | IP_PROTO_DCCP) {
+        if enc.len() >= hlen + 8 && first {
+            let t = UdpPacket::new_unchecked(&enc[hlen..]);
+            search.sport = t.dst_port();
+            search.dport = t.src_port();
+            transport = true;
+        }
+    } else if proto == IP_PROTO_ICMP && enc.len() >= hlen + 6 && first {
+        let t = IcmpPacket::new_unchecked(&enc[hlen..]);
+        if t.icmp_type() == icmp::types::ECHO {
+            search.sport = t.echo_ident();
+            transport = true;
+        }
+    }
+    Some(Quoted {
+        search,
+        hlen,
+        proto,
+        transport,
+    })
+}
+
 impl ICMPRewriter {
     /// Rewrites `p`; returns its output (`1` for unmapped, `-1` to drop).
     fn handle(&self, p: &mut Packet, now: i64) -> i32 {
-        let Some(info) = super::flowset::ip_info(p) else {
+        let Some(info) = ip_info(p) else {
             return -1;
         };
         if info.proto != IP_PROTO_ICMP {
@@ -110,34 +156,14 @@ impl ICMPRewriter {
         let Some(ip) = p.ip_header() else { return -1 };
         // A header length past the data (behind MarkIPHeader) leaves no
         // ICMP header: unmapped, as a short one is.
-        let icmp = ip.get(info.thoff..).unwrap_or(&[]);
-        if icmp.is_empty() || !matches!(icmp[0], 3 | 4 | 5 | 11 | 12) || icmp.len() < 8 + 20 {
+        let Some(q) = quoted(ip.get(info.thoff..).unwrap_or(&[])) else {
             return 1;
-        }
-        let enc = &icmp[8..];
-        let enc_hl = usize::from(enc[0] & 15) * 4;
-        if enc[0] >> 4 != 4 || enc_hl < 20 {
-            return 1;
-        }
-        let enc_p = enc[9];
-        let enc_first = rd16(enc, 6) & 0x1FFF == 0;
-        let mut search = FlowId::new(rd32(enc, 16), 0, rd32(enc, 12), 0);
-        let mut use_transp = false;
-        if matches!(enc_p, IP_PROTO_TCP | IP_PROTO_UDP | IP_PROTO_DCCP) {
-            if enc.len() >= enc_hl + 8 && enc_first {
-                search.sport = rd16(enc, enc_hl + 2);
-                search.dport = rd16(enc, enc_hl);
-                use_transp = true;
-            }
-        } else if enc_p == IP_PROTO_ICMP && enc.len() >= enc_hl + 6 && enc_first && enc[enc_hl] == 8
-        {
-            search.sport = rd16(enc, enc_hl + 4);
-            use_transp = true;
-        }
+        };
+        let search = q.search;
         let mut found = None;
         for (h, off) in &self.handles {
             let mut set = h.lock();
-            if let Some(e) = set.get_entry(h.slot, enc_p, search, Lookup::Reply, now) {
+            if let Some(e) = set.get_entry(h.slot, q.proto, search, Lookup::Reply, now) {
                 if let Some(f) = set.flow(e.flow) {
                     found = Some((
                         f.rewritten(e.reply),
@@ -153,66 +179,77 @@ impl ICMPRewriter {
         let Some((nf, out, ranno, reply, off)) = found else {
             return 1;
         };
-        let outer_dst = info.dst;
         let thoff = info.thoff;
         let mut set_dst = false;
         if let Some(ip) = p.ip_header_mut() {
+            let (outer, icmp) = ip.split_at_mut(thoff);
+            let mut outer = Ipv4Packet::new_unchecked(outer);
+            let outer_dst = u32::from(outer.dst_addr());
             if outer_dst == search.daddr {
-                let c = update(rd16(ip, 10), &split32(outer_dst), &split32(nf.daddr));
-                wr32(ip, 16, nf.daddr);
-                wr16(ip, 10, c);
+                let c = update(outer.checksum(), &split32(outer_dst), &split32(nf.daddr));
+                outer.set_dst_addr(Ipv4Addr::from(nf.daddr));
+                outer.set_checksum(c);
                 set_dst = true;
             }
-            let (outer, rest) = ip.split_at_mut(thoff);
-            let _ = outer;
-            let icmp = rest;
             let (icmp_hdr, enc) = icmp.split_at_mut(8);
+            let (enc_ip, t) = enc.split_at_mut(q.hlen.min(enc.len()));
+            let mut e = Ipv4Packet::new_unchecked(enc_ip);
+            // the words the ICMP checksum covers that change: the quoted
+            // checksum, addresses, ports (or identifier) and their checksum
             let mut old_hw = [0u16; 8];
             let mut new_hw = [0u16; 8];
-            old_hw[0] = rd16(enc, 10);
-            let [a, b] = split32(rd32(enc, 12));
-            let [c, d] = split32(rd32(enc, 16));
+            old_hw[0] = e.checksum();
+            let [a, b] = split32(u32::from(e.src_addr()));
+            let [c, d] = split32(u32::from(e.dst_addr()));
             old_hw[1..5].copy_from_slice(&[a, b, c, d]);
-            wr32(enc, 12, nf.daddr);
-            wr32(enc, 16, nf.saddr);
+            e.set_src_addr(Ipv4Addr::from(nf.daddr));
+            e.set_dst_addr(Ipv4Addr::from(nf.saddr));
             let [a, b] = split32(nf.daddr);
             let [c, d] = split32(nf.saddr);
             new_hw[1..5].copy_from_slice(&[a, b, c, d]);
-            let ec = update(rd16(enc, 10), &old_hw[1..5], &new_hw[1..5]);
-            wr16(enc, 10, ec);
+            let ec = update(e.checksum(), &old_hw[1..5], &new_hw[1..5]);
+            e.set_checksum(ec);
             new_hw[0] = ec;
             let mut nhw = 5;
-            if use_transp {
-                let (_, t) = enc.split_at_mut(enc_hl);
-                if matches!(enc_p, IP_PROTO_TCP | IP_PROTO_UDP | IP_PROTO_DCCP) {
-                    old_hw[5] = rd16(t, 0);
-                    old_hw[6] = rd16(t, 2);
-                    wr16(t, 0, nf.dport);
-                    wr16(t, 2, nf.sport);
+            if q.transport {
+                if matches!(q.proto, IP_PROTO_TCP | IP_PROTO_UDP | IP_PROTO_DCCP) {
+                    let mut ports = UdpPacket::new_unchecked(&mut *t);
+                    old_hw[5] = ports.src_port();
+                    old_hw[6] = ports.dst_port();
+                    ports.set_src_port(nf.dport);
+                    ports.set_dst_port(nf.sport);
                     new_hw[5] = nf.dport;
                     new_hw[6] = nf.sport;
                     nhw = 7;
-                    let at = if enc_p == IP_PROTO_TCP && t.len() >= 18 {
-                        Some(16)
-                    } else if enc_p == IP_PROTO_UDP && t.len() >= 8 && rd16(t, 6) != 0 {
-                        Some(6)
+                    let sum = if q.proto == IP_PROTO_TCP && t.len() >= 18 {
+                        let mut th = TcpPacket::new_unchecked(&mut *t);
+                        let oc = th.checksum();
+                        let ncs = update(oc, &old_hw[1..7], &new_hw[1..7]);
+                        th.set_checksum(ncs);
+                        Some((oc, ncs))
+                    } else if q.proto == IP_PROTO_UDP && t.len() >= 8 {
+                        let mut uh = UdpPacket::new_unchecked(&mut *t);
+                        let oc = uh.checksum();
+                        (oc != 0).then(|| {
+                            let ncs = update(oc, &old_hw[1..7], &new_hw[1..7]);
+                            uh.set_checksum(ncs);
+                            (oc, ncs)
+                        })
                     } else {
                         None
                     };
-                    if let Some(at) = at {
-                        let oc = rd16(t, at);
-                        let ncs = update(oc, &old_hw[1..7], &new_hw[1..7]);
-                        wr16(t, at, ncs);
+                    if let Some((oc, ncs)) = sum {
                         old_hw[7] = oc;
                         new_hw[7] = ncs;
                         nhw = 8;
                     }
                 } else {
-                    let oid = rd16(t, 4);
-                    let oc = rd16(t, 2);
-                    wr16(t, 4, nf.dport);
+                    let mut echo = IcmpPacket::new_unchecked(&mut *t);
+                    let oid = echo.echo_ident();
+                    let oc = echo.checksum();
+                    echo.set_echo_ident(nf.dport);
                     let ncs = checksum::update_u16(oc, oid, nf.dport);
-                    wr16(t, 2, ncs);
+                    echo.set_checksum(ncs);
                     old_hw[5] = oid;
                     new_hw[5] = nf.dport;
                     old_hw[6] = oc;
@@ -220,17 +257,16 @@ impl ICMPRewriter {
                     nhw = 7;
                 }
             }
-            let oc = rd16(icmp_hdr, 2);
-            wr16(icmp_hdr, 2, update(oc, &old_hw[..nhw], &new_hw[..nhw]));
+            let mut h = IcmpPacket::new_unchecked(icmp_hdr);
+            let c = update(h.checksum(), &old_hw[..nhw], &new_hw[..nhw]);
+            h.set_checksum(c);
         }
         if set_dst && self.dst_anno {
             p.set_dst_ip_anno(Ipv4Addr::from(nf.daddr));
         }
         if reply {
-            match self.reply_anno {
-                Some(AnnoSlot::Paint) => p.set_paint_anno(ranno),
-                Some(AnnoSlot::User(o)) => p.set_anno_u8(o, ranno),
-                None => {}
+            if let Some(slot) = self.reply_anno {
+                slot.set(p, ranno);
             }
         }
         if off >= 0 {
@@ -321,11 +357,11 @@ impl Element for ICMPRewriter {
         Ok(())
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", H_DROPS)]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_DROPS => Ok(self.drops.to_string()),
+        match H::from_id(id) {
+            Some(H::Drops) => Ok(self.drops.to_string()),
             _ => Err("handler not readable".into()),
         }
     }
@@ -392,6 +428,44 @@ mod tests {
         v
     }
 
+    /// An ICMP error quoting a rewritten TCP flow goes back to the
+    /// flow's origin: outer destination, quoted addresses and ports
+    /// rewritten, every checksum still right; an error quoting an unknown
+    /// flow goes to output 1 unchanged.
+    #[test]
+    fn errors_about_mapped_flows_are_rewritten_back() {
+        let checksummed = |mut v: Vec<u8>| {
+            let c = rclick_wire::checksum::internet_checksum(&v[..20]);
+            v[10..12].copy_from_slice(&c.to_be_bytes());
+            let c = rclick_wire::checksum::internet_checksum(&v[20..]);
+            v[22..24].copy_from_slice(&c.to_be_bytes());
+            v
+        };
+        let quoted = tcp(ip(10, 0, 0, 9), 5000, ip(2, 0, 0, 2), 80);
+        let unknown = tcp(ip(10, 0, 0, 9), 5001, ip(2, 0, 0, 2), 80);
+        let out = run_cfg(
+            "src :: TestSource(KEY); sink :: TestSink(KEY);
+             rw :: IPRewriter(pattern 10.0.0.9 1024-65535 - - 0 1);
+             // (a free source port in the range is kept: 5000)
+             irw :: ICMPRewriter(rw);
+             src[0] -> rw; src[1] -> irw;
+             rw[0] -> [0]sink; rw[1] -> [1]sink; irw[0] -> [2]sink; irw[1] -> [3]sink;",
+            &[
+                (0, tcp(ip(1, 0, 0, 1), 5000, ip(2, 0, 0, 2), 80)),
+                (1, checksummed(icmp_error(&quoted[..28], false))),
+                (1, checksummed(icmp_error(&unknown[..28], false))),
+            ],
+        );
+        assert_eq!(
+            out,
+            [
+                (0, "10.0.0.9:5000 > 2.0.0.2:80 ok".to_string()),
+                (2, "3.3.3.3 > 1.0.0.1 id 0 ok".to_string()),
+                (3, "3.3.3.3 > 10.0.0.9 id 0 ok".to_string()),
+            ]
+        );
+    }
+
     /// Every rewriter class fed each packet cut at every length and with
     /// each byte set to 0x00, 0x0F, 0x45 and 0xFF, marked as MarkIPHeader
     /// marks it (header length unchecked): nothing may panic.
@@ -412,7 +486,7 @@ mod tests {
             prw[0] -> Discard; prw[1] -> Discard; arw[0] -> Discard; arw[1] -> Discard;
             parw[0] -> Discard; parw[1] -> Discard;";
         let flow = tcp(ip(1, 0, 0, 1), 5000, ip(2, 0, 0, 2), 80);
-        let quoted = tcp(ip(10, 0, 0, 9), 1024, ip(2, 0, 0, 2), 80);
+        let quoted = tcp(ip(10, 0, 0, 9), 5000, ip(2, 0, 0, 2), 80);
         let quoted_udp = udp(ip(10, 0, 0, 9), 1024, ip(2, 0, 0, 2), 53);
         let quoted_ping = icmp_echo(ip(10, 0, 0, 9), ip(2, 0, 0, 2), 8, 7);
         let bases: Vec<(usize, Vec<u8>)> = vec![

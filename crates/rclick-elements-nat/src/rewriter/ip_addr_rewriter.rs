@@ -40,12 +40,11 @@
 //!
 //! ## Handlers
 //!
-//! - `table` (read): mappings as `SA => SA' [*FOUT ROUT] iN expS`.
+//! - `table`, `mappings` (read): mappings as `SA => SA' [*FOUT ROUT] iN expS`.
 //! - `drops` (read): packets dropped (a `drop` spec, a failed mapping, no
 //!   usable IP header).
-//! - `nmappings`, `mapping_failures`, `size` (read); `capacity`
-//!   (read/write); `clear` (write); `patterns` (read); `patternN`
-//!   (read/write): as IPRewriter.
+//! - `nmappings`, `mapping_failures`, `size`, `patterns` (read): as IPRewriter.
+//! - `capacity`, `patternN` (read/write), `clear` (write): as IPRewriter.
 //!
 //! ## Example
 //!
@@ -58,12 +57,60 @@
 //! IPRewriter, TCPRewriter, UDPRewriter, IPAddrRewriter, IPAddrPairRewriter,
 //! ICMPPingRewriter, ICMPRewriter, IPRewriterPatterns
 
+use std::net::Ipv4Addr;
+
+use rclick_packet::Packet;
+
 use super::base::Rewriter;
-use super::flowset::Kind;
+use super::class::{
+    plain_cfg, rewrite_addresses, FlowKey, IpInfo, RewriterClass, TableCfg, Timeouts,
+};
+use super::flowset::{Flow, Lookup};
+use super::pattern::FlowId;
 
 /// A new IPAddrRewriter.
 pub fn new() -> Rewriter {
-    Rewriter::new(Kind::IpAddr)
+    Rewriter::new(&IpAddrRewriter)
+}
+
+/// IPAddrRewriter's class: flows keyed by source address (replies by
+/// destination), of any protocol.
+pub struct IpAddrRewriter;
+
+impl RewriterClass for IpAddrRewriter {
+    fn name(&self) -> &'static str {
+        "IPAddrRewriter"
+    }
+    fn table_cfg(&self, t: &Timeouts) -> TableCfg {
+        plain_cfg(t, 7_200_000)
+    }
+    #[inline]
+    fn lookup_key(&self, _ip_p: u8, flowid: FlowId, _how: Lookup) -> Option<FlowKey> {
+        Some(FlowKey {
+            alt: Some(FlowId::new(0, 0, flowid.daddr, 0)),
+            ..FlowKey::new(0, FlowId::new(flowid.saddr, 0, 0, 0))
+        })
+    }
+    fn flow_proto(&self, _proto: u8) -> u8 {
+        0
+    }
+    fn accept(&self, _flowid: FlowId, r: &mut FlowId) -> bool {
+        r.sport == 0 && r.dport == 0 && r.daddr == 0
+    }
+    #[inline]
+    fn apply(&self, f: &mut Flow, reply: bool, p: &mut Packet, info: &IpInfo, cfg: &TableCfg) {
+        rewrite_addresses(f, reply, p, info, cfg, false);
+    }
+    fn unparse_mapping(&self, k: &FlowId, f: &Flow, reply: bool, out: &mut String) {
+        use std::fmt::Write;
+        let other = f.key[1 - usize::from(reply)];
+        let _ = write!(
+            out,
+            "{} => {}",
+            Ipv4Addr::from(k.saddr),
+            Ipv4Addr::from(other.daddr)
+        );
+    }
 }
 
 #[cfg(test)]

@@ -74,10 +74,10 @@
 //!
 //! ## Handlers
 //!
-//! - `tcp_table`, `udp_table` (read): the mapping tables, one mapping a line:
+//! - `tcp_table`, `udp_table`, `tcp_mappings`, `udp_mappings` (read): the
+//!   mapping tables (`*_mappings` are the old names), one mapping a line:
 //!   `(SA, SP, DA, DP) => (SA', SP', DA', DP') [*FOUT ROUT] iINPUT expSECONDS`;
-//!   the output this direction uses is starred. `tcp_mappings` and
-//!   `udp_mappings` are old names.
+//!   the output this direction uses is starred.
 //! - `tcp_lookup` (read with parameter `SADDR SPORT DADDR DPORT`): the
 //!   rewritten TCP flow in the same format, or nothing.
 //! - `nmappings` (read): flows created by this element's inputs.
@@ -103,12 +103,89 @@
 //! IPRewriterPatterns, RoundRobinIPMapper, FTPPortMapper, ICMPRewriter,
 //! ICMPPingRewriter
 
-use super::base::Rewriter;
-use super::flowset::Kind;
+use rclick_packet::Packet;
+
+use super::base::{Rewriter, H};
+use super::class::{ports_key, FlowKey, IpInfo, Keywords, RewriterClass, TableCfg, Timeouts};
+use super::flowset::{Flow, Lookup, IP_PROTO_TCP, IP_PROTO_UDP};
+use super::pattern::FlowId;
+use super::tcp_rewriter::{apply_tcp, tcp_cfg, tcp_timeouts};
+use super::udp_rewriter::apply_udp;
 
 /// A new IPRewriter.
 pub fn new() -> Rewriter {
-    Rewriter::new(Kind::Ip)
+    Rewriter::new(&IpRewriter)
+}
+
+/// IPRewriter's class: TCP flows (map 0, as TCPRewriter) and UDP flows
+/// (map 1, as UDPRewriter, with the `UDP_*` timeouts).
+pub struct IpRewriter;
+
+impl RewriterClass for IpRewriter {
+    fn name(&self) -> &'static str {
+        "IPRewriter"
+    }
+    fn keywords(&self) -> Keywords {
+        Keywords {
+            tcp: true,
+            udp: true,
+            dst_anno: true,
+            ..Keywords::default()
+        }
+    }
+    fn table_cfg(&self, t: &Timeouts) -> TableCfg {
+        let mut c = tcp_cfg(t);
+        c.udp_timeouts[0] = t.udp_timeout.unwrap_or(300_000);
+        c.udp_timeouts[1] = t.udp_guarantee.unwrap_or(5_000);
+        c.udp_streaming = t.udp_streaming.unwrap_or(c.udp_timeouts[0]);
+        c
+    }
+    fn table_handlers(&self) -> &'static [H] {
+        &[H::TcpTable, H::UdpTable, H::TcpLookup]
+    }
+    #[inline]
+    fn packet_key(&self, p: &Packet, info: &IpInfo) -> Option<FlowKey> {
+        match info.proto {
+            IP_PROTO_TCP => ports_key(p, info, 0),
+            IP_PROTO_UDP => ports_key(p, info, 1),
+            _ => None,
+        }
+    }
+    fn lookup_key(&self, ip_p: u8, flowid: FlowId, _how: Lookup) -> Option<FlowKey> {
+        match ip_p {
+            IP_PROTO_UDP => Some(FlowKey::new(1, flowid)),
+            IP_PROTO_TCP => Some(FlowKey::ports(0, flowid)),
+            _ => None,
+        }
+    }
+    #[inline]
+    fn timeouts(&self, f: &Flow, c: &TableCfg) -> (u32, u32) {
+        if f.map == 0 {
+            return tcp_timeouts(f, c);
+        }
+        let to = if f.streaming() {
+            c.udp_streaming
+        } else {
+            c.udp_timeouts[0]
+        };
+        (to, c.udp_timeouts[1])
+    }
+    #[inline]
+    fn guarantee(&self, f: &Flow, c: &TableCfg) -> u32 {
+        if f.map == 0 {
+            c.timeouts[1]
+        } else {
+            c.udp_timeouts[1]
+        }
+    }
+    #[inline]
+    fn apply(&self, f: &mut Flow, reply: bool, p: &mut Packet, info: &IpInfo, cfg: &TableCfg) {
+        if f.map == 0 {
+            apply_tcp(f, reply, p, info, cfg);
+        } else {
+            apply_udp(f, reply, p, info, cfg);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -35,8 +35,8 @@ use std::sync::Arc;
 
 use rclick_core::{phase, ConfigureCx, Element};
 
-use super::base::PATTERN_NAME_KIND;
 use super::pattern::Pattern;
+use super::spec::PATTERN_NAME_KIND;
 
 /// The IPRewriterPatterns element.
 #[derive(Default)]

@@ -1,15 +1,23 @@
 //! Click's IPRewriter family: network address (and port) translation with
 //! per-flow mapping tables, guarantees, timeouts and bounded capacity.
 //!
-//! The rewriters share one element type, [`base::Rewriter`]; their flows
-//! live in [`flowset::FlowSet`]s that several rewriters may share
-//! (`MAPPING_CAPACITY other`), reached through [`flowset::RwHandle`]s by
-//! ICMPRewriter and FTPPortMapper.
+//! The rewriters share one element type, [`base::Rewriter`], and a small
+//! library: [`flowset`] (flows, their maps and expiry, in
+//! [`flowset::FlowSet`]s that several rewriters may share with
+//! `MAPPING_CAPACITY other`, reached through [`flowset::RwHandle`]s by
+//! ICMPRewriter and FTPPortMapper), [`spec`] (input specs), [`pattern`]
+//! (rewrite patterns) and [`seq_delta`] (TCP sequence deltas). What each
+//! class does on its own — which packets it maps, its keys and timeouts,
+//! the rewriting itself — is its [`class::RewriterClass`] impl beside its
+//! manual (`tcp_rewriter.rs`, `udp_rewriter.rs`, ...).
 use rclick_core::Registry;
 
 pub mod base;
+pub mod class;
 pub mod flowset;
 pub mod pattern;
+pub mod seq_delta;
+pub mod spec;
 
 pub mod ftp_port_mapper;
 pub mod icmp_ping_rewriter;

@@ -192,7 +192,8 @@ fn strip_suffix<'s>(s: &'s str, sequential: &mut bool, same_first: &mut bool) ->
     }
 }
 
-fn parse_int(s: &str) -> Option<i64> {
+/// An integer as Click's `IntArg` reads it (`0x` hex, `0` octal, signs).
+pub(crate) fn parse_int(s: &str) -> Option<i64> {
     i64::from_arg(s, &rclick_core::args::NoContext).ok()
 }
 

@@ -37,9 +37,8 @@ use std::sync::Arc;
 
 use rclick_core::{phase, ConfigureCx, Element};
 
-use super::base::{named_pattern, SpecContext};
-use super::flowset::MapperShared;
 use super::pattern::parse_with_ports;
+use super::spec::{named_pattern, MapperShared, SpecContext};
 
 /// A mapper's `SADDR SPORT DADDR DPORT FOUTPUT ROUTPUT` pattern.
 pub(super) fn mapper_pattern(

@@ -48,11 +48,11 @@
 
 use std::sync::Arc;
 
-use rclick_core::args::{FromArg, NoContext};
 use rclick_core::{phase, ConfigureCx, Element};
 
-use super::flowset::MapperShared;
+use super::pattern::parse_int;
 use super::round_robin_ip_mapper::mapper_pattern;
+use super::spec::MapperShared;
 
 /// A consistent-hash ring (Click's `chash_t` over its `jvtree_t`): points
 /// in a binary search tree laid out in an array, each naming a server's
@@ -169,10 +169,6 @@ impl SourceIPHashMapper {
     pub fn shared(&self) -> Arc<MapperShared> {
         self.shared.clone()
     }
-}
-
-fn parse_int(s: &str) -> Option<i64> {
-    i64::from_arg(s, &NoContext).ok()
 }
 
 impl Element for SourceIPHashMapper {

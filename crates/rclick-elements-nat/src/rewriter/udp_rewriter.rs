@@ -39,12 +39,12 @@
 //!
 //! ## Handlers
 //!
-//! - `table` (read): the mapping table; `mappings` is its old name.
+//! - `table`, `mappings` (read): the mapping table (`mappings` is its old
+//!   name).
 //! - `drops` (read): packets dropped (a `drop` spec, a failed mapping, no
 //!   usable IP header).
-//! - `nmappings`, `mapping_failures`, `size` (read); `capacity`
-//!   (read/write); `clear` (write); `patterns` (read); `patternN`
-//!   (read/write): as IPRewriter.
+//! - `nmappings`, `mapping_failures`, `size`, `patterns` (read): as IPRewriter.
+//! - `capacity`, `patternN` (read/write), `clear` (write): as IPRewriter.
 //!
 //! ## Example
 //!
@@ -57,12 +57,87 @@
 //! IPRewriter, TCPRewriter, UDPRewriter, IPAddrRewriter, IPAddrPairRewriter,
 //! ICMPPingRewriter, ICMPRewriter, IPRewriterPatterns
 
+use rclick_packet::Packet;
+
 use super::base::Rewriter;
-use super::flowset::Kind;
+use super::class::{
+    ports_key, rewrite_flow, set_annos, FlowKey, IpInfo, Keywords, RewriterClass, TableCfg,
+    Timeouts,
+};
+use super::flowset::{Flow, Lookup, IP_PROTO_DCCP, IP_PROTO_TCP, IP_PROTO_UDP};
+use super::pattern::FlowId;
 
 /// A new UDPRewriter.
 pub fn new() -> Rewriter {
-    Rewriter::new(Kind::Udp)
+    Rewriter::new(&UdpRewriter)
+}
+
+/// UDPRewriter's class: flows with ports, without TCP state.
+pub struct UdpRewriter;
+
+impl RewriterClass for UdpRewriter {
+    fn name(&self) -> &'static str {
+        "UDPRewriter"
+    }
+    fn keywords(&self) -> Keywords {
+        Keywords {
+            udp: true,
+            streaming: true,
+            dst_anno: true,
+            ..Keywords::default()
+        }
+    }
+    fn table_cfg(&self, t: &Timeouts) -> TableCfg {
+        let mut c = TableCfg::default();
+        c.timeouts[0] = t.timeout.or(t.udp_timeout).unwrap_or(300_000);
+        c.timeouts[1] = t.guarantee.or(t.udp_guarantee).unwrap_or(5_000);
+        c.udp_streaming = t.streaming.or(t.udp_streaming).unwrap_or(c.timeouts[0]);
+        c
+    }
+    #[inline]
+    fn packet_key(&self, p: &Packet, info: &IpInfo) -> Option<FlowKey> {
+        if !matches!(info.proto, IP_PROTO_TCP | IP_PROTO_UDP | IP_PROTO_DCCP) {
+            return None;
+        }
+        ports_key(p, info, 0)
+    }
+    fn lookup_key(&self, _ip_p: u8, flowid: FlowId, _how: Lookup) -> Option<FlowKey> {
+        Some(FlowKey::ports(0, flowid))
+    }
+    #[inline]
+    fn timeouts(&self, f: &Flow, c: &TableCfg) -> (u32, u32) {
+        let to = if f.streaming() {
+            c.udp_streaming
+        } else {
+            c.timeouts[0]
+        };
+        (to, c.timeouts[1])
+    }
+    #[inline]
+    fn guarantee(&self, _f: &Flow, c: &TableCfg) -> u32 {
+        c.timeouts[1]
+    }
+    #[inline]
+    fn apply(&self, f: &mut Flow, reply: bool, p: &mut Packet, info: &IpInfo, cfg: &TableCfg) {
+        apply_udp(f, reply, p, info, cfg);
+    }
+}
+
+/// Rewrites a packet of a flow with ports but no TCP state (UDP, DCCP,
+/// TCP in UDPRewriter): addresses, ports, checksums; counts packets
+/// towards streaming.
+#[inline]
+pub(crate) fn apply_udp(f: &mut Flow, reply: bool, p: &mut Packet, info: &IpInfo, cfg: &TableCfg) {
+    if rewrite_flow(f, reply, p, info, 4).is_some() {
+        if reply {
+            f.tflags |= 1;
+        }
+        if f.tflags < 6 {
+            f.tflags += 2;
+        }
+    }
+    let rev = f.key[usize::from(!reply)];
+    set_annos(f, reply, p, cfg, rev.saddr);
 }
 
 #[cfg(test)]

@@ -1,0 +1,693 @@
+//! IP and TCP options: parsing their text (`ip_opt`, `tcp_opt`) into
+//! bytes and printing bytes back as text.
+
+use std::fmt::Write as _;
+
+use super::*;
+
+pub(crate) const IPOPT_EOL: u8 = 0;
+pub(crate) const IPOPT_NOP: u8 = 1;
+pub(crate) const IPOPT_RR: u8 = 7;
+pub(crate) const IPOPT_TS: u8 = 68;
+pub(crate) const IPOPT_LSRR: u8 = 131;
+pub(crate) const IPOPT_SSRR: u8 = 137;
+
+pub(crate) const TCPOPT_PADDING: u32 = 1;
+pub(crate) const TCPOPT_MSS: u32 = 2;
+pub(crate) const TCPOPT_WSCALE: u32 = 4;
+pub(crate) const TCPOPT_SACK: u32 = 8;
+pub(crate) const TCPOPT_TIMESTAMP: u32 = 16;
+pub(crate) const TCPOPT_UNKNOWN: u32 = 32;
+pub(crate) const TCPOPT_ALL: u32 = 0xFFFF_FFFF;
+pub(crate) const TCPOPT_ALL_NOPAD: u32 = 0xFFFF_FFFE;
+pub(crate) const TCPOPT_NTALL: u32 = 0xFFFF_FFEE;
+
+pub(crate) fn parse_quad(s: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    let mut p = 0;
+    for i in 0..4 {
+        let (v, rest) = prefix_int(&s[p..], 10);
+        let v = v.filter(|&v| v <= 255)?;
+        p = s.len() - rest.len();
+        out.push(v as u8);
+        if i < 3 {
+            if s.get(p) != Some(&b'.') {
+                return None;
+            }
+            p += 1;
+        }
+    }
+    Some(p)
+}
+
+/// Parses Click's IP option text (`rr{...}`, `ssrr{...}`, `ts{...}`,
+/// `nop`, `eol`, `N=a:b`). `.` means none (empty result).
+pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
+    if text.is_empty() || text == "." {
+        return Some(Vec::new());
+    }
+    let s = text.as_bytes();
+    let end = s.len();
+    let mut p = 0usize;
+    let mut sa: Vec<u8> = Vec::new();
+    loop {
+        let rest = &s[p..];
+        let route = if rest.len() > 3 && rest.starts_with(b"rr{") {
+            Some((IPOPT_RR, 3))
+        } else if rest.len() > 5 && rest.starts_with(b"ssrr{") {
+            Some((IPOPT_SSRR, 5))
+        } else if rest.len() > 5 && rest.starts_with(b"lsrr{") {
+            Some((IPOPT_LSRR, 5))
+        } else {
+            None
+        };
+        if let Some((kind, skip)) = route {
+            sa.push(kind);
+            p += skip;
+            let sa_pos = sa.len() - 1;
+            let mut pointer: i64 = -1;
+            sa.push(0);
+            sa.push(0);
+            loop {
+                if p < end && s[p] == b'^' && pointer < 0 {
+                    pointer = (sa.len() - sa_pos + 1) as i64;
+                    p += 1;
+                }
+                if p >= end || !s[p].is_ascii_digit() {
+                    break;
+                }
+                p += parse_quad(&s[p..], &mut sa)?;
+                if p < end && s[p] == b',' {
+                    p += 1;
+                }
+            }
+            if p >= end || s[p] != b'}' {
+                return None;
+            }
+            sa[sa_pos + 2] = if pointer >= 0 {
+                pointer as u8
+            } else {
+                (sa.len() - sa_pos + 1) as u8
+            };
+            if p + 2 < end && s[p + 1] == b'+' && s[p + 2].is_ascii_digit() {
+                let (v, r) = prefix_int(&s[p + 2..], 10);
+                p = end - r.len();
+                let v = v.unwrap_or(0);
+                if v < 64 {
+                    sa.extend(std::iter::repeat_n(0u8, v as usize * 4));
+                }
+            } else {
+                p += 1;
+            }
+            if sa.len() - sa_pos > 255 {
+                return None;
+            }
+            sa[sa_pos + 1] = (sa.len() - sa_pos) as u8;
+        } else if rest.len() > 3 && (rest.starts_with(b"ts{") || rest.starts_with(b"ts.")) {
+            let sa_pos = sa.len();
+            sa.extend_from_slice(&[IPOPT_TS, 0, 0, 0]);
+            let mut flag: i64 = -1;
+            if rest[2] == b'.' {
+                if rest.len() > 6 && rest[3..].starts_with(b"ip{") {
+                    flag = 1;
+                    p += 6;
+                } else if rest.len() > 9 && rest[3..].starts_with(b"preip{") {
+                    flag = 3;
+                    p += 9;
+                } else if rest.len() > 3 && rest[3].is_ascii_digit() {
+                    let (v, r) = prefix_int(&rest[3..], 0);
+                    let v = v.unwrap_or(99);
+                    if v > 15 || r.first() != Some(&b'{') {
+                        return None;
+                    }
+                    flag = i64::from(v);
+                    p = end - r.len() + 1;
+                } else {
+                    return None;
+                }
+            } else {
+                p += 3;
+            }
+            let mut pointer: i64 = -1;
+            loop {
+                if p < end && s[p] == b'^' && pointer < 0 {
+                    pointer = (sa.len() - sa_pos + 1) as i64;
+                    p += 1;
+                }
+                if p >= end || (!s[p].is_ascii_digit() && s[p] != b'!') {
+                    break;
+                }
+                let entry = p;
+                let entry_len = sa.len();
+                'retry: loop {
+                    if flag == 1 || flag == 3 || flag == -2 {
+                        p += parse_quad(&s[p..], &mut sa)?;
+                        if pointer >= 0 && flag == -2 {
+                            flag = 3;
+                        }
+                        if p + 1 < end && s[p] == b'=' {
+                            if s[p + 1].is_ascii_digit() || s[p + 1] == b'!' {
+                                p += 1;
+                            } else if s[p + 1] == b'?' && pointer >= 0 {
+                                sa.extend_from_slice(&[0, 0, 0, 0]);
+                                p += 2;
+                                break 'retry;
+                            } else {
+                                return None;
+                            }
+                        } else if pointer >= 0 {
+                            sa.extend_from_slice(&[0, 0, 0, 0]);
+                            break 'retry;
+                        } else {
+                            return None;
+                        }
+                    }
+                    let mut top = 0u32;
+                    if p < end && s[p] == b'!' {
+                        top = 0x8000_0000;
+                        p += 1;
+                    }
+                    if p >= end || !s[p].is_ascii_digit() {
+                        return None;
+                    }
+                    let (v, r) = prefix_int(&s[p..], 0);
+                    p = end - r.len();
+                    if p < end && s[p] == b'.' && flag == -1 {
+                        flag = -2;
+                        p = entry;
+                        sa.truncate(entry_len);
+                        continue 'retry;
+                    } else if flag == -1 {
+                        flag = 0;
+                    }
+                    sa.extend_from_slice(&(v.unwrap_or(0) | top).to_be_bytes());
+                    break 'retry;
+                }
+                if p < end && s[p] == b',' {
+                    p += 1;
+                }
+            }
+            if p < end {
+                if s[p] != b'}' {
+                    return None;
+                }
+                p += 1;
+            }
+            if flag == -2 {
+                flag = 1;
+            }
+            if flag < 0 {
+                flag = 0;
+            }
+            sa[sa_pos + 2] = if pointer >= 0 {
+                pointer as u8
+            } else {
+                (sa.len() - sa_pos + 1) as u8
+            };
+            if p + 1 < end && s[p] == b'+' && s[p + 1].is_ascii_digit() {
+                let (v, r) = prefix_int(&s[p + 1..], 0);
+                p = end - r.len();
+                let v = v.unwrap_or(99);
+                if v < 64 {
+                    let per = if flag == 1 || flag == 3 { 8 } else { 4 };
+                    sa.extend(std::iter::repeat_n(0u8, v as usize * per));
+                }
+            }
+            let mut overflow = 0u8;
+            if p + 2 < end && s[p] == b'+' && s[p + 1] == b'+' && s[p + 2].is_ascii_digit() {
+                let (v, r) = prefix_int(&s[p + 2..], 0);
+                p = end - r.len();
+                let v = v.unwrap_or(99);
+                if v < 16 {
+                    overflow = v as u8;
+                }
+            }
+            sa[sa_pos + 3] = (overflow << 4) | (flag as u8 & 0xF);
+            if sa.len() - sa_pos > 255 {
+                return None;
+            }
+            sa[sa_pos + 1] = (sa.len() - sa_pos) as u8;
+        } else if !rest.is_empty() && rest[0].is_ascii_digit() {
+            parse_unknown_opt(s, &mut p, &mut sa)?;
+        } else if rest.starts_with(b"nop") {
+            sa.push(IPOPT_NOP);
+            p += 3;
+        } else if rest.starts_with(b"eol") && (rest.len() == 3 || rest[3] != b',') {
+            sa.push(IPOPT_EOL);
+            p += 3;
+        } else {
+            return None;
+        }
+        if p >= end {
+            while sa.len() > 40 && sa[0] == IPOPT_NOP {
+                sa.remove(0);
+            }
+            if sa.len() > 40 {
+                return None;
+            }
+            return Some(sa);
+        } else if s[p] != b',' && s[p] != b';' {
+            return None;
+        }
+        p += 1;
+    }
+}
+
+pub(crate) fn parse_unknown_opt(s: &[u8], p: &mut usize, sa: &mut Vec<u8>) -> Option<()> {
+    let end = s.len();
+    let (v, r) = prefix_int(&s[*p..], 0);
+    *p = end - r.len();
+    let v = v.filter(|&v| v < 256)?;
+    sa.push(v as u8);
+    if *p + 1 < end && s[*p] == b'=' && s[*p + 1].is_ascii_digit() {
+        let pos0 = sa.len();
+        sa.push(0);
+        loop {
+            let (v, r) = prefix_int(&s[*p + 1..], 0);
+            *p = end - r.len();
+            let v = v.filter(|&v| v < 256)?;
+            sa.push(v as u8);
+            if !(*p + 1 < end && s[*p] == b':' && s[*p + 1].is_ascii_digit()) {
+                break;
+            }
+        }
+        if sa.len() > pos0 + 254 {
+            return None;
+        }
+        sa[pos0] = (sa.len() - pos0 + 1) as u8;
+    }
+    Some(())
+}
+
+/// Parses Click's TCP option text restricted to `mask`.
+pub(crate) fn parse_tcp_opt(text: &str, mask: u32) -> Option<Vec<u8>> {
+    if text.is_empty() || text == "." {
+        return Some(Vec::new());
+    }
+    let s = text.as_bytes();
+    let end = s.len();
+    let mut p = 0usize;
+    let mut sa: Vec<u8> = Vec::new();
+    loop {
+        let rest = &s[p..];
+        if rest.len() > 3 && rest.starts_with(b"mss") && mask & TCPOPT_MSS != 0 {
+            let (v, r) = prefix_int(&rest[3..], 0);
+            p = end - r.len();
+            let v = v.filter(|&v| v <= 0xFFFF)?;
+            sa.extend_from_slice(&[2, 4, (v >> 8) as u8, v as u8]);
+        } else if rest.len() > 6 && rest.starts_with(b"wscale") && mask & TCPOPT_WSCALE != 0 {
+            let (v, r) = prefix_int(&rest[6..], 0);
+            p = end - r.len();
+            let v = v.filter(|&v| v <= 255)?;
+            sa.extend_from_slice(&[3, 3, v as u8]);
+        } else if rest.starts_with(b"sackok") && mask & TCPOPT_SACK != 0 {
+            sa.extend_from_slice(&[4, 2]);
+            p += 6;
+        } else if rest.len() > 4 && rest.starts_with(b"sack") && mask & TCPOPT_SACK != 0 {
+            let sa_pos = sa.len();
+            sa.extend_from_slice(&[5, 0]);
+            p += 4;
+            loop {
+                let start = p;
+                let (a, r) = prefix_int(&s[p..], 0);
+                let t = end - r.len();
+                if t >= end || (s[t] != b':' && s[t] != b'-') {
+                    return None;
+                }
+                let (b, r2) = prefix_int(&s[t + 1..], 0);
+                let t2 = end - r2.len();
+                sa.extend_from_slice(&a.unwrap_or(0).to_be_bytes());
+                sa.extend_from_slice(&b.unwrap_or(0).to_be_bytes());
+                if t2 < start + 3 {
+                    return None;
+                }
+                p = t2;
+                if p + 5 >= end || &s[p..p + 5] != b",sack" {
+                    break;
+                }
+                p += 5;
+            }
+            sa[sa_pos + 1] = (sa.len() - sa_pos) as u8;
+        } else if rest.len() > 2 && rest.starts_with(b"ts") && mask & TCPOPT_TIMESTAMP != 0 {
+            let start = p;
+            let (a, r) = prefix_int(&rest[2..], 0);
+            let t = end - r.len();
+            if t >= end || s[t] != b':' {
+                return None;
+            }
+            let (b, r2) = prefix_int(&s[t + 1..], 0);
+            let t2 = end - r2.len();
+            if sa.is_empty() {
+                sa.extend_from_slice(&[1, 1]);
+            }
+            sa.extend_from_slice(&[8, 10]);
+            sa.extend_from_slice(&a.unwrap_or(0).to_be_bytes());
+            sa.extend_from_slice(&b.unwrap_or(0).to_be_bytes());
+            if t2 < start + 5 {
+                return None;
+            }
+            p = t2;
+        } else if !rest.is_empty() && rest[0].is_ascii_digit() && mask & TCPOPT_UNKNOWN != 0 {
+            parse_unknown_opt(s, &mut p, &mut sa)?;
+        } else if rest.starts_with(b"nop") && mask & TCPOPT_PADDING != 0 {
+            sa.push(1);
+            p += 3;
+        } else if rest.starts_with(b"eol")
+            && mask & TCPOPT_PADDING != 0
+            && (rest.len() == 3 || rest[3] != b',')
+        {
+            sa.push(0);
+            p += 3;
+        } else {
+            return None;
+        }
+        if p >= end || s[p].is_ascii_whitespace() {
+            while sa.len() > 40 && sa[0] == 1 {
+                sa.remove(0);
+            }
+            if sa.len() > 40 {
+                return None;
+            }
+            return Some(sa);
+        } else if s[p] != b',' && s[p] != b';' {
+            return None;
+        }
+        p += 1;
+    }
+}
+
+pub(crate) fn write_quad(out: &mut String, o: &[u8]) {
+    let _ = write!(out, "{}.{}.{}.{}", o[0], o[1], o[2], o[3]);
+}
+
+/// Prints IP options in Click's text form, without padding.
+pub fn unparse_ip_opt(out: &mut String, opts: &[u8]) {
+    let start_len = out.len();
+    let end = opts.len();
+    let mut i = 0usize;
+    let mut sep = "";
+    let bad = |out: &mut String| {
+        out.truncate(start_len);
+        out.push('?');
+    };
+    while i < end {
+        let kind = opts[i];
+        match kind {
+            IPOPT_EOL => break,
+            IPOPT_NOP => i += 1,
+            IPOPT_RR | IPOPT_LSRR | IPOPT_SSRR => {
+                if i + 2 >= end
+                    || i + usize::from(opts[i + 1]) > end
+                    || opts[i + 1] < 3
+                    || opts[i + 2] < 4
+                {
+                    return bad(out);
+                }
+                out.push_str(sep);
+                out.push_str(match kind {
+                    IPOPT_RR => "rr",
+                    IPOPT_LSRR => "lsrr",
+                    _ => "ssrr",
+                });
+                let ol = i + usize::from(opts[i + 1]);
+                let op = i + usize::from(opts[i + 2]) - 1;
+                let mut o = i + 3;
+                let mut s2 = "";
+                out.push('{');
+                while o + 4 <= ol {
+                    if o == op {
+                        if kind == IPOPT_RR {
+                            break;
+                        }
+                        s2 = "^";
+                    }
+                    out.push_str(s2);
+                    write_quad(out, &opts[o..o + 4]);
+                    s2 = ",";
+                    o += 4;
+                }
+                if o == ol && o == op && kind != IPOPT_RR {
+                    out.push('^');
+                }
+                out.push('}');
+                if o + 4 <= ol && o == op && kind == IPOPT_RR {
+                    let _ = write!(out, "+{}", (ol - o) / 4);
+                }
+                i = ol;
+                sep = ";";
+            }
+            IPOPT_TS => {
+                if i + 3 >= end
+                    || i + usize::from(opts[i + 1]) > end
+                    || opts[i + 1] < 4
+                    || opts[i + 2] < 5
+                {
+                    return bad(out);
+                }
+                let ol = i + usize::from(opts[i + 1]);
+                let op = i + usize::from(opts[i + 2]) - 1;
+                let flag = opts[i + 3] & 0xF;
+                let size = if (1..=3).contains(&flag) { 8 } else { 4 };
+                out.push_str(sep);
+                out.push_str("ts");
+                match flag {
+                    0 => {}
+                    1 => out.push_str(".ip"),
+                    3 => out.push_str(".preip"),
+                    f => {
+                        let _ = write!(out, ".{f}");
+                    }
+                }
+                out.push('{');
+                let mut s2 = "";
+                let mut o = i + 4;
+                while o + size <= ol {
+                    if o == op {
+                        if flag != 3 {
+                            break;
+                        }
+                        s2 = "^";
+                    }
+                    if flag != 0 {
+                        // Undefined flags (2, 4-15) step by 4 bytes but
+                        // still print an address and a stamp: an entry cut
+                        // short by the option's end stops the list (Click
+                        // reads on past the option).
+                        if o + 8 > ol {
+                            break;
+                        }
+                        out.push_str(s2);
+                        write_quad(out, &opts[o..o + 4]);
+                        out.push('=');
+                        o += 4;
+                    } else {
+                        out.push_str(s2);
+                    }
+                    if flag == 3 && o > op {
+                        out.pop();
+                    } else {
+                        let v =
+                            u32::from_be_bytes([opts[o], opts[o + 1], opts[o + 2], opts[o + 3]]);
+                        if v & 0x8000_0000 != 0 {
+                            out.push('!');
+                        }
+                        let _ = write!(out, "{}", v & 0x7FFF_FFFF);
+                    }
+                    s2 = ",";
+                    o += 4;
+                }
+                if o == ol && o == op {
+                    out.push('^');
+                }
+                out.push('}');
+                if o + size <= ol && o == op {
+                    let _ = write!(out, "+{}", (ol - o) / size);
+                }
+                if opts[i + 3] & 0xF0 != 0 {
+                    let _ = write!(out, "++{}", opts[i + 3] >> 4);
+                }
+                i = ol;
+                sep = ";";
+            }
+            _ => {
+                if i + 1 >= end || i + usize::from(opts[i + 1]) > end || opts[i + 1] < 2 {
+                    return bad(out);
+                }
+                out.push_str(sep);
+                let _ = write!(out, "{}", kind);
+                let e = i + usize::from(opts[i + 1]);
+                let mut c = '=';
+                for &b in &opts[i + 2..e] {
+                    let _ = write!(out, "{c}{b}");
+                    c = ':';
+                }
+                i = e;
+                sep = ";";
+            }
+        }
+    }
+    if out.len() == start_len {
+        out.push('.');
+    }
+}
+
+/// Prints TCP options in Click's text form, keeping the kinds in `mask`.
+pub(crate) fn unparse_tcp_opt(out: &mut String, opts: &[u8], mask: u32) {
+    let start_len = out.len();
+    let end = opts.len();
+    let mut i = 0usize;
+    let mut sep = "";
+    let bad = |out: &mut String| {
+        out.truncate(start_len);
+        out.push('?');
+    };
+    while i < end {
+        let kind = opts[i];
+        if kind == 0 {
+            if mask & TCPOPT_PADDING != 0 {
+                out.push_str(sep);
+                out.push_str("eol");
+            }
+            break;
+        }
+        if kind == 1 {
+            if mask & TCPOPT_PADDING != 0 {
+                out.push_str(sep);
+                out.push_str("nop");
+                sep = ";";
+            }
+            i += 1;
+            continue;
+        }
+        if i + 1 >= end {
+            return bad(out);
+        }
+        let olen = usize::from(opts[i + 1]);
+        let (valid, bit) = match kind {
+            2 => (olen == 4, TCPOPT_MSS),
+            3 => (olen == 3, TCPOPT_WSCALE),
+            4 => (olen == 2, TCPOPT_SACK),
+            5 => (olen % 8 == 2, TCPOPT_SACK),
+            8 => (olen == 10, TCPOPT_TIMESTAMP),
+            _ => (olen >= 2, TCPOPT_UNKNOWN),
+        };
+        if i + olen > end || !valid {
+            return bad(out);
+        }
+        if mask & bit == 0 {
+            i += if olen >= 2 { olen } else { 128 };
+            continue;
+        }
+        let o = &opts[i..i + olen];
+        match kind {
+            2 => {
+                let _ = write!(out, "{sep}mss{}", u16::from_be_bytes([o[2], o[3]]));
+            }
+            3 => {
+                let _ = write!(out, "{sep}wscale{}", o[2]);
+            }
+            4 => {
+                let _ = write!(out, "{sep}sackok");
+            }
+            5 => {
+                let mut k = 2;
+                while k + 8 <= olen {
+                    let a = u32::from_be_bytes([o[k], o[k + 1], o[k + 2], o[k + 3]]);
+                    let b = u32::from_be_bytes([o[k + 4], o[k + 5], o[k + 6], o[k + 7]]);
+                    let _ = write!(out, "{sep}sack{a}-{b}");
+                    sep = ";";
+                    k += 8;
+                }
+            }
+            8 => {
+                let a = u32::from_be_bytes([o[2], o[3], o[4], o[5]]);
+                let b = u32::from_be_bytes([o[6], o[7], o[8], o[9]]);
+                let _ = write!(out, "{sep}ts{a}:{b}");
+            }
+            _ => {
+                let _ = write!(out, "{sep}{kind}");
+                let mut c = '=';
+                for &b in &o[2..] {
+                    let _ = write!(out, "{c}{b}");
+                    c = ':';
+                }
+            }
+        }
+        sep = ";";
+        i += olen;
+    }
+    if out.len() == start_len {
+        out.push('.');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ip_opt_round_trip() {
+        let cases = [
+            (
+                "ssrr{128.4.45.60,128.4.49.61^1.1.1.1,2.2.2.2}",
+                "ssrr{128.4.45.60,128.4.49.61^1.1.1.1,2.2.2.2}",
+            ),
+            (
+                "ssrr{128.4.45.60,128.4.49.61,^1.1.1.1,2.2.2.2}",
+                "ssrr{128.4.45.60,128.4.49.61^1.1.1.1,2.2.2.2}",
+            ),
+            ("rr{2.3.4.5}+3", "rr{2.3.4.5}+3"),
+            ("rr{}+1", "rr{}+1"),
+            (
+                "ts{1.0.0.1=!8320,1.0.0.2=8321}++5",
+                "ts.ip{1.0.0.1=!8320,1.0.0.2=8321^}++5",
+            ),
+            (
+                "ts.3{1.0.0.1=1,^1.0.0.3,1.0.0.4=?}+1",
+                "ts.preip{1.0.0.1=1^1.0.0.3,1.0.0.4,0.0.0.0}",
+            ),
+            ("ts{1,10000,!45}+2", "ts{1,10000,!45}+2"),
+            ("ts{1,10000,!45^0,0};rr{}+1", "ts{1,10000,!45}+2;rr{}+1"),
+            ("nop;nop;eol", "."),
+        ];
+        for (input, want) in cases {
+            let b = parse_ip_opt(input).unwrap_or_else(|| panic!("parse {input}"));
+            let mut s = String::new();
+            unparse_ip_opt(&mut s, &b);
+            assert_eq!(s, want, "{input}");
+        }
+    }
+
+    #[test]
+    fn tcp_opt_round_trip() {
+        let b = parse_tcp_opt("mss1460,sackok,wscale10,ts1:2,sack1-2", TCPOPT_ALL).unwrap();
+        let mut s = String::new();
+        unparse_tcp_opt(&mut s, &b, TCPOPT_ALL_NOPAD);
+        assert_eq!(s, "mss1460;sackok;wscale10;ts1:2;sack1-2");
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        let s: String = s.split_whitespace().collect();
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn timestamp_option_with_undefined_flag() {
+        // flag 15, one 4-byte entry: the address fits, its stamp does not
+        let mut s = String::new();
+        unparse_ip_opt(&mut s, &hex("4408090f01020304"));
+        assert_eq!(s, "ts.15{}");
+        // room for address and stamp: printed as Click does
+        let mut s = String::new();
+        unparse_ip_opt(&mut s, &hex("440c090f0102030405060708"));
+        assert_eq!(s, "ts.15{1.2.3.4=84281096}");
+        let mut s = String::new();
+        unparse_ip_opt(&mut s, &hex("440c050f0102030405060708"));
+        assert_eq!(s, "ts.15{}+2");
+        let mut s = String::new();
+        unparse_ip_opt(&mut s, &hex("440c0d0f0102030405060708"));
+        assert_eq!(s, "ts.15{1.2.3.4=84281096^}");
+    }
+}
