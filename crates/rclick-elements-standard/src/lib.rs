@@ -4,6 +4,8 @@
 //! for several threads (`threads/`: thread-safe queues, thread
 //! schedulers).
 
+#![forbid(unsafe_code)]
+
 pub mod basic;
 pub mod control;
 pub mod misc;
