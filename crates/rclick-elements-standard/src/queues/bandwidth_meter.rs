@@ -121,8 +121,13 @@ impl BandwidthMeter {
     }
 }
 
-const H_RATE: u32 = 0;
-const H_METERS: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Rate = read("rate"),
+        Meters = read("meters"),
+    }
+}
 
 impl Element for BandwidthMeter {
     fn class_name(&self) -> &'static str {
@@ -212,19 +217,16 @@ impl Element for BandwidthMeter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("rate", H_RATE),
-            HandlerDef::read("meters", H_METERS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_RATE => {
+        match H::from_id(id) {
+            Some(H::Rate) => {
                 self.rate.update(ticks(cx.now()), 0);
                 Ok(self.unparse_rate(self.rate.scaled_average()))
             }
-            H_METERS => Ok(self
+            Some(H::Meters) => Ok(self
                 .meters
                 .iter()
                 .map(|&m| self.unparse_rate(m))
