@@ -192,12 +192,11 @@ impl Element for BandwidthMeter {
         if n == 2 {
             // common case: split into two batches
             let mut outs = [PacketBatch::new(), PacketBatch::new()];
-            for p in batch {
+            batch.split_into(&mut outs, |p| {
                 self.rate
                     .update(now, if self.packets { 1 } else { p.len() as u64 });
-                let o = self.output_for(self.rate.scaled_average());
-                outs[o].push(p);
-            }
+                self.output_for(self.rate.scaled_average())
+            });
             let [a, b] = outs;
             if !a.is_empty() {
                 cx.push(0, a);
