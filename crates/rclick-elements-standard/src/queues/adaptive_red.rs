@@ -82,11 +82,11 @@
 
 use rclick_core::args::{AnyArg, Args};
 use rclick_core::{
-    ConfigureCx, Ctx, Element, ElementId, HandlerDef, HandlerFlags, HandlerKind, InitCx,
-    PacketBatch, TimerId, Timestamp,
+    ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, InitCx, PacketBatch, TimerId,
+    Timestamp,
 };
 
-use super::red_core::{parse_max_p, queues_arg, Params, RedCore, Watched, H};
+use super::red_core::{parse_max_p, queues_arg, Params, RedCore, H};
 
 /// 0.01 and 0.9 with 16 bits of fraction (Click's constants).
 const ONE_HUNDREDTH: u32 = 655;
@@ -135,9 +135,7 @@ fn adapt(min_thresh: u32, max_thresh: u32, max_p: u32, avg: u64) -> u32 {
 
 /// The AdaptiveRED element: RED whose MAX_P adapts.
 pub struct AdaptiveRed {
-    p: Params,
     core: RedCore,
-    queue_ids: Vec<ElementId>,
     timer: Option<TimerId>,
     next_adapt: Timestamp,
 }
@@ -146,9 +144,7 @@ impl Default for AdaptiveRed {
     fn default() -> Self {
         let p = Params::new(5, 15, 0.0, 4, true, None).expect("valid defaults");
         AdaptiveRed {
-            core: RedCore::new(&p),
-            p,
-            queue_ids: Vec::new(),
+            core: RedCore::new(p),
             timer: None,
             next_adapt: Timestamp::ZERO,
         }
@@ -172,15 +168,7 @@ impl Element for AdaptiveRed {
     }
 
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        let p = parse_params(conf)?;
-        let ids = match &p.queues {
-            Some(names) => Watched::resolve(names, cx)?,
-            None => Vec::new(),
-        };
-        self.core = RedCore::new(&p);
-        self.p = p;
-        self.queue_ids = ids;
-        Ok(())
+        self.core.configure(parse_params(conf)?, cx)
     }
 
     fn can_live_reconfigure(&self) -> bool {
@@ -188,19 +176,12 @@ impl Element for AdaptiveRed {
     }
 
     fn live_reconfigure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        let mut p = parse_params(conf)?;
-        // the queues stay as found (as in Click, once known)
-        p.queues = self.p.queues.clone();
-        self.core.st.set_params(&p);
-        self.p = p;
+        self.core.live_reconfigure(parse_params(conf)?);
         Ok(())
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        let watched = Watched::find(cx, &self.queue_ids)?;
-        self.queue_ids = watched.ids.clone();
-        self.core = RedCore::new(&self.p);
-        self.core.watched = watched;
+        self.core.initialize(cx)?;
         let t = cx.new_timer();
         self.next_adapt = cx.now() + Timestamp::from_msec(ADAPT_INTERVAL_MS);
         cx.schedule_timer_at(t, self.next_adapt);
@@ -232,7 +213,7 @@ impl Element for AdaptiveRed {
 
     fn take_state(&mut self, old: &mut dyn Element, _cx: &mut Ctx) {
         if let Some(o) = old.downcast_ref::<AdaptiveRed>() {
-            self.core.st.avg = o.core.st.avg;
+            self.core.take_state(&o.core);
         }
     }
 
@@ -266,7 +247,7 @@ impl Element for AdaptiveRed {
                     .complete()
                     .map_err(|e| e.to_string())?;
                 let max_p = parse_max_p(v)?;
-                self.p.max_p = max_p;
+                self.core.p.max_p = max_p;
                 self.core.st.set_max_p(max_p);
                 Ok(())
             }

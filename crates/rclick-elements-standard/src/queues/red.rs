@@ -67,26 +67,20 @@
 //! Congestion Avoidance. ACM Transactions on Networking 1(4), August 1993.
 
 use rclick_core::args::{AnyArg, Args};
-use rclick_core::{
-    ConfigureCx, Ctx, Element, ElementId, HandlerDef, HandlerKind, InitCx, PacketBatch,
-};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, HandlerKind, InitCx, PacketBatch};
 
-use super::red_core::{queues_arg, Params, RedCore, Watched, H};
+use super::red_core::{queues_arg, Params, RedCore, H};
 
 /// The RED element.
 pub struct Red {
-    p: Params,
     core: RedCore,
-    queue_ids: Vec<ElementId>,
 }
 
 impl Default for Red {
     fn default() -> Self {
         let p = Params::new(0, 0, 0.0, 4, true, None).expect("valid defaults");
         Red {
-            core: RedCore::new(&p),
-            p,
-            queue_ids: Vec::new(),
+            core: RedCore::new(p),
         }
     }
 }
@@ -129,15 +123,7 @@ impl Element for Red {
     }
 
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        let p = parse_params(conf)?;
-        let ids = match &p.queues {
-            Some(names) => Watched::resolve(names, cx)?,
-            None => Vec::new(),
-        };
-        self.core.st.set_params(&p);
-        self.p = p;
-        self.queue_ids = ids;
-        Ok(())
+        self.core.configure(parse_params(conf)?, cx)
     }
 
     fn can_live_reconfigure(&self) -> bool {
@@ -145,25 +131,17 @@ impl Element for Red {
     }
 
     fn live_reconfigure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        let mut p = parse_params(conf)?;
-        // the queues are fixed once running
-        p.queues = self.p.queues.clone();
-        self.core.st.set_params(&p);
-        self.p = p;
+        self.core.live_reconfigure(parse_params(conf)?);
         Ok(())
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.core.watched = Watched::find(cx, &self.queue_ids)?;
-        self.queue_ids = self.core.watched.ids.clone();
-        self.core.st.clear();
-        self.core.drops = 0;
-        Ok(())
+        self.core.initialize(cx)
     }
 
     fn take_state(&mut self, old: &mut dyn Element, _cx: &mut Ctx) {
         if let Some(o) = old.downcast_ref::<Red>() {
-            self.core.st.avg = o.core.st.avg;
+            self.core.take_state(&o.core);
         }
     }
 

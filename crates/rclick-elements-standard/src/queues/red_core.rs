@@ -336,20 +336,59 @@ impl Watched {
     }
 }
 
-/// The running part of a RED: its arithmetic, its queues, its drops.
+/// The running part of a RED: its parameters, arithmetic, queues and
+/// drops (Click's RED, which AdaptiveRED extends).
 pub(crate) struct RedCore {
+    pub p: Params,
     pub st: RedState,
+    queue_ids: Vec<ElementId>,
     pub watched: Watched,
     pub drops: u64,
 }
 
 impl RedCore {
-    pub fn new(p: &Params) -> RedCore {
+    pub fn new(p: Params) -> RedCore {
         RedCore {
-            st: RedState::new(p),
+            st: RedState::new(&p),
+            p,
+            queue_ids: Vec::new(),
             watched: Watched::default(),
             drops: 0,
         }
+    }
+
+    /// Takes checked parameters at configure time, finding the QUEUES
+    /// named (Click's `finish_configure`).
+    pub fn configure(&mut self, p: Params, cx: &ConfigureCx) -> Result<(), String> {
+        let ids = match &p.queues {
+            Some(names) => Watched::resolve(names, cx)?,
+            None => Vec::new(),
+        };
+        self.st.set_params(&p);
+        self.p = p;
+        self.queue_ids = ids;
+        Ok(())
+    }
+
+    /// New parameters while running: the queues are fixed once known.
+    pub fn live_reconfigure(&mut self, mut p: Params) {
+        p.queues = self.p.queues.clone();
+        self.st.set_params(&p);
+        self.p = p;
+    }
+
+    /// Finds the queues and starts afresh (Click's `initialize`).
+    pub fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        self.watched = Watched::find(cx, &self.queue_ids)?;
+        self.queue_ids = self.watched.ids.clone();
+        self.st.clear();
+        self.drops = 0;
+        Ok(())
+    }
+
+    /// Click's `take_state`: the average carries over a hot swap.
+    pub fn take_state(&mut self, old: &RedCore) {
+        self.st.avg = old.st.avg;
     }
 
     fn decide(&mut self, cx: &Ctx) -> bool {
