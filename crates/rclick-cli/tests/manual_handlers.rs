@@ -36,14 +36,9 @@ const KNOWN_GAPS: &[&str] = &[
     "DriverManager",
     "LinearIPLookup",
     "MSQueue",
-    "MixedQueue",
-    "NotifierQueue",
-    "QuickNoteQueue",
     "RadixIPsecLookup",
-    "RatedSource",
     "Script",
     "SortedIPLookup",
-    "TimedSource",
 ];
 
 /// Handlers the router gives every element, or every element with a task

@@ -5,6 +5,8 @@
 //! schedulers).
 #![forbid(unsafe_code)]
 
+#![forbid(unsafe_code)]
+
 pub mod basic;
 pub mod control;
 pub mod misc;

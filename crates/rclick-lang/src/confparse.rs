@@ -36,8 +36,9 @@ pub(crate) fn skip_comment(b: &[u8], s: usize) -> usize {
     }
 }
 
-/// Skips white space and comments from `s`.
-pub(crate) fn skip_comment_space(b: &[u8], mut s: usize) -> usize {
+/// Skips white space and comments from `s` (Click's
+/// `cp_skip_comment_space`).
+pub fn skip_comment_space(b: &[u8], mut s: usize) -> usize {
     while s < b.len() {
         if is_space(b[s]) {
             s += 1;
@@ -217,6 +218,25 @@ pub(crate) fn shift_spacevec(b: &[u8]) -> (Vec<u8>, Vec<u8>) {
     let item_end = skip_spacevec_item(b, item);
     let rest = skip_comment_space(b, item_end);
     (b[item..item_end].to_vec(), b[rest..].to_vec())
+}
+
+/// Click's `cp_shift_spacevec` on text: the first space-separated item of
+/// `s` (quotes keep spaces inside it) and the rest, with leading space and
+/// comments removed; both slices of `s`.
+pub fn shift_space(s: &str) -> (&str, &str) {
+    let b = s.as_bytes();
+    let item = skip_comment_space(b, 0);
+    let item_end = skip_spacevec_item(b, item);
+    let rest = skip_comment_space(b, item_end);
+    // The boundaries are at ASCII bytes or the ends, except inside an
+    // unterminated escape; never split a character.
+    let sub = |a: usize, e: usize| s.get(a.min(e)..e).unwrap_or("");
+    (sub(item, item_end), sub(rest, s.len()))
+}
+
+/// Whether `s` holds nothing but white space and comments.
+pub fn is_blank(s: &str) -> bool {
+    skip_comment_space(s.as_bytes(), 0) >= s.len()
 }
 
 fn hex_val(c: u8) -> Option<u32> {
@@ -439,6 +459,22 @@ pub(crate) fn parse_word(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shift_space_takes_one_item() {
+        assert_eq!(
+            shift_space("  a \"b c\" // x\n d"),
+            ("a", "\"b c\" // x\n d")
+        );
+        assert_eq!(shift_space("\"b c\" d"), ("\"b c\"", "d"));
+        assert_eq!(
+            shift_space("\\<0a /* > */ 0b> rest"),
+            ("\\<0a /* > */ 0b>", "rest")
+        );
+        assert_eq!(shift_space(" /* only */ "), ("", ""));
+        assert!(is_blank(" // x\n /* y */ "));
+        assert!(!is_blank(" x "));
+    }
 
     #[test]
     fn argvec_basic() {

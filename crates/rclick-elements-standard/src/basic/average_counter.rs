@@ -55,12 +55,17 @@ pub struct AverageCounter {
     ignore_ms: i64,
 }
 
-const H_COUNT: u32 = 0;
-const H_BYTE_COUNT: u32 = 1;
-const H_RATE: u32 = 2;
-const H_BYTE_RATE: u32 = 3;
-const H_BIT_RATE: u32 = 4;
-const H_RESET: u32 = 5;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Count = read("count"),
+        ByteCount = read("byte_count"),
+        Rate = read("rate"),
+        ByteRate = read("byte_rate"),
+        BitRate = read("bit_rate"),
+        Reset = write("reset"),
+    }
+}
 
 impl AverageCounter {
     fn account(&mut self, b: &PacketBatch, cx: &Ctx) {
@@ -116,30 +121,23 @@ impl Element for AverageCounter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read("byte_count", H_BYTE_COUNT),
-            HandlerDef::read("rate", H_RATE),
-            HandlerDef::read("byte_rate", H_BYTE_RATE),
-            HandlerDef::read("bit_rate", H_BIT_RATE),
-            HandlerDef::write("reset", H_RESET),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_COUNT => self.count.to_string(),
-            H_BYTE_COUNT => self.byte_count.to_string(),
-            H_RATE => self.rate(self.count),
-            H_BYTE_RATE => self.rate(self.byte_count),
-            H_BIT_RATE => self.rate(self.byte_count.saturating_mul(8)),
+        Ok(match H::from_id(id) {
+            Some(H::Count) => self.count.to_string(),
+            Some(H::ByteCount) => self.byte_count.to_string(),
+            Some(H::Rate) => self.rate(self.count),
+            Some(H::ByteRate) => self.rate(self.byte_count),
+            Some(H::BitRate) => self.rate(self.byte_count.saturating_mul(8)),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_RESET => {
+        match H::from_id(id) {
+            Some(H::Reset) => {
                 self.count = 0;
                 self.byte_count = 0;
                 self.first = None;

@@ -72,12 +72,17 @@ use super::{parse_bool, parse_int};
 /// The longest packet RandomSource makes (Click's bound).
 const MAX_LENGTH: i64 = 65535;
 
-const H_LENGTH: u32 = 0;
-const H_LIMIT: u32 = 1;
-const H_BURST: u32 = 2;
-const H_ACTIVE: u32 = 3;
-const H_COUNT: u32 = 4;
-const H_RESET: u32 = 5;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Length = read_write("length"),
+        Reset = write("reset"),
+        Count = read("count"),
+        Active = read_write("active"),
+        Burst = read_write("burst"),
+        Limit = read_write("limit"),
+    }
+}
 
 /// The RandomSource element.
 pub struct RandomSource {
@@ -281,44 +286,37 @@ impl Element for RandomSource {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("length", H_LENGTH),
-            HandlerDef::write("reset", H_RESET),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read_write("burst", H_BURST),
-            HandlerDef::read_write("limit", H_LIMIT),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_LENGTH => self.length.to_string(),
-            H_LIMIT => self.limit.to_string(),
-            H_BURST => self.burst.to_string(),
-            H_ACTIVE => self.active.to_string(),
-            H_COUNT => self.count.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Length) => self.length.to_string(),
+            Some(H::Limit) => self.limit.to_string(),
+            Some(H::Burst) => self.burst.to_string(),
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Count) => self.count.to_string(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_LENGTH => {
+        match H::from_id(id) {
+            Some(H::Length) => {
                 let l = parse_int::<i64>(value).ok_or("length must be integer")?;
                 self.length = check_length(l)?;
             }
-            H_LIMIT => {
+            Some(H::Limit) => {
                 self.limit = parse_int::<i64>(value).ok_or("limit parameter must be integer")?
             }
-            H_BURST => {
+            Some(H::Burst) => {
                 let b = parse_int::<u32>(value).filter(|&b| b >= 1);
                 self.burst = b.ok_or("burst parameter must be integer >= 1")?;
             }
-            H_ACTIVE => {
+            Some(H::Active) => {
                 self.active = parse_bool(value).ok_or("active parameter must be boolean")?
             }
-            H_RESET => self.count = 0,
+            Some(H::Reset) => self.count = 0,
             _ => return Err("no such handler".into()),
         }
         self.resume(cx);

@@ -37,8 +37,11 @@
 //!
 //! * `count` (read): packets sent so far.
 //! * `reset` (write): zeroes the count and restarts.
-//! * `rate` (read/write), `limit` (read/write), `active` (read/write),
-//!   `data` (read/write), `length`, `datasize` (read/write).
+//! * `rate` (read/write): RATE.
+//! * `limit` (read/write): LIMIT.
+//! * `active` (read/write): ACTIVE.
+//! * `data` (read/write): DATA.
+//! * `length` (read/write), `datasize` (read/write): LENGTH (two names).
 //!
 //! ## Examples
 //!
@@ -90,13 +93,18 @@ impl Default for RatedSource {
 /// Headroom of the template packet (room for Ethernet, IP and UDP headers).
 const HEADROOM: usize = 16 + 20 + 24;
 
-const H_DATA: u32 = 0;
-const H_RATE: u32 = 1;
-const H_LIMIT: u32 = 2;
-const H_ACTIVE: u32 = 3;
-const H_COUNT: u32 = 4;
-const H_RESET: u32 = 5;
-const H_LENGTH: u32 = 6;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Data = read_write("data").raw(),
+        Rate = read_write("rate"),
+        Limit = read_write("limit"),
+        Active = read_write("active"),
+        Count = read("count"),
+        Reset = write("reset"),
+        Length = read_write("length", "datasize"),
+    }
+}
 
 fn burst_for(rate: u64) -> u64 {
     if rate < 200 {
@@ -245,26 +253,17 @@ impl Element for RatedSource {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("data", H_DATA).raw(),
-            HandlerDef::read_write("rate", H_RATE),
-            HandlerDef::read_write("limit", H_LIMIT),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::write("reset", H_RESET),
-            HandlerDef::read_write("length", H_LENGTH),
-            HandlerDef::read_write("datasize", H_LENGTH),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_DATA => String::from_utf8_lossy(&self.data).into_owned(),
-            H_RATE => self.tb.rate().to_string(),
-            H_LIMIT => self.limit.map_or("-1".to_string(), |l| l.to_string()),
-            H_ACTIVE => self.active.to_string(),
-            H_COUNT => self.count.to_string(),
-            H_LENGTH => self.length.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Data) => String::from_utf8_lossy(&self.data).into_owned(),
+            Some(H::Rate) => self.tb.rate().to_string(),
+            Some(H::Limit) => self.limit.map_or("-1".to_string(), |l| l.to_string()),
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Count) => self.count.to_string(),
+            Some(H::Length) => self.length.to_string(),
             _ => return Err("no such handler".into()),
         })
     }
@@ -279,30 +278,30 @@ impl Element for RatedSource {
                 }
             }
         };
-        match id {
-            H_DATA => {
+        match H::from_id(id) {
+            Some(H::Data) => {
                 self.data = value.as_bytes().to_vec();
                 self.setup_packet();
             }
-            H_RATE => {
+            Some(H::Rate) => {
                 let rate = u64::from(parse_int::<u32>(value).ok_or("syntax error")?);
                 self.tb.refill(now);
                 self.tb.assign_adjust(rate, burst_for(rate));
             }
-            H_LIMIT => {
+            Some(H::Limit) => {
                 let l = parse_int::<i64>(value).ok_or("syntax error")?;
                 self.limit = u64::try_from(l).ok();
             }
-            H_ACTIVE => {
+            Some(H::Active) => {
                 self.active = parse_bool(value).ok_or("syntax error")?;
                 restart(self, cx);
             }
-            H_RESET => {
+            Some(H::Reset) => {
                 self.count = 0;
                 self.tb.set(1, now);
                 restart(self, cx);
             }
-            H_LENGTH => {
+            Some(H::Length) => {
                 let l = parse_int::<i64>(value).ok_or("syntax error")?;
                 self.length = super::check_length(l)?;
                 self.setup_packet();

@@ -29,8 +29,11 @@
 //!
 //! ## Handlers
 //!
-//! * `data` (read/write), `limit` (read/write), `interval` (read/write),
-//!   `active` (read/write), `headroom` (read/write): the keywords.
+//! * `data` (read/write): DATA.
+//! * `limit` (read/write): LIMIT.
+//! * `interval` (read/write): INTERVAL.
+//! * `active` (read/write): ACTIVE.
+//! * `headroom` (read/write): HEADROOM.
 //! * `count` (read): packets sent so far.
 //! * `reset` (write): zeroes the count and restarts.
 //!
@@ -79,13 +82,18 @@ impl Default for TimedSource {
     }
 }
 
-const H_DATA: u32 = 0;
-const H_LIMIT: u32 = 1;
-const H_INTERVAL: u32 = 2;
-const H_ACTIVE: u32 = 3;
-const H_COUNT: u32 = 4;
-const H_HEADROOM: u32 = 5;
-const H_RESET: u32 = 6;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Data = read_write("data").raw(),
+        Limit = read_write("limit"),
+        Interval = read_write("interval"),
+        Active = read_write("active"),
+        Count = read("count"),
+        Headroom = read_write("headroom"),
+        Reset = write("reset"),
+    }
+}
 
 impl TimedSource {
     fn restart(&mut self, cx: &mut Ctx) {
@@ -163,53 +171,45 @@ impl Element for TimedSource {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("data", H_DATA).raw(),
-            HandlerDef::read_write("limit", H_LIMIT),
-            HandlerDef::read_write("interval", H_INTERVAL),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read_write("headroom", H_HEADROOM),
-            HandlerDef::write("reset", H_RESET),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_DATA => String::from_utf8_lossy(&self.data).into_owned(),
-            H_LIMIT => self.limit.to_string(),
-            H_INTERVAL => self.interval.to_string(),
-            H_ACTIVE => self.active.to_string(),
-            H_COUNT => self.count.to_string(),
-            H_HEADROOM => self.headroom.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Data) => String::from_utf8_lossy(&self.data).into_owned(),
+            Some(H::Limit) => self.limit.to_string(),
+            Some(H::Interval) => self.interval.to_string(),
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Count) => self.count.to_string(),
+            Some(H::Headroom) => self.headroom.to_string(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_DATA => {
+        match H::from_id(id) {
+            Some(H::Data) => {
                 self.data = value.as_bytes().to_vec();
                 self.packet = template_packet(self.headroom, &self.data);
             }
-            H_HEADROOM => {
+            Some(H::Headroom) => {
                 self.headroom = parse_int::<usize>(value)
                     .ok_or("bad headroom")?
                     .min(1 << 16);
                 self.packet = template_packet(self.headroom, &self.data);
             }
-            H_LIMIT => self.limit = parse_int::<i64>(value).ok_or("expected integer")?,
-            H_INTERVAL => {
+            Some(H::Limit) => self.limit = parse_int::<i64>(value).ok_or("expected integer")?,
+            Some(H::Interval) => {
                 let i = parse_interval(value.trim())
                     .ok()
                     .filter(|i| i.as_nanos() > 0);
                 self.interval = i.ok_or("bad interval")?;
             }
-            H_ACTIVE => {
+            Some(H::Active) => {
                 self.active = parse_bool(value).ok_or("bad active")?;
                 self.restart(cx);
             }
-            H_RESET => {
+            Some(H::Reset) => {
                 self.count = 0;
                 self.restart(cx);
             }

@@ -214,6 +214,12 @@
 //!
 //! =a DriverManager
 
+// Why this file is over 1,000 lines: it still holds four jobs (the
+// instruction compiler, `$` expansion, the interpreter and the ~40
+// expression handlers' dispatch); the handlers' arithmetic, comparisons,
+// `sprintf` and word splitting are already in script_ops.rs. Splitting the
+// rest by job is left from issue 18.
+
 use std::io::Write as _;
 
 use rclick_core::args::{parse_interval, AnyArg, Args, FromArg, NoContext};
@@ -223,6 +229,7 @@ use rclick_core::{
 };
 
 use super::script_ops::{self as ops, pop_word, shift_word};
+use crate::basic::parse_int;
 
 /// Jumps a script may make without blocking before it is stopped.
 const MAX_JUMPS: u32 = 1000;
@@ -845,7 +852,7 @@ impl Script {
                     .filter(|s| (0..=32).contains(s))
                     .ok_or("bad SIGNO")?;
                 while !rest.is_empty() {
-                    let pid = ops::parse_int(&pop_word(&mut rest)).ok_or("bad PID")?;
+                    let pid = parse_int::<i64>(&pop_word(&mut rest)).ok_or("bad PID")?;
                     if pid == i64::from(std::process::id()) {
                         // This process: raise directly, as fast as Click's
                         // kill(2), so signals arrive before the next step.
@@ -1155,7 +1162,7 @@ impl Script {
             .first()
             .is_some_and(|c| (b'1'..=b'9').contains(c))
         {
-            if let Some(n) = ops::parse_int(vname) {
+            if let Some(n) = parse_int::<i64>(vname) {
                 let mut rest = self.run_args.clone();
                 let mut word = String::new();
                 for _ in 0..n.min(1 << 20) {
@@ -1463,7 +1470,7 @@ impl Script {
                     (1, StepType::Router)
                 } else if data.is_empty() {
                     (1, StepType::Normal)
-                } else if let Some(n) = ops::parse_int(&data) {
+                } else if let Some(n) = parse_int::<i64>(&data) {
                     (n.clamp(-(1 << 30), 1 << 30), StepType::Normal)
                 } else {
                     errs.push("syntax error".into());
@@ -1589,7 +1596,7 @@ impl Script {
         self.insn_pos = 0;
         self.step(0, StepType::Jump, 0, cx, errs);
         let (_, out) = self.complete_step();
-        let p = ops::parse_int(out.trim())?;
+        let p = parse_int::<i64>(out.trim())?;
         usize::try_from(p).ok()
     }
 

@@ -5,103 +5,10 @@
 //! Every function here takes the handler's parameter text and returns the
 //! result text or Click's error message; none panics on any input.
 
+use crate::basic::parse_int;
 use rclick_core::args::{FromArg, NoContext};
 
-/// C `isspace` in the "C" locale.
-pub(crate) fn is_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
-}
-
-fn comment_at(b: &[u8], s: usize) -> bool {
-    s + 1 < b.len() && b[s] == b'/' && (b[s + 1] == b'/' || b[s + 1] == b'*')
-}
-
-fn skip_comment(b: &[u8], s: usize) -> usize {
-    let end = b.len();
-    if b[s + 1] == b'/' {
-        let mut p = s + 2;
-        while p < end && b[p] != b'\n' && b[p] != b'\r' {
-            p += 1;
-        }
-        (p + 1).min(end)
-    } else {
-        let mut p = s + 2;
-        while p + 1 < end && !(b[p] == b'*' && b[p + 1] == b'/') {
-            p += 1;
-        }
-        (p + 2).min(end)
-    }
-}
-
-/// Index of the first byte at or after `s` that is neither space nor part
-/// of a comment (Click's `cp_skip_comment_space`).
-pub(crate) fn skip_comment_space(b: &[u8], mut s: usize) -> usize {
-    while s < b.len() {
-        if is_space(b[s]) {
-            s += 1;
-        } else if comment_at(b, s) {
-            s = skip_comment(b, s);
-        } else {
-            break;
-        }
-    }
-    s
-}
-
-fn skip_double_quote(b: &[u8], s: usize) -> usize {
-    let mut p = s + 1;
-    while p < b.len() {
-        match b[p] {
-            b'\\' => p += 2,
-            b'"' => return p + 1,
-            _ => p += 1,
-        }
-    }
-    b.len()
-}
-
-fn skip_single_quote(b: &[u8], s: usize) -> usize {
-    match b[s + 1..].iter().position(|&c| c == b'\'') {
-        Some(i) => s + i + 2,
-        None => b.len(),
-    }
-}
-
-fn skip_item(b: &[u8], mut s: usize) -> usize {
-    while s < b.len() {
-        match b[s] {
-            b'/' if comment_at(b, s) => return s,
-            b'"' => s = skip_double_quote(b, s),
-            b'\'' => s = skip_single_quote(b, s),
-            b'\\' if s + 1 < b.len() && b[s + 1] == b'<' => {
-                s = match b[s..].iter().position(|&c| c == b'>') {
-                    Some(i) => s + i + 1,
-                    None => b.len(),
-                }
-            }
-            c if is_space(c) => return s,
-            _ => s += 1,
-        }
-    }
-    s.min(b.len())
-}
-
-/// Boundary-safe slice: `s[a..b]` clamped, never splitting a character.
-fn sub(s: &str, a: usize, b: usize) -> &str {
-    let b = b.min(s.len());
-    let a = a.min(b);
-    s.get(a..b).unwrap_or("")
-}
-
-/// Click's `cp_shift_spacevec`: the first space-separated word of `s`
-/// (quotes keep spaces inside a word) and the rest, leading space removed.
-pub(crate) fn shift_word(s: &str) -> (&str, &str) {
-    let b = s.as_bytes();
-    let start = skip_comment_space(b, 0);
-    let end = skip_item(b, start);
-    let rest = skip_comment_space(b, end);
-    (sub(s, start, end), sub(s, rest, s.len()))
-}
+pub(crate) use rclick_core::confparse::{is_blank, shift_space as shift_word, skip_comment_space};
 
 /// Removes and returns the first word of `s`.
 pub(crate) fn pop_word(s: &mut String) -> String {
@@ -109,16 +16,6 @@ pub(crate) fn pop_word(s: &mut String) -> String {
     let (w, rest) = (w.to_string(), rest.to_string());
     *s = rest;
     w
-}
-
-/// Whether `s` holds nothing but space and comments.
-pub(crate) fn is_blank(s: &str) -> bool {
-    skip_comment_space(s.as_bytes(), 0) >= s.len()
-}
-
-/// Click's `IntArg` for a 64-bit signed integer.
-pub(crate) fn parse_int(s: &str) -> Option<i64> {
-    i64::from_arg(s, &NoContext).ok()
 }
 
 /// Click's `DoubleArg`.
@@ -204,7 +101,7 @@ pub(crate) fn arith(what: Arith, args: &str) -> Result<String, String> {
             }
             return Err("expected list of numbers".into());
         }
-        let iv = if use_d { None } else { parse_int(word) };
+        let iv = if use_d { None } else { parse_int::<i64>(word) };
         if !use_d && iv.is_none() {
             use_d = true;
             daccum = accum as f64;
@@ -264,7 +161,7 @@ fn two_words(args: &str) -> Option<(&str, &str)> {
 /// `mod` (integers only) and `rem` (reals allowed).
 pub(crate) fn modrem(real_ok: bool, args: &str) -> Result<String, String> {
     let (a, b) = two_words(args).ok_or("expected two numbers")?;
-    match (parse_int(a), parse_int(b)) {
+    match (parse_int::<i64>(a), parse_int::<i64>(b)) {
         (Some(x), Some(y)) => x
             .checked_rem(y)
             .map(|r| r.to_string())
@@ -284,7 +181,7 @@ pub(crate) fn modrem(real_ok: bool, args: &str) -> Result<String, String> {
 /// `neg` and `abs`.
 pub(crate) fn negabs(neg: bool, args: &str) -> Result<String, String> {
     let t = args.trim_matches(|c: char| c.is_ascii_whitespace());
-    if let Some(x) = parse_int(t) {
+    if let Some(x) = parse_int::<i64>(t) {
         let r = if neg || x < 0 { x.wrapping_neg() } else { x };
         return Ok(r.to_string());
     }
@@ -309,7 +206,7 @@ pub(crate) enum Cmp {
 pub(crate) fn compare(what: Cmp, args: &str) -> Result<String, String> {
     use std::cmp::Ordering;
     let (a, b) = two_words(args).ok_or("expected two numbers")?;
-    let ord = match (parse_int(a), parse_int(b)) {
+    let ord = match (parse_int::<i64>(a), parse_int::<i64>(b)) {
         (Some(x), Some(y)) => x.cmp(&y),
         _ => match (parse_double(a), parse_double(b)) {
             (Some(x), Some(y)) => {
@@ -477,7 +374,7 @@ pub(crate) fn sprintf(args: &str) -> Result<String, String> {
             p += 1;
         }
         if p < end && f[p] == b'*' {
-            let w = parse_int(&pop_word(&mut rest)).ok_or_else(syntax)?;
+            let w = parse_int::<i64>(&pop_word(&mut rest)).ok_or_else(syntax)?;
             if w < 0 {
                 spec.minus = true;
             }
@@ -492,7 +389,7 @@ pub(crate) fn sprintf(args: &str) -> Result<String, String> {
         if p < end && f[p] == b'.' {
             p += 1;
             if p < end && f[p] == b'*' {
-                let w = parse_int(&pop_word(&mut rest))
+                let w = parse_int::<i64>(&pop_word(&mut rest))
                     .filter(|&w| w >= 0)
                     .ok_or_else(syntax)?;
                 spec.precision = Some(w.min(4096) as usize);
@@ -530,7 +427,7 @@ pub(crate) fn sprintf(args: &str) -> Result<String, String> {
                 out.extend_from_slice(format_int(&spec, conv, false, v).as_bytes());
             }
             b'd' | b'i' => {
-                let v = parse_int(&pop_word(&mut rest)).ok_or_else(syntax)?;
+                let v = parse_int::<i64>(&pop_word(&mut rest)).ok_or_else(syntax)?;
                 let v = if size == b'h' { i64::from(v as i16) } else { v };
                 out.extend_from_slice(format_int(&spec, conv, v < 0, v.unsigned_abs()).as_bytes());
             }
@@ -571,7 +468,7 @@ pub(crate) fn signal_number(word: &str) -> Option<i32> {
         "TSTP" => 20,
         "USR1" => 10,
         "USR2" => 12,
-        _ => return parse_int(word).and_then(|v| i32::try_from(v).ok()),
+        _ => return parse_int::<i64>(word).and_then(|v| i32::try_from(v).ok()),
     };
     Some(n)
 }

@@ -64,10 +64,15 @@ use rclick_core::{
     Timestamp,
 };
 
-const H_LATENCY: u32 = 0;
-const H_BANDWIDTH: u32 = 1;
-const H_SIZE: u32 = 2;
-const H_RESET: u32 = 3;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Latency = read_write("latency"),
+        Bandwidth = read_write("bandwidth"),
+        Size = read("size"),
+        Reset = write("reset"),
+    }
+}
 
 /// The LinkUnqueue element.
 pub struct LinkUnqueue {
@@ -222,34 +227,29 @@ impl Element for LinkUnqueue {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("latency", H_LATENCY),
-            HandlerDef::read_write("bandwidth", H_BANDWIDTH),
-            HandlerDef::read("size", H_SIZE),
-            HandlerDef::write("reset", H_RESET),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_LATENCY => self.latency.to_string(),
-            H_BANDWIDTH => (u64::from(self.bw100) * 100).to_string(),
-            H_SIZE => self.link.len().to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Latency) => self.latency.to_string(),
+            Some(H::Bandwidth) => (u64::from(self.bw100) * 100).to_string(),
+            Some(H::Size) => self.link.len().to_string(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let value = value.trim();
-        match id {
-            H_LATENCY => {
+        match H::from_id(id) {
+            Some(H::Latency) => {
                 self.latency = parse_interval(value).map_err(|_| "latency must be a timestamp")?;
             }
-            H_BANDWIDTH => {
+            Some(H::Bandwidth) => {
                 let bw = parse_bandwidth(value).map_err(|_| "invalid bandwidth")?;
                 self.bw100 = bandwidth_units(bw)?;
             }
-            H_RESET => {}
+            Some(H::Reset) => {}
             _ => return Err("unknown handler".into()),
         }
         self.reset(cx);

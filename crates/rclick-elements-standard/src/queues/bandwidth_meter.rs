@@ -121,8 +121,13 @@ impl BandwidthMeter {
     }
 }
 
-const H_RATE: u32 = 0;
-const H_METERS: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Rate = read("rate"),
+        Meters = read("meters"),
+    }
+}
 
 impl Element for BandwidthMeter {
     fn class_name(&self) -> &'static str {
@@ -187,12 +192,11 @@ impl Element for BandwidthMeter {
         if n == 2 {
             // common case: split into two batches
             let mut outs = [PacketBatch::new(), PacketBatch::new()];
-            for p in batch {
+            batch.split_into(&mut outs, |p| {
                 self.rate
                     .update(now, if self.packets { 1 } else { p.len() as u64 });
-                let o = self.output_for(self.rate.scaled_average());
-                outs[o].push(p);
-            }
+                self.output_for(self.rate.scaled_average())
+            });
             let [a, b] = outs;
             if !a.is_empty() {
                 cx.push(0, a);
@@ -212,19 +216,16 @@ impl Element for BandwidthMeter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("rate", H_RATE),
-            HandlerDef::read("meters", H_METERS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_RATE => {
+        match H::from_id(id) {
+            Some(H::Rate) => {
                 self.rate.update(ticks(cx.now()), 0);
                 Ok(self.unparse_rate(self.rate.scaled_average()))
             }
-            H_METERS => Ok(self
+            Some(H::Meters) => Ok(self
                 .meters
                 .iter()
                 .map(|&m| self.unparse_rate(m))

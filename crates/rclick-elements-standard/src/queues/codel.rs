@@ -194,16 +194,21 @@ impl<T> CoDelQueue<T> {
     }
 }
 
-const H_LENGTH: u32 = 0;
-const H_HIGHWATER: u32 = 1;
-const H_CAPACITY: u32 = 2;
-const H_DROPS: u32 = 3;
-const H_CODEL_DROPS: u32 = 4;
-const H_DROPPING: u32 = 5;
-const H_COUNT: u32 = 6;
-const H_TARGET: u32 = 7;
-const H_INTERVAL: u32 = 8;
-const H_BYTES: u32 = 9;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Length = read("length"),
+        Highwater = read("highwater_length"),
+        Capacity = read("capacity"),
+        Drops = read("drops"),
+        CodelDrops = read("codel_drops"),
+        Dropping = read("dropping"),
+        Count = read("count"),
+        Target = read("target"),
+        Interval = read("interval"),
+        Bytes = read("bytes"),
+    }
+}
 
 /// The CoDel element.
 pub struct CoDel {
@@ -308,32 +313,21 @@ impl Element for CoDel {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("length", H_LENGTH),
-            HandlerDef::read("highwater_length", H_HIGHWATER),
-            HandlerDef::read("capacity", H_CAPACITY),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("codel_drops", H_CODEL_DROPS),
-            HandlerDef::read("dropping", H_DROPPING),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read("target", H_TARGET),
-            HandlerDef::read("interval", H_INTERVAL),
-            HandlerDef::read("bytes", H_BYTES),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_LENGTH => self.q.len().to_string(),
-            H_HIGHWATER => self.highwater.to_string(),
-            H_CAPACITY => self.capacity.to_string(),
-            H_DROPS => self.drops.to_string(),
-            H_CODEL_DROPS => self.codel_drops.to_string(),
-            H_DROPPING => self.q.dropping.to_string(),
-            H_COUNT => self.q.count.to_string(),
-            H_TARGET => Interval::from_nanos(self.q.target).to_string(),
-            H_INTERVAL => Interval::from_nanos(self.q.interval).to_string(),
-            H_BYTES => self.q.bytes.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Length) => self.q.len().to_string(),
+            Some(H::Highwater) => self.highwater.to_string(),
+            Some(H::Capacity) => self.capacity.to_string(),
+            Some(H::Drops) => self.drops.to_string(),
+            Some(H::CodelDrops) => self.codel_drops.to_string(),
+            Some(H::Dropping) => self.q.dropping.to_string(),
+            Some(H::Count) => self.q.count.to_string(),
+            Some(H::Target) => Interval::from_nanos(self.q.target).to_string(),
+            Some(H::Interval) => Interval::from_nanos(self.q.interval).to_string(),
+            Some(H::Bytes) => self.q.bytes.to_string(),
             _ => return Err("no such handler".into()),
         })
     }

@@ -25,22 +25,50 @@
 //!
 //! ## Handlers
 //!
-//! * `length`, `highwater_length`, `drops`, `reset_counts`, `reset`: as for
-//!   SimpleQueue.
+//! * `length` (read): packets now queued.
+//! * `highwater_length` (read): the most packets ever queued at once.
 //! * `capacity` (read/write): CAPACITY. Writing a smaller capacity discards
-//!   the oldest packets.
+//!   the oldest packets past it.
+//! * `drops` (read): packets dropped so far.
+//! * `reset_counts` (write): resets `drops` and `highwater_length`.
+//! * `reset` (write): empties the queue.
 //!
 //! ## See also
 //!
 //! Queue, SimpleQueue, MixedQueue, RED
 
-use rclick_core::Element;
+use rclick_core::{Ctx, Element, PacketBatch};
 
-use super::storage::{QueueElement, QueueKind};
+use super::notifier_queue::NotifierQueue;
+use super::storage::{QueueClass, QueueElement, Store};
+
+/// FrontDropQueue: NotifierQueue that drops the oldest packet to make room.
+#[derive(Default)]
+pub struct FrontDropQueue;
+
+impl QueueClass for FrontDropQueue {
+    const CLASS: &'static str = "FrontDropQueue";
+    const KEEP_NEWEST: bool = true;
+    const EMPTY_NOTE: bool = true;
+    const FULL_NOTE: bool = false;
+
+    #[inline]
+    fn push(s: &mut Store, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let dropped = s.enqueue_front_drop(batch);
+        s.wake_empty(cx);
+        s.emit_drops(dropped, cx);
+    }
+
+    /// NotifierQueue's (Click's FrontDropQueue and MixedQueue inherit it).
+    #[inline]
+    fn pull(s: &mut Store, max: usize, cx: &mut Ctx) -> PacketBatch {
+        NotifierQueue::pull(s, max, cx)
+    }
+}
 
 /// Makes a FrontDropQueue.
 pub fn new() -> Box<dyn Element> {
-    Box::new(QueueElement::new(QueueKind::FrontDrop))
+    QueueElement::<FrontDropQueue>::boxed()
 }
 
 #[cfg(test)]

@@ -31,20 +31,54 @@
 //!
 //! ## Handlers
 //!
-//! * `length`, `highwater_length`, `capacity`, `drops`, `reset_counts`,
-//!   `reset`: as for SimpleQueue.
+//! * `length` (read): packets now queued.
+//! * `highwater_length` (read): the most packets ever queued at once.
+//! * `capacity` (read/write): CAPACITY. Writing a smaller capacity discards
+//!   the newest packets past it.
+//! * `drops` (read): packets dropped so far.
+//! * `reset_counts` (write): resets `drops` and `highwater_length`.
+//! * `reset` (write): empties the queue.
 //!
 //! ## See also
 //!
 //! Queue, SimpleQueue, FrontDropQueue
 
-use rclick_core::Element;
+use rclick_core::{Ctx, Element, PacketBatch};
 
-use super::storage::{QueueElement, QueueKind};
+use super::notifier_queue::NotifierQueue;
+use super::storage::{QueueClass, QueueElement, Store};
+
+/// MixedQueue: NotifierQueue with a second, LIFO input.
+#[derive(Default)]
+pub struct MixedQueue;
+
+impl QueueClass for MixedQueue {
+    const CLASS: &'static str = "MixedQueue";
+    const PORTS: &'static str = "2/1-2";
+    const EMPTY_NOTE: bool = true;
+    const FULL_NOTE: bool = false;
+
+    #[inline]
+    fn push(s: &mut Store, port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let dropped = if port == 1 {
+            s.enqueue_head(batch)
+        } else {
+            s.enqueue_tail_drop(batch)
+        };
+        s.wake_empty(cx);
+        s.emit_drops(dropped, cx);
+    }
+
+    /// NotifierQueue's (Click's FrontDropQueue and MixedQueue inherit it).
+    #[inline]
+    fn pull(s: &mut Store, max: usize, cx: &mut Ctx) -> PacketBatch {
+        NotifierQueue::pull(s, max, cx)
+    }
+}
 
 /// Makes a MixedQueue.
 pub fn new() -> Box<dyn Element> {
-    Box::new(QueueElement::new(QueueKind::Mixed))
+    QueueElement::<MixedQueue>::boxed()
 }
 
 #[cfg(test)]

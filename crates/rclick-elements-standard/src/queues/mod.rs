@@ -27,6 +27,7 @@ pub mod queue;
 pub mod quick_note_queue;
 pub mod rated_unqueue;
 pub mod red;
+pub mod red_core;
 pub mod round_robin_sched;
 pub mod schedule_info;
 pub mod shaper;

@@ -29,9 +29,13 @@
 //!
 //! ## Handlers
 //!
-//! * `length` (read), `highwater_length` (read), `capacity` (read/write),
-//!   `drops` (read), `reset_counts` (write), `reset` (write): as for
-//!   SimpleQueue.
+//! * `length` (read): packets now queued.
+//! * `highwater_length` (read): the most packets ever queued at once.
+//! * `capacity` (read/write): CAPACITY. Writing a smaller capacity discards
+//!   the newest packets past it.
+//! * `drops` (read): packets dropped so far.
+//! * `reset_counts` (write): resets `drops` and `highwater_length`.
+//! * `reset` (write): empties the queue.
 //!
 //! ## Examples
 //!
@@ -43,13 +47,38 @@
 //!
 //! Queue, SimpleQueue, QuickNoteQueue, FrontDropQueue, MixedQueue
 
-use rclick_core::Element;
+use rclick_core::{Ctx, Element, PacketBatch};
 
-use super::storage::{QueueElement, QueueKind};
+use super::storage::{QueueClass, QueueElement, Store};
+
+/// NotifierQueue: SimpleQueue with an "empty" notifier that sleeps after
+/// several empty pulls.
+#[derive(Default)]
+pub struct NotifierQueue;
+
+impl QueueClass for NotifierQueue {
+    const CLASS: &'static str = "NotifierQueue";
+    const EMPTY_NOTE: bool = true;
+    const FULL_NOTE: bool = false;
+
+    #[inline]
+    fn push(s: &mut Store, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let dropped = s.enqueue_tail_drop(batch);
+        s.wake_empty(cx);
+        s.emit_drops(dropped, cx);
+    }
+
+    #[inline]
+    fn pull(s: &mut Store, max: usize, _cx: &mut Ctx) -> PacketBatch {
+        let out = s.dequeue(max);
+        s.note_pull(!out.is_empty());
+        out
+    }
+}
 
 /// Makes a NotifierQueue.
 pub fn new() -> Box<dyn Element> {
-    Box::new(QueueElement::new(QueueKind::Notifier))
+    QueueElement::<NotifierQueue>::boxed()
 }
 
 #[cfg(test)]

@@ -53,13 +53,42 @@
 //! SimpleQueue, NotifierQueue, QuickNoteQueue, FrontDropQueue, MixedQueue,
 //! RED, Unqueue
 
-use rclick_core::Element;
+use rclick_core::{Ctx, Element, PacketBatch};
 
-use super::storage::{QueueElement, QueueKind};
+use super::storage::{QueueClass, QueueElement, Store};
+
+/// Queue (FullNoteQueue): NotifierQueue with a "full" notifier that puts
+/// the pushers to sleep while the queue is full.
+#[derive(Default)]
+pub struct Queue;
+
+impl QueueClass for Queue {
+    const CLASS: &'static str = "Queue";
+    const EMPTY_NOTE: bool = true;
+    const FULL_NOTE: bool = true;
+
+    #[inline]
+    fn push(s: &mut Store, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let dropped = s.enqueue_tail_drop(batch);
+        s.wake_empty(cx);
+        s.sleep_full_if_full();
+        s.emit_drops(dropped, cx);
+    }
+
+    #[inline]
+    fn pull(s: &mut Store, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let out = s.dequeue(max);
+        s.note_pull(!out.is_empty());
+        if !out.is_empty() {
+            s.wake_full(cx);
+        }
+        out
+    }
+}
 
 /// Makes a Queue (FullNoteQueue).
 pub fn new() -> Box<dyn Element> {
-    Box::new(QueueElement::new(QueueKind::FullNote))
+    QueueElement::<Queue>::boxed()
 }
 
 #[cfg(test)]

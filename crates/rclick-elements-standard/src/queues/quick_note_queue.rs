@@ -26,20 +26,55 @@
 //!
 //! ## Handlers
 //!
-//! * `length`, `highwater_length`, `capacity`, `drops`, `reset_counts`,
-//!   `reset`: as for Queue.
+//! * `length` (read): packets now queued.
+//! * `highwater_length` (read): the most packets ever queued at once.
+//! * `capacity` (read/write): CAPACITY. Writing a smaller capacity discards
+//!   the newest packets past it; a larger one wakes sleeping pushers.
+//! * `drops` (read): packets dropped so far.
+//! * `reset_counts` (write): resets `drops` and `highwater_length`.
+//! * `reset` (write): empties the queue.
 //!
 //! ## See also
 //!
 //! Queue, NotifierQueue, SimpleQueue
 
-use rclick_core::Element;
+use rclick_core::{Ctx, Element, PacketBatch};
 
-use super::storage::{QueueElement, QueueKind};
+use super::queue::Queue;
+use super::storage::{QueueClass, QueueElement, Store};
+
+/// QuickNoteQueue: Queue whose "empty" notifier sleeps as soon as the
+/// queue empties.
+#[derive(Default)]
+pub struct QuickNoteQueue;
+
+impl QueueClass for QuickNoteQueue {
+    const CLASS: &'static str = "QuickNoteQueue";
+    const EMPTY_NOTE: bool = true;
+    const FULL_NOTE: bool = true;
+
+    /// Queue's (Click's QuickNoteQueue inherits it).
+    #[inline]
+    fn push(s: &mut Store, port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        Queue::push(s, port, batch, cx)
+    }
+
+    #[inline]
+    fn pull(s: &mut Store, max: usize, cx: &mut Ctx) -> PacketBatch {
+        let out = s.dequeue(max);
+        if s.is_empty() {
+            s.sleep_empty();
+        }
+        if !out.is_empty() {
+            s.wake_full(cx);
+        }
+        out
+    }
+}
 
 /// Makes a QuickNoteQueue.
 pub fn new() -> Box<dyn Element> {
-    Box::new(QueueElement::new(QueueKind::QuickNote))
+    QueueElement::<QuickNoteQueue>::boxed()
 }
 
 #[cfg(test)]

@@ -49,13 +49,34 @@
 //!
 //! Queue, NotifierQueue, QuickNoteQueue, FrontDropQueue, MixedQueue, RED
 
-use rclick_core::Element;
+use rclick_core::{Ctx, Element, PacketBatch};
 
-use super::storage::{QueueElement, QueueKind};
+use super::storage::{QueueClass, QueueElement, Store};
+
+/// SimpleQueue: tail drop, no notifiers.
+#[derive(Default)]
+pub struct SimpleQueue;
+
+impl QueueClass for SimpleQueue {
+    const CLASS: &'static str = "SimpleQueue";
+    const EMPTY_NOTE: bool = false;
+    const FULL_NOTE: bool = false;
+
+    #[inline]
+    fn push(s: &mut Store, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let dropped = s.enqueue_tail_drop(batch);
+        s.emit_drops(dropped, cx);
+    }
+
+    #[inline]
+    fn pull(s: &mut Store, max: usize, _cx: &mut Ctx) -> PacketBatch {
+        s.dequeue(max)
+    }
+}
 
 /// Makes a SimpleQueue.
 pub fn new() -> Box<dyn Element> {
-    Box::new(QueueElement::new(QueueKind::Simple))
+    QueueElement::<SimpleQueue>::boxed()
 }
 
 #[cfg(test)]

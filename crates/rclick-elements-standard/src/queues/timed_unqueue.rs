@@ -44,8 +44,13 @@ use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, TaskId, TimerId, Timestamp,
 };
 
-const H_INTERVAL: u32 = 0;
-const H_BURST: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Interval = read("interval"),
+        Burst = read("burst"),
+    }
+}
 
 /// The TimedUnqueue element.
 pub struct TimedUnqueue {
@@ -142,16 +147,13 @@ impl Element for TimedUnqueue {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("interval", H_INTERVAL),
-            HandlerDef::read("burst", H_BURST),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_INTERVAL => Interval::from_millis(self.interval_ms).to_string(),
-            H_BURST => self.burst.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Interval) => Interval::from_millis(self.interval_ms).to_string(),
+            Some(H::Burst) => self.burst.to_string(),
             _ => return Err("no such handler".into()),
         })
     }

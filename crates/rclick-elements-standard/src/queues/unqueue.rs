@@ -51,11 +51,16 @@ use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, PacketBatch, TaskId,
 };
 
-const H_ACTIVE: u32 = 0;
-const H_COUNT: u32 = 1;
-const H_BURST: u32 = 2;
-const H_LIMIT: u32 = 3;
-const H_RESET: u32 = 4;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Active = read_write("active"),
+        Count = read("count"),
+        Burst = read_write("burst"),
+        Limit = read_write("limit"),
+        Reset = write("reset", "reset_counts"),
+    }
+}
 
 /// The Unqueue element.
 pub struct Unqueue {
@@ -182,32 +187,25 @@ impl Element for Unqueue {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read_write("burst", H_BURST),
-            HandlerDef::read_write("limit", H_LIMIT),
-            HandlerDef::write("reset", H_RESET),
-            HandlerDef::write("reset_counts", H_RESET),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_ACTIVE => self.active.to_string(),
-            H_COUNT => self.count.to_string(),
-            H_BURST => self.burst.to_string(),
-            H_LIMIT => self.limit.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Count) => self.count.to_string(),
+            Some(H::Burst) => self.burst.to_string(),
+            Some(H::Limit) => self.limit.to_string(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_ACTIVE => self.active = parse_bool(value)?,
-            H_RESET => self.count = 0,
-            H_LIMIT => self.limit = parse_i64(value)?,
-            H_BURST => {
+        match H::from_id(id) {
+            Some(H::Active) => self.active = parse_bool(value)?,
+            Some(H::Reset) => self.count = 0,
+            Some(H::Limit) => self.limit = parse_i64(value)?,
+            Some(H::Burst) => {
                 let b = parse_i64(value)?;
                 self.burst = if b < 0 { 0x7FFF_FFFF } else { b };
             }

@@ -61,8 +61,13 @@ use super::Line;
 /// Click's default capacity.
 pub const DEFAULT_CAPACITY: usize = 128;
 
-const H_CAPACITY: u32 = 0;
-const H_DROPS: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Capacity = read("capacity"),
+        Drops = read("drops"),
+    }
+}
 
 /// The queues, shared by every thread.
 pub struct Queues {
@@ -203,16 +208,13 @@ impl Element for CpuQueue {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("capacity", H_CAPACITY),
-            HandlerDef::read("drops", H_DROPS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_CAPACITY => self.capacity.to_string(),
-            H_DROPS => self.queues.drops.load(Ordering::Relaxed).to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Capacity) => self.capacity.to_string(),
+            Some(H::Drops) => self.queues.drops.load(Ordering::Relaxed).to_string(),
             _ => return Err("no such handler".into()),
         })
     }
