@@ -73,11 +73,15 @@ pub(crate) struct Caught {
     pub message: String,
     pub location: Option<String>,
     pub lost: usize,
+    /// Whether a push or pull noted `lost` ([`InFlight`]); when none did,
+    /// the panic was in a task or timer itself or in a fused chain walk.
+    pub noted: bool,
 }
 
 impl Caught {
     /// What the thread noted while the panic with `payload` unwound.
     pub(crate) fn take(payload: &(dyn std::any::Any + Send)) -> Caught {
+        let lost = LOST.try_with(Cell::take).ok().flatten();
         let message = payload
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
@@ -86,8 +90,20 @@ impl Caught {
         Caught {
             message,
             location: LOCATION.try_with(|c| c.borrow_mut().take()).ok().flatten(),
-            lost: LOST.try_with(Cell::take).ok().flatten().unwrap_or(0),
+            lost: lost.unwrap_or(0),
+            noted: lost.is_some(),
         }
+    }
+
+    /// As noted, for a panic in an element reached by a push or pull
+    /// (`reached`: not the task's or handler's own): with no count noted
+    /// it was in a fused chain walk, which carries one packet.
+    pub(crate) fn for_element(&self, reached: bool) -> Caught {
+        let mut c = self.clone();
+        if reached && !c.noted {
+            c.lost = 1;
+        }
+        c
     }
 
     /// `message (at file:line:column)`.
@@ -186,7 +202,8 @@ mod tests {
         assert!(c.describe().starts_with("boom 7 (at "));
         // Taken: the next panic starts afresh.
         let c2 = catch(|| panic!("plain")).unwrap_err();
-        assert_eq!((c2.message.as_str(), c2.lost), ("plain", 0));
+        assert_eq!((c2.message.as_str(), c2.lost, c2.noted), ("plain", 0, false));
+        assert!(c.noted);
         assert_eq!(catch(|| 4).unwrap(), 4);
     }
 
@@ -198,6 +215,7 @@ mod tests {
             message: "x".into(),
             location: Some("a.rs:1:2".into()),
             lost: 4,
+            noted: true,
         };
         f.mark(2, &c, "push or pull");
         f.mark(

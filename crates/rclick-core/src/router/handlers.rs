@@ -315,7 +315,7 @@ impl RouterInner {
                     self.count_panic(&caught, e, &format!("handler '{full}'"), false);
                 } else {
                     let during = format!("push or pull, in handler '{full}'");
-                    self.count_panic(&caught, inner, &during, true);
+                    self.count_panic(&caught.for_element(true), inner, &during, true);
                 }
                 Err(Refused::Panicked(format!(
                     "'{full}' panicked: {}",

@@ -355,13 +355,34 @@ impl ThreadSched {
         what: &'static str,
         f: impl FnOnce(&mut Self) -> R,
     ) -> Option<R> {
-        match self.catch(rt, f) {
+        // Not `catch`: at the top of the stack the thread holds its own
+        // lock and no pull forward, so nothing needs saving per run.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *self))) {
             Ok(r) => Some(r),
-            Err((caught, inner)) => {
-                rt.failed_in_run(&caught, e, inner, what);
+            Err(payload) => {
+                self.recover_at_top(rt, e, what, payload.as_ref());
                 None
             }
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn recover_at_top(
+        &mut self,
+        rt: &RouterInner,
+        e: usize,
+        what: &'static str,
+        payload: &(dyn std::any::Any + Send),
+    ) {
+        let own = self.id as u32;
+        let held = if (own as usize) < rt.locks.len() {
+            own
+        } else {
+            NO_LOCK
+        };
+        let (caught, inner) = self.after_panic(rt, held, 0, payload);
+        rt.failed_in_run(&caught, e, inner, what);
     }
 
     /// Runs `f`, turning a panic into `Err`: what it was, and the element
@@ -748,6 +769,7 @@ impl RouterInner {
         what: &str,
     ) {
         let failed = inner.unwrap_or(e);
+        let caught = &caught.for_element(failed != e);
         let during = if failed == e {
             what.to_string()
         } else {
