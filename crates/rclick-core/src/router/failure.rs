@@ -204,7 +204,10 @@ mod tests {
         assert!(c.describe().starts_with("boom 7 (at "));
         // Taken: the next panic starts afresh.
         let c2 = catch(|| panic!("plain")).unwrap_err();
-        assert_eq!((c2.message.as_str(), c2.lost, c2.noted), ("plain", 0, false));
+        assert_eq!(
+            (c2.message.as_str(), c2.lost, c2.noted),
+            ("plain", 0, false)
+        );
         assert!(c.noted);
         assert_eq!(catch(|| 4).unwrap(), 4);
     }

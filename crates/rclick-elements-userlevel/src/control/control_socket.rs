@@ -828,6 +828,10 @@ mod tests {
             String::from_utf8_lossy(&out).into_owned()
         });
         r.run();
+        let drops = r.read_handler("router_drops", "").unwrap();
+        assert!(drops.contains("panics 1\n"), "{drops}");
+        // The connection closes with the router.
+        drop(r);
         let out = client.join().unwrap();
         assert!(
             out.contains("520 'hb.boom' panicked: deliberate failure in a handler (at "),
@@ -838,8 +842,6 @@ mod tests {
             "{out}"
         );
         assert!(out.ends_with("200 Write handler 'stop' OK\r\n"), "{out}");
-        let drops = r.read_handler("router_drops", "").unwrap();
-        assert!(drops.contains("panics 1\n"), "{drops}");
     }
 
     fn build(text: &str) -> rclick_core::Router {
