@@ -55,18 +55,9 @@ const STANDARD: &[(&str, HandlerFlags)] = &[
 ];
 
 /// The standard handler that says whether an element panicked and why:
-/// every element has it, unlisted (`handlers` shows Click's list).
-const FAILED: (&str, HandlerFlags) = (
-    "failed",
-    HandlerFlags {
-        read: true,
-        write: false,
-        read_param: false,
-        expensive: false,
-        raw: false,
-        private: true,
-    },
-);
+/// every element has it, unlisted (`handlers` shows Click's list) but not
+/// private, so a ControlSocket client can read it.
+const FAILED: (&str, HandlerFlags) = ("failed", HandlerFlags::READ);
 
 /// Why a handler call could not enter its element or finish.
 enum Refused {

@@ -834,7 +834,7 @@ mod tests {
         drop(r);
         let out = client.join().unwrap();
         assert!(
-            out.contains("520 'hb.boom' panicked: deliberate failure in a handler (at "),
+            out.contains("590 'hb.boom' panicked: deliberate failure in a handler (at "),
             "{out}"
         );
         assert!(
