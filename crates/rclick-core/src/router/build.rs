@@ -602,6 +602,7 @@ impl Router {
         registry: Arc<Registry>,
         opts: BuildOptions,
     ) -> Result<Router, BuildError> {
+        super::failure::install_hook();
         let n = flat.elements.len();
         let mut b = Builder::new(n, &opts);
 
@@ -621,7 +622,8 @@ impl Router {
             let mut el = b.elements[i].take().expect("present");
             let result = {
                 let mut cx = ConfigureCx::new(i, &b.info, &mut b.names, b.nthreads);
-                let r = el.configure(&args, &mut cx);
+                let r = super::failure::catch(|| el.configure(&args, &mut cx))
+                    .unwrap_or_else(|c| Err(format!("panic: {}", c.describe())));
                 (r, std::mem::take(&mut cx.messages))
             };
             let (result, messages) = result;
@@ -656,7 +658,8 @@ impl Router {
             let mut el = b.elements[i].take().expect("present");
             let result = {
                 let mut cx = InitCx::new(i, &mut b);
-                el.initialize(&mut cx)
+                super::failure::catch(|| el.initialize(&mut cx))
+                    .unwrap_or_else(|c| Err(format!("panic: {}", c.describe())))
             };
             for (kind, n) in [("empty", el.empty_notifier()), ("full", el.full_notifier())] {
                 if let Some(n) = n {
@@ -916,6 +919,7 @@ impl Router {
             handler_writes: AtomicU64::new(0),
             coalesce: !opts.no_coalesce,
             cleaned_up: AtomicBool::new(false),
+            failures: Default::default(),
         };
         Router {
             inner: Arc::new(inner),

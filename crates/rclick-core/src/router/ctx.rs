@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize
 use rclick_packet::{Packet, PacketBatch, Timestamp};
 
 use super::build::Builder;
+use super::failure::InFlight;
 use super::sched::ThreadSched;
 use super::slot::{Slot, SlotBusy};
 use super::{ElementId, ElementInfo, RouterInner, TaskInfo, TimerInfo};
@@ -740,6 +741,26 @@ enum Walk<'a> {
     Blocked(Option<&'a Slot>, Packet),
 }
 
+/// `el.push(port, batch, cx)`, with the batch's packets noted should the
+/// call panic (see `failure.rs`; nothing on the normal path but keeping
+/// the count).
+#[inline(always)]
+fn call_push(el: &mut dyn Element, port: usize, batch: PacketBatch, cx: &mut Ctx) {
+    let n = InFlight(batch.len());
+    el.push(port, batch, cx);
+    std::mem::forget(n);
+}
+
+/// `el.pull(port, max, cx)`: a panic in it lost no packet that was
+/// handed to it (see [`call_push`]).
+#[inline(always)]
+fn call_pull(el: &mut dyn Element, port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+    let none = InFlight(0);
+    let b = el.pull(port, max, cx);
+    std::mem::forget(none);
+    b
+}
+
 /// What an element sees while it runs: its way to its neighbours, the
 /// clock, its tasks and timers, and the router's handlers.
 pub struct Ctx<'a> {
@@ -752,7 +773,28 @@ pub struct Ctx<'a> {
     stack_floor: usize,
 }
 
+impl Drop for Ctx<'_> {
+    /// While a panic unwinds: the innermost context names the element it
+    /// was calling (its current slot was set before the call and not put
+    /// back), for [`ThreadSched::catch`]. One test per context, none per
+    /// packet.
+    #[inline(always)]
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.note_panic();
+        }
+    }
+}
+
 impl<'a> Ctx<'a> {
+    #[cold]
+    #[inline(never)]
+    fn note_panic(&mut self) {
+        if self.sched.panicked_in == u32::MAX {
+            self.sched.panicked_in = self.slot.id;
+        }
+    }
+
     pub(crate) fn new(
         rt: &'a RouterInner,
         sched: &'a mut ThreadSched,
@@ -818,7 +860,7 @@ impl<'a> Ctx<'a> {
                 if rt.profile.on() {
                     self.push_profiled(&mut **g, to_port as usize, batch);
                 } else {
-                    g.push(to_port as usize, batch, self);
+                    call_push(&mut **g, to_port as usize, batch, self);
                     self.deliver_deferred_pushes(&mut **g);
                 }
                 self.restore(saved);
@@ -844,6 +886,10 @@ impl<'a> Ctx<'a> {
         }
         let saved = self.slot;
         if let Some(p) = batch.pop() {
+            // (No `InFlight` here: its unwinding edge cost about 11
+            // instructions per chain. A panic in a chain element is noted
+            // with no count, which `ThreadSched::catch` reads as the one
+            // packet a chain walk carries.)
             match self.walk_chain(first, p) {
                 Walk::Through(last, q) => {
                     self.slot = last;
@@ -953,7 +999,7 @@ impl<'a> Ctx<'a> {
                 if rt.profile.on() {
                     self.push_profiled(&mut **g, to_port, batch);
                 } else {
-                    g.push(to_port, batch, self);
+                    call_push(&mut **g, to_port, batch, self);
                     self.deliver_deferred_pushes(&mut **g);
                 }
                 self.restore(saved);
@@ -976,7 +1022,7 @@ impl<'a> Ctx<'a> {
                         if cx.rt.profile.on() {
                             cx.push_profiled(el, to_port, b);
                         } else {
-                            el.push(to_port, b, cx);
+                            call_push(el, to_port, b, cx);
                         }
                     }
                 }) {
@@ -994,12 +1040,15 @@ impl<'a> Ctx<'a> {
                 match rt.concurrent.get(to).and_then(Option::as_deref) {
                     Some(c) => {
                         let saved = self.switch_to(slot);
+                        let n = InFlight(batch.len());
                         c.push(to_port, batch, self);
+                        std::mem::forget(n);
                         self.restore(saved);
                     }
                     None => self.count_lost(batch.len()),
                 }
             }
+            SlotBusy::Failed => self.drop_at_failed(to, batch.len()),
             _ => self.defer_push(to, to_port as u32, batch),
         }
     }
@@ -1073,6 +1122,15 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A push to element `to`, which panicked (it is out of the data
+    /// path): its `n` packets are dropped and counted (its `failed`
+    /// handler, `router_drops`' `failed_packets`).
+    #[cold]
+    #[inline(never)]
+    fn drop_at_failed(&self, to: usize, n: usize) {
+        self.rt.failures.count_dropped(to, n);
+    }
+
     /// A batch that cannot wait (its list is full): dropped, counted as a
     /// lost batch and its packets.
     #[cold]
@@ -1107,7 +1165,7 @@ impl<'a> Ctx<'a> {
         let n = batch.len();
         self.sched.prof.pushed(n);
         let f = self.sched.prof.enter();
-        el.push(port, batch, self);
+        call_push(el, port, batch, self);
         self.deliver_deferred_pushes(el);
         self.sched
             .prof
@@ -1179,7 +1237,7 @@ impl<'a> Ctx<'a> {
                 return;
             }
             for (port, b) in pending {
-                el.push(port, b, self);
+                call_push(el, port, b, self);
             }
         }
         let me = self.cur();
@@ -1232,7 +1290,7 @@ impl<'a> Ctx<'a> {
                 let b = if rt.profile.on() {
                     self.pull_profiled(&mut **g, from_port as usize, max)
                 } else {
-                    g.pull(from_port as usize, max, self)
+                    call_pull(&mut **g, from_port as usize, max, self)
                 };
                 self.restore(saved);
                 b
@@ -1259,7 +1317,7 @@ impl<'a> Ctx<'a> {
                     if cx.rt.profile.on() {
                         cx.pull_profiled(el, from_port, max)
                     } else {
-                        el.pull(from_port, max, cx)
+                        call_pull(el, from_port, max, cx)
                     }
                 }) {
                     Ok(b) => return b,
@@ -1269,6 +1327,8 @@ impl<'a> Ctx<'a> {
             b => b,
         };
         match busy {
+            // It panicked: nothing comes from it any more.
+            SlotBusy::Failed => PacketBatch::new(),
             SlotBusy::Concurrent => {
                 let slot = &rt.slots[from];
                 match rt.concurrent.get(from).and_then(Option::as_deref) {

@@ -54,6 +54,28 @@ const STANDARD: &[(&str, HandlerFlags)] = &[
     ("cost", HandlerFlags::READ),
 ];
 
+/// The standard handler that says whether an element panicked and why:
+/// every element has it, unlisted (`handlers` shows Click's list) but not
+/// private, so a ControlSocket client can read it.
+const FAILED: (&str, HandlerFlags) = ("failed", HandlerFlags::READ);
+
+/// Why a handler call could not enter its element or finish.
+enum Refused {
+    /// The element is running further up this thread's stack.
+    Busy,
+    /// The call panicked: the message for the caller.
+    Panicked(String),
+}
+
+impl Refused {
+    fn text(self, full: &str, busy: &str) -> String {
+        match self {
+            Refused::Busy => format!("'{full}' {busy}"),
+            Refused::Panicked(m) => m,
+        }
+    }
+}
+
 /// Standard handlers of elements that have tasks.
 const TASK: &[(&str, HandlerFlags)] = &[
     ("scheduled", HandlerFlags::READ),
@@ -208,13 +230,17 @@ impl RouterInner {
             },
             "router_drops" => {
                 let st = &self.stats;
+                let (failed, failed_packets) = self.failures.totals();
                 let mut s = format!(
-                    "lost_batches {}\nlost_packets {}\ndeep_pushes {}\nno_output_packets {}\npanics {}\n",
+                    "lost_batches {}\nlost_packets {}\ndeep_pushes {}\nno_output_packets {}\npanics {}\npanic_packets {}\nfailed_elements {}\nfailed_packets {}\n",
                     st.reentrant_drops.load(Ordering::Relaxed),
                     st.reentrant_packets.load(Ordering::Relaxed),
                     st.deep_pushes.load(Ordering::Relaxed),
                     st.no_output_packets.load(Ordering::Relaxed),
-                    st.panics.load(Ordering::Relaxed)
+                    st.panics.load(Ordering::Relaxed),
+                    st.panic_packets.load(Ordering::Relaxed),
+                    failed,
+                    failed_packets
                 );
                 let last = st.last_panic.lock().unwrap_or_else(|p| p.into_inner());
                 if !last.is_empty() {
@@ -260,14 +286,34 @@ impl RouterInner {
     }
 
     /// Runs `f` on element `e` entered from `sched`'s thread (see
-    /// `Ctx::enter_and`).
+    /// `Ctx::enter_and`), for handler `full`. A panic in it is caught: the
+    /// caller gets an error; the element stays in service when the panic
+    /// was its handler's own, and is marked failed when it came from an
+    /// element the handler pushed to.
     fn with_el<R>(
         &self,
         sched: &mut ThreadSched,
         e: ElementId,
+        full: &str,
         f: impl FnOnce(&mut dyn crate::Element, &mut Ctx) -> R,
-    ) -> Result<R, super::SlotBusy> {
-        Ctx::new(self, sched, e).enter_and(e, false, f)
+    ) -> Result<R, Refused> {
+        match sched.catch(self, |s| Ctx::new(self, s, e).enter_and(e, false, f)) {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(_)) => Err(Refused::Busy),
+            Err((caught, inner)) => {
+                let inner = inner.unwrap_or(e);
+                if inner == e {
+                    self.count_panic(&caught, e, &format!("handler '{full}'"), false);
+                } else {
+                    let during = format!("push or pull, in handler '{full}'");
+                    self.count_panic(&caught.for_element(true), inner, &during, true);
+                }
+                Err(Refused::Panicked(format!(
+                    "'{full}' panicked: {}",
+                    caught.describe()
+                )))
+            }
+        }
     }
 
     /// Reads a handler. `from` is the calling element, for relative names.
@@ -305,8 +351,8 @@ impl RouterInner {
                 HandlerKind::Reconfigure { read_id, .. } => read_id.unwrap_or(0),
             };
             return self
-                .with_el(sched, e, |g, cx| g.read_handler(id, param, cx))
-                .map_err(|_| format!("'{full}' is busy (called from itself)"))?;
+                .with_el(sched, e, &full, |g, cx| g.read_handler(id, param, cx))
+                .map_err(|r| r.text(&full, "is busy (called from itself)"))?;
         }
         match h {
             "name" => Ok(self.info[e].name.clone()),
@@ -335,9 +381,10 @@ impl RouterInner {
                     _ => t.tickets.load(Ordering::Relaxed).to_string(),
                 })
             }
+            "failed" => Ok(self.failures.text(e)),
             _ if self.element_handler(e, "*").is_some() => self
-                .with_el(sched, e, |g, cx| g.proxy_handler(h, None, param, cx))
-                .map_err(|_| format!("'{full}' is busy (called from itself)"))?
+                .with_el(sched, e, &full, |g, cx| g.proxy_handler(h, None, param, cx))
+                .map_err(|r| r.text(&full, "is busy (called from itself)"))?
                 .unwrap_or_else(|| Err(format!("no '{full}' handler"))),
             _ => Err(format!("no '{full}' handler")),
         }
@@ -363,7 +410,7 @@ impl RouterInner {
             if !def.flags.write {
                 return Err(format!("'{full}' is a read handler"));
             }
-            let r = self.with_el(sched, e, |g, cx| match def.kind {
+            let r = self.with_el(sched, e, &full, |g, cx| match def.kind {
                 HandlerKind::Element(id) => g.write_handler(id, value, cx),
                 HandlerKind::Reconfigure {
                     keyword, position, ..
@@ -384,7 +431,8 @@ impl RouterInner {
             });
             return match r {
                 Ok(r) => r,
-                Err(_) => {
+                Err(Refused::Panicked(m)) => Err(m),
+                Err(Refused::Busy) => {
                     // The element is running on this thread (it is pushing
                     // to the caller): do the write as soon as it returns.
                     sched
@@ -396,7 +444,7 @@ impl RouterInner {
         }
         match h {
             "config" => self
-                .with_el(sched, e, |g, cx| {
+                .with_el(sched, e, &full, |g, cx| {
                     if !g.can_live_reconfigure() {
                         return Err(format!("'{full}': element cannot be reconfigured"));
                     }
@@ -410,7 +458,7 @@ impl RouterInner {
                     g.reconfigured(cx);
                     Ok(())
                 })
-                .map_err(|_| format!("'{full}' is busy"))?,
+                .map_err(|r| r.text(&full, "is busy"))?,
             "tickets" if !self.element_tasks[e].is_empty() => {
                 let n: u32 = value
                     .trim()
@@ -424,12 +472,13 @@ impl RouterInner {
                 }
                 Ok(())
             }
-            "name" | "class" | "ports" | "handlers" | "scheduled" | "home_thread" | "cost" => {
-                Err(format!("'{full}' is a read handler"))
-            }
+            "name" | "class" | "ports" | "handlers" | "scheduled" | "home_thread" | "cost"
+            | "failed" => Err(format!("'{full}' is a read handler")),
             _ if self.element_handler(e, "*").is_some() => self
-                .with_el(sched, e, |g, cx| g.proxy_handler(h, Some(value), "", cx))
-                .map_err(|_| format!("'{full}' is busy (called from itself)"))?
+                .with_el(sched, e, &full, |g, cx| {
+                    g.proxy_handler(h, Some(value), "", cx)
+                })
+                .map_err(|r| r.text(&full, "is busy (called from itself)"))?
                 .unwrap_or_else(|| Err(format!("no '{full}' handler")))
                 .map(|_| ()),
             _ => Err(format!("no '{full}' handler")),
@@ -445,7 +494,8 @@ impl RouterInner {
                 .element_handler_list(e)
                 .into_iter()
                 .find(|(n, _)| n == h)
-                .map(|(_, f)| f),
+                .map(|(_, f)| f)
+                .or_else(|| (h == "failed").then_some(FAILED.1)),
         }
     }
 }

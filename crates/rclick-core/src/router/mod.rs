@@ -25,6 +25,7 @@
 pub mod build;
 pub mod ctx;
 pub mod external;
+mod failure;
 pub mod handlers;
 pub mod hotswap;
 pub mod llrpc;
@@ -180,8 +181,11 @@ pub struct RouterStats {
     /// (`Ctx::checked_push`, Click's `checked_output_push`: a packet for
     /// an optional error output that is not there).
     pub no_output_packets: AtomicU64,
-    /// Panics caught around task and timer runs.
+    /// Panics caught around task and timer runs and handler calls.
     pub panics: AtomicU64,
+    /// Packets the calls that panicked had been handed (dropped with the
+    /// panic).
+    pub panic_packets: AtomicU64,
     /// The last of them: element and message.
     pub last_panic: Mutex<String>,
 }
@@ -256,6 +260,9 @@ pub struct RouterInner {
     /// Whether the elements' `cleanup` has run (once: at the end of a run,
     /// or when a hot swap replaced this router).
     pub(crate) cleaned_up: AtomicBool,
+    /// Elements that panicked, why, and what they dropped since
+    /// (`failure.rs`).
+    pub(crate) failures: failure::Failures,
 }
 
 /// A built, initialized router. Cheap to clone (shared).
@@ -286,8 +293,19 @@ impl Router {
         let o = &*self.inner;
         let mut sched = self.external_sched();
         for e in 0..o.info.len() {
-            let _ = Ctx::new(o, &mut sched, e).enter_and(e, false, |g, cx| g.cleanup(cx));
+            // A panicking cleanup is logged; the others still run.
+            if let Err((c, _)) = sched.catch(o, |s| {
+                Ctx::new(o, s, e).enter_and(e, false, |g, cx| g.cleanup(cx))
+            }) {
+                o.count_panic(&c, e, "cleanup", false);
+            }
         }
+    }
+
+    /// Whether element `e` panicked and was taken out of the data path
+    /// (its `failed` handler says why).
+    pub fn element_failed(&self, e: ElementId) -> bool {
+        self.inner.slots.get(e).is_some_and(slot::Slot::failed)
     }
 
     /// Number of elements.

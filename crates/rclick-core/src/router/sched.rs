@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use super::ctx::Ctx;
 use super::runq::{Entry, RunQueue};
-use super::slot::{Held, NO_LOCK};
+use super::slot::{Held, Slot, NO_LOCK};
 use super::{Remote, Router, RouterInner};
 use crate::element::{TaskId, TimerId};
 
@@ -95,6 +95,10 @@ pub struct ThreadSched {
     pub(crate) pull_forwards: Vec<(usize, usize, usize)>,
     /// This thread's part of the element cost profile.
     pub(crate) prof: super::profile::ThreadProfile,
+    /// While a panic unwinds: the element the innermost `Ctx` was calling
+    /// (`u32::MAX`: none noted). Set by `Ctx`'s drop, taken by
+    /// [`ThreadSched::catch`].
+    pub(crate) panicked_in: u32,
     /// Tasks whose descriptors were found ready (scratch).
     ready: Vec<u32>,
 }
@@ -121,6 +125,7 @@ impl ThreadSched {
             stack_floor: 0,
             pull_forwards: Vec::new(),
             prof: Default::default(),
+            panicked_in: u32::MAX,
             ready: Vec::new(),
         }
     }
@@ -290,8 +295,11 @@ impl ThreadSched {
             let ti = &rt.timers[t as usize];
             ti.expiry.store(i64::MIN, Ordering::Release);
             let e = ti.element;
+            if rt.slots.get(e).is_some_and(Slot::failed) {
+                continue;
+            }
             let frame = rt.profile.on().then(|| self.prof.enter());
-            self.guarded(rt, e, |me| {
+            self.guarded(rt, e, "timer", |me| {
                 let _ = Ctx::new(rt, me, e).enter_and(e, false, |el, cx| {
                     el.run_timer(TimerId(t), cx);
                 });
@@ -333,21 +341,26 @@ impl ThreadSched {
     }
 
     /// Runs `f` (a task or timer run of element `e` and everything it
-    /// calls); a panic in it, an element's bug, is caught here: the packets
-    /// it held are lost, the panic is counted (`router_drops`: `panics`)
-    /// and logged with the element whose task or timer was running, and
-    /// the router goes on. Costs nothing per packet: one call per task run.
+    /// calls); a panic in it, an element's bug, is caught here: the element
+    /// that was running when it happened (`e` or one its pushes and pulls
+    /// reached) is marked failed, the packets it was handed are counted as
+    /// lost, the panic is counted and logged (`router_drops`: `panics`,
+    /// `panic_packets`, `last_panic`; the element's `failed` handler), and
+    /// the router goes on. One `catch_unwind` per task run, none per packet.
     #[inline(always)]
     fn guarded<R>(
         &mut self,
         rt: &RouterInner,
         e: usize,
+        what: &'static str,
         f: impl FnOnce(&mut Self) -> R,
     ) -> Option<R> {
+        // Not `catch`: at the top of the stack the thread holds its own
+        // lock and no pull forward, so nothing needs saving per run.
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *self))) {
             Ok(r) => Some(r),
             Err(payload) => {
-                self.recover_from_panic(rt, e, payload.as_ref());
+                self.recover_at_top(rt, e, what, payload.as_ref());
                 None
             }
         }
@@ -355,32 +368,63 @@ impl ThreadSched {
 
     #[cold]
     #[inline(never)]
-    fn recover_from_panic(
+    fn recover_at_top(
         &mut self,
         rt: &RouterInner,
         e: usize,
+        what: &'static str,
         payload: &(dyn std::any::Any + Send),
     ) {
-        let msg = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "(no message)".into());
-        rt.stats.panics.fetch_add(1, Ordering::Relaxed);
-        let name = rt.info.get(e).map_or("?", |i| i.name.as_str());
-        let line = format!("{name}: panic in its task or timer, packets in flight dropped: {msg}");
-        *rt.stats
-            .last_panic
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = line.clone();
-        rt.log_line(line);
-        // A panic while visiting another thread's lock left that lock
-        // held: take this thread's own back.
         let own = self.id as u32;
-        if self.held_id != own && (own as usize) < rt.locks.len() {
-            self.let_go(rt);
-            self.hold(rt, own);
+        let held = if (own as usize) < rt.locks.len() {
+            own
+        } else {
+            NO_LOCK
+        };
+        let (caught, inner) = self.after_panic(rt, held, 0, payload);
+        rt.failed_in_run(&caught, e, inner, what);
+    }
+
+    /// Runs `f`, turning a panic into `Err`: what it was, and the element
+    /// the innermost `Ctx` was calling when it happened. The thread lock
+    /// held before is held again after, and pull forwards declared by the
+    /// calls it cut short are gone.
+    #[inline(always)]
+    pub(crate) fn catch<R>(
+        &mut self,
+        rt: &RouterInner,
+        f: impl FnOnce(&mut Self) -> R,
+    ) -> Result<R, (super::failure::Caught, Option<usize>)> {
+        let held = self.held_id;
+        let forwards = self.pull_forwards.len();
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *self))) {
+            Ok(r) => Ok(r),
+            Err(payload) => Err(self.after_panic(rt, held, forwards, payload.as_ref())),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn after_panic(
+        &mut self,
+        rt: &RouterInner,
+        held: u32,
+        forwards: usize,
+        payload: &(dyn std::any::Any + Send),
+    ) -> (super::failure::Caught, Option<usize>) {
+        let caught = super::failure::Caught::take(payload);
+        let inner = std::mem::replace(&mut self.panicked_in, u32::MAX);
+        self.pull_forwards.truncate(forwards);
+        // A panic while visiting another thread's lock left that lock
+        // held: take back the one held before.
+        if self.held_id != held {
+            self.let_go(rt);
+            if held != NO_LOCK && (held as usize) < rt.locks.len() {
+                self.hold(rt, held);
+            }
+        }
+        let inner = ((inner as usize) < rt.slots.len()).then_some(inner as usize);
+        (caught, inner)
     }
 
     /// Makes the pushes a too deep push path left for the top of the
@@ -460,7 +504,7 @@ impl ThreadSched {
         self.resched_current = false;
         let plain = !rt.profile.on() && !rt.measure_tasks.load(Ordering::Relaxed);
         let used = self
-            .guarded(rt, e, |me| {
+            .guarded(rt, e, "task", |me| {
                 if let Some(slot) = rt.slots.get(e).filter(|_| plain) {
                     match slot.enter_task(me.held_id, me.tag) {
                         Ok(mut g) => {
@@ -482,9 +526,12 @@ impl ThreadSched {
             })
             .unwrap_or_else(|| {
                 // The panic cut the run short before the task could ask to
-                // run again: a task keeps running (its element may panic
-                // again, and is counted again).
-                self.schedule(rt, t);
+                // run again: a task keeps running unless its own element
+                // failed (it then pushes into the failed element, which
+                // drops and counts).
+                if !rt.slots.get(e).is_some_and(Slot::failed) {
+                    self.schedule(rt, t);
+                }
                 1
             });
         self.current_task = NO_TASK;
@@ -523,6 +570,10 @@ impl ThreadSched {
     #[cold]
     #[inline(never)]
     fn run_task_slow(&mut self, rt: &RouterInner, e: usize, t: u32, offer: u32) -> u32 {
+        if rt.slots.get(e).is_some_and(Slot::failed) {
+            // It panicked: its tasks run no more.
+            return 1;
+        }
         let runner = rt
             .slots
             .get(e)
@@ -705,6 +756,66 @@ fn coalesce_stamp(rt: &RouterInner) -> u64 {
 }
 
 impl RouterInner {
+    /// A panic cut short a run of element `e`'s task or timer (`what`);
+    /// `inner`: the element that was running when it happened, if noted
+    /// (else `e`). That element is marked failed.
+    #[cold]
+    #[inline(never)]
+    fn failed_in_run(
+        &self,
+        caught: &super::failure::Caught,
+        e: usize,
+        inner: Option<usize>,
+        what: &str,
+    ) {
+        let failed = inner.unwrap_or(e);
+        let caught = &caught.for_element(failed != e);
+        let during = if failed == e {
+            what.to_string()
+        } else {
+            let name = self.info.get(e).map_or("?", |i| i.name.as_str());
+            format!("push or pull, in a {what} run of {name}")
+        };
+        self.count_panic(caught, failed, &during, true);
+    }
+
+    /// Counts and logs a caught panic in element `e` while it ran
+    /// `during`; with `fail`, takes `e` out of the data path
+    /// ([`Slot::mark_failed`]) and records why for its `failed` handler.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn count_panic(
+        &self,
+        caught: &super::failure::Caught,
+        e: usize,
+        during: &str,
+        fail: bool,
+    ) {
+        self.stats.panics.fetch_add(1, Ordering::Relaxed);
+        self.stats
+            .panic_packets
+            .fetch_add(caught.lost as u64, Ordering::Relaxed);
+        if fail {
+            if let Some(s) = self.slots.get(e) {
+                s.mark_failed();
+                self.failures.mark(e, caught, during);
+            }
+        }
+        let name = self.info.get(e).map_or("?", |i| i.name.as_str());
+        let line = format!(
+            "{name}: panic in {during}: {}; {} packets dropped{}",
+            caught.describe(),
+            caught.lost,
+            if fail { "; element marked failed" } else { "" }
+        );
+        *self
+            .stats
+            .last_panic
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = line.clone();
+        self.log_line(line);
+    }
+
     pub(crate) fn send_remote(&self, thread: usize, r: Remote) {
         let thread = thread.min(self.threads.len() - 1);
         let th = &self.threads[thread];

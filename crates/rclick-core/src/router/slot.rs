@@ -46,6 +46,12 @@ pub(crate) const SHARED: u32 = u32::MAX - 1;
 /// ([`Element::concurrent_ports`]): pushes and pulls go there without
 /// taking the element; everything else takes it as [`SHARED`].
 pub(crate) const CONCURRENT: u32 = u32::MAX - 2;
+/// `Slot::owner` of an element that panicked (`failure.rs`): no thread
+/// lock matches it, so pushes, pulls, tasks and timers never enter it
+/// again (`SlotBusy::Failed`: the packets are dropped and counted);
+/// handlers and cleanup take it as a [`SHARED`] one. Set once, never
+/// changed back (a hot swap builds a new element).
+pub(crate) const FAILED: u32 = u32::MAX - 3;
 /// `ThreadSched::held` when no thread lock is held.
 pub(crate) const NO_LOCK: u32 = u32::MAX;
 
@@ -63,6 +69,8 @@ pub enum SlotBusy {
     Concurrent,
     /// A shared element that another thread is running.
     Contended,
+    /// The element panicked and is out of the data path.
+    Failed,
 }
 
 /// One element behind its access rules (see the module documentation).
@@ -169,12 +177,28 @@ impl Slot {
     /// (`all` proves it), or have the router to itself (`&mut`).
     pub(crate) fn set_owner(&self, owner: u32, all: &AllHeld) {
         let _ = all;
+        if self.failed() {
+            return;
+        }
         let owner = if self.concurrent && owner == SHARED {
             CONCURRENT
         } else {
             owner
         };
         self.owner.store(owner, Ordering::Relaxed);
+    }
+
+    /// Takes the element out of the data path for good (it panicked): see
+    /// [`FAILED`]. Never grants access, so it needs no lock: a caller
+    /// inside the element now finishes and lets go as usual.
+    pub(crate) fn mark_failed(&self) {
+        self.owner.store(FAILED, Ordering::Relaxed);
+    }
+
+    /// Whether the element panicked ([`Slot::mark_failed`]).
+    #[inline]
+    pub(crate) fn failed(&self) -> bool {
+        self.owner.load(Ordering::Relaxed) == FAILED
     }
 
     /// Sets the owner while the router is being built (nobody runs it).
@@ -222,6 +246,9 @@ impl Slot {
         if owner == held {
             return self.enter_owned(tag);
         }
+        if owner == FAILED {
+            return Err(SlotBusy::Failed);
+        }
         self.enter_other(owner, tag, self.concurrent_tasks)
     }
 
@@ -259,11 +286,15 @@ impl Slot {
             return Err(arg);
         }
         self.state.store(tag, Ordering::Relaxed);
+        // Frees the element if `f` panics (forgotten when it returns, so
+        // the normal path pays nothing for it).
+        let unwinding = FreeOnUnwind(self);
         // SAFETY: only the holder of the owning thread lock gets here (see
         // `Slot`) and the element was free; its state now holds the
         // caller's tag, so this is the only reference to the element until
-        // the store below releases it.
+        // the store below (or `unwinding`'s drop) releases it.
         let r = f(unsafe { &mut **self.element.get() }, arg);
+        std::mem::forget(unwinding);
         self.state.store(0, Ordering::Release);
         Ok(r)
     }
@@ -271,10 +302,13 @@ impl Slot {
     #[cold]
     #[inline(never)]
     fn enter_other(&self, owner: u32, tag: usize, ports: bool) -> Result<SlotGuard<'_>, SlotBusy> {
+        if owner == FAILED && ports {
+            return Err(SlotBusy::Failed);
+        }
         if owner == CONCURRENT && ports {
             return Err(SlotBusy::Concurrent);
         }
-        if owner != SHARED && owner != CONCURRENT {
+        if owner != SHARED && owner != CONCURRENT && owner != FAILED {
             return Err(SlotBusy::Foreign(owner));
         }
         let id = tag;
@@ -290,6 +324,17 @@ impl Slot {
             }
         }
         Err(SlotBusy::Contended)
+    }
+}
+
+/// Lets go of a slot entered by [`Slot::call_owned`] when the call
+/// panics (dropped only while unwinding).
+struct FreeOnUnwind<'a>(&'a Slot);
+
+impl Drop for FreeOnUnwind<'_> {
+    #[cold]
+    fn drop(&mut self) {
+        self.0.state.store(0, Ordering::Release);
     }
 }
 
@@ -506,6 +551,37 @@ mod tests {
         assert_eq!(s.enter(1, 6).err(), Some(SlotBusy::Reentrant));
         drop(g);
         assert!(s.enter_port(1, 6).is_ok());
+    }
+
+    #[test]
+    fn failed_slots_refuse_ports_and_tasks_but_not_handlers() {
+        let mut s = Slot::new(Box::new(E(0)), None);
+        s.set_owner_unshared(0);
+        assert!(!s.failed());
+        s.mark_failed();
+        assert!(s.failed());
+        assert_eq!(s.enter_port(0, 1).err(), Some(SlotBusy::Failed));
+        assert_eq!(s.enter_task(0, 1).err(), Some(SlotBusy::Failed));
+        assert!(s.call_owned(0, 1, 7, |_, x| x).is_err());
+        // Handlers and cleanup still get in (as into a shared element).
+        assert!(s.enter(0, 1).is_ok());
+        // The re-balancer does not bring it back.
+        let locks = ThreadLocks::new(1);
+        let all = locks.try_acquire_all(Duration::from_millis(10)).unwrap();
+        s.set_owner(0, &all);
+        locks.release_all(all);
+        assert!(s.failed());
+    }
+
+    #[test]
+    fn a_panic_in_a_fused_call_frees_the_element() {
+        let mut s = Slot::new(Box::new(E(0)), None);
+        s.set_owner_unshared(0);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = s.call_owned(0, 1, (), |_, _| panic!("in the call"));
+        }));
+        assert!(r.is_err());
+        assert_eq!(s.call_owned(0, 1, 5, |_, x| x + 1).ok(), Some(6));
     }
 
     #[test]

@@ -651,7 +651,58 @@ mod tests {
         let mut r = rclick_core::Registry::new();
         rclick_elements_standard::register(&mut r);
         crate::register(&mut r);
+        r.add("HandlerBomb", || Box::new(HandlerBomb), "");
         r
+    }
+
+    /// A test class (this test's registry only) whose `boom` read handler
+    /// panics.
+    struct HandlerBomb;
+
+    impl Element for HandlerBomb {
+        fn class_name(&self) -> &'static str {
+            "HandlerBomb"
+        }
+        fn port_count(&self) -> &'static str {
+            "0/0"
+        }
+        fn handlers(&self) -> Vec<HandlerDef> {
+            vec![HandlerDef::read("boom", 0)]
+        }
+        fn read_handler(&mut self, _id: u32, _p: &str, _cx: &mut Ctx) -> Result<String, String> {
+            panic!("deliberate failure in a handler")
+        }
+    }
+
+    /// A handler that panics ends neither the router nor the connection:
+    /// the client gets an error, and its next command is answered.
+    #[test]
+    fn a_panicking_handler_is_an_error_for_the_client() {
+        let r = build("cs :: ControlSocket(tcp, 46900+); hb :: HandlerBomb;");
+        let port: u16 = r.read_handler("cs.port", "").unwrap().parse().unwrap();
+        let client = std::thread::spawn(move || {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.write_all(b"read hb.boom\nread hb.failed\nwrite stop true\n")
+                .unwrap();
+            let mut out = Vec::new();
+            let _ = s.read_to_end(&mut out);
+            String::from_utf8_lossy(&out).into_owned()
+        });
+        r.run();
+        let drops = r.read_handler("router_drops", "").unwrap();
+        assert!(drops.contains("panics 1\n"), "{drops}");
+        // The connection closes with the router.
+        drop(r);
+        let out = client.join().unwrap();
+        assert!(
+            out.contains("590 'hb.boom' panicked: deliberate failure in a handler (at "),
+            "{out}"
+        );
+        assert!(
+            out.contains("200 Read handler 'hb.failed' OK\r\nDATA 5\r\nfalse"),
+            "{out}"
+        );
+        assert!(out.ends_with("200 Write handler 'stop' OK\r\n"), "{out}");
     }
 
     fn build(text: &str) -> rclick_core::Router {
