@@ -1,6 +1,7 @@
 //! The Ethernet element group (Click's `elements/ethernet`): ARP, Ethernet
 //! and VLAN encapsulation, host filtering, the learning switch and the
 //! IEEE 802.1d spanning tree.
+#![forbid(unsafe_code)]
 
 pub mod ether;
 

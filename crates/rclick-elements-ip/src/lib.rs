@@ -2,6 +2,7 @@
 //! parts of `elements/tcpudp`): header checks, address annotations, route
 //! lookups, TTL and options processing, fragmentation, encapsulation, ICMP,
 //! and the tcpdump-like IPClassifier and IPFilter.
+#![forbid(unsafe_code)]
 
 pub mod classifier;
 mod divert;
