@@ -46,7 +46,6 @@ const KNOWN_GAPS: &[&str] = &[
     "MixedQueue",
     "NotifierQueue",
     "QuickNoteQueue",
-    "RadixIPsecLookup",
     "RandomSample",
     "RatedSource",
     "Script",

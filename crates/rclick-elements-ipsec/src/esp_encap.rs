@@ -68,46 +68,45 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 use crate::sa::{self, SaCache, SealError};
 use crate::{Stepper, SPI_ANNO};
 
-const REASONS: &[&str] = &["no_spi", "unknown_spi", "not_ip", "seq_overflow", "no_room"];
+rclick_core::drop_reasons! {
+    /// Why IPsecESPEncap drops (`drop_details`).
+    enum Why {
+        NoSpi = "no_spi",
+        UnknownSpi = "unknown_spi",
+        NotIp = "not_ip",
+        SeqOverflow = "seq_overflow",
+        NoRoom = "no_room",
+    }
+}
 
 /// The IPsecESPEncap element.
+#[derive(Default)]
 pub struct IPsecESPEncap {
     spi: u32,
     table: String,
     cache: SaCache,
-    stats: Stepper,
-}
-
-impl Default for IPsecESPEncap {
-    fn default() -> Self {
-        IPsecESPEncap {
-            spi: 0,
-            table: String::new(),
-            cache: SaCache::default(),
-            stats: Stepper::new(REASONS),
-        }
-    }
+    stats: Stepper<Why>,
 }
 
 /// Seals one packet, or gives the drop reason.
 #[inline]
-fn seal(cache: &mut SaCache, default_spi: u32, p: &mut Packet) -> Result<(), usize> {
+fn seal(cache: &mut SaCache, default_spi: u32, p: &mut Packet) -> Result<(), Why> {
     let mut spi = p.anno_u32(SPI_ANNO);
     if spi == 0 {
         spi = default_spi;
     }
     if spi == 0 {
-        return Err(0);
+        return Err(Why::NoSpi);
     }
-    let sa = cache.get(spi).ok_or(1usize)?;
+    let sa = cache.get(spi).ok_or(Why::UnknownSpi)?;
     let nh = match (p.data().first().map(|b| b >> 4), p.len()) {
         (Some(4), n) if n >= 20 => sa::NH_IPV4,
         (Some(6), n) if n >= 40 => sa::NH_IPV6,
-        _ => return Err(2),
+        _ => return Err(Why::NotIp),
     };
     sa.seal(p, nh).map_err(|e| match e {
-        SealError::SeqOverflow => 3usize,
-        SealError::NoRoom | SealError::Cipher => 4,
+        SealError::SeqOverflow => Why::SeqOverflow,
+        SealError::NoRoom | SealError::Cipher => Why::NoRoom,
     })?;
     p.set_anno_u32(SPI_ANNO, spi);
     p.clear_network_header();
@@ -151,7 +150,7 @@ impl Element for IPsecESPEncap {
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
         let (cache, spi) = (&mut self.cache, self.spi);
         let bad = self.stats.run(&mut batch, cx, |p| seal(cache, spi, p));
-        Stepper::push_out(batch, bad, cx);
+        Stepper::<Why>::push_out(batch, bad, cx);
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let mut batch = cx.pull(0, max);
@@ -163,7 +162,7 @@ impl Element for IPsecESPEncap {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        Stepper::handlers()
+        Stepper::<Why>::handlers()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         self.stats.read(id)
