@@ -95,12 +95,12 @@ use rclick_core::{
 };
 use rclick_packet::DEFAULT_HEADROOM;
 use rclick_wire::arp::PACKET_LEN as ARP_LEN;
+use rclick_wire::{ArpOperation, ArpPacket, ArpRepr, EtherType, EthernetAddress, EthernetFrame};
 
 use super::arp_table::{
     expiry_period, jiffies, lock, parse_delete, parse_insert, parse_table_keywords, AppendError,
     ArpTable, ArpTableElement, SharedTable, TableConfig,
 };
-use super::{eth_at, ip_at};
 
 /// The ARPQuerier element.
 pub struct ArpQuerier {
@@ -241,18 +241,18 @@ impl ArpQuerier {
             Some(d) if !self.broadcast_poll => d,
             _ => [0xff; 6],
         };
-        buf[0..6].copy_from_slice(&dst);
-        buf[6..12].copy_from_slice(&self.my_eth);
-        buf[12..14].copy_from_slice(&0x0806u16.to_be_bytes());
-        let a = &mut buf[14..];
-        a[0..2].copy_from_slice(&1u16.to_be_bytes());
-        a[2..4].copy_from_slice(&0x0800u16.to_be_bytes());
-        a[4] = 6;
-        a[5] = 4;
-        a[6..8].copy_from_slice(&1u16.to_be_bytes());
-        a[8..14].copy_from_slice(&self.my_eth);
-        a[14..18].copy_from_slice(&self.my_ip.octets());
-        a[24..28].copy_from_slice(&q.ip.octets());
+        let mut eth = EthernetFrame::new_unchecked(&mut buf[..]);
+        eth.set_dst_addr(EthernetAddress(dst));
+        eth.set_src_addr(EthernetAddress(self.my_eth));
+        eth.set_ethertype(EtherType::ARP);
+        ArpRepr {
+            operation: ArpOperation::REQUEST,
+            source_hardware_addr: EthernetAddress(self.my_eth),
+            source_protocol_addr: self.my_ip,
+            target_hardware_addr: EthernetAddress([0; 6]),
+            target_protocol_addr: q.ip,
+        }
+        .emit(&mut ArpPacket::new_unchecked(eth.payload_mut()));
         let mut p = Packet::make(DEFAULT_HEADROOM.saturating_sub(14), &buf, 0);
         p.set_mac_header_len(0, 14);
         p.set_timestamp_anno(q.timestamp);
@@ -302,8 +302,9 @@ impl ArpQuerier {
     fn encap_known(&mut self, batch: &mut PacketBatch, now: i64) -> usize {
         let table = lock(&self.table);
         let mut hdr = [0u8; 14];
-        hdr[6..12].copy_from_slice(&self.my_eth);
-        hdr[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+        let mut h = EthernetFrame::new_unchecked(&mut hdr[..]);
+        h.set_src_addr(EthernetAddress(self.my_eth));
+        h.set_ethertype(EtherType::IPV4);
         let mut last: Option<(Ipv4Addr, [u8; 6])> = None;
         for (i, p) in batch.iter_mut().enumerate() {
             let dst_ip = p.dst_ip_anno();
@@ -337,7 +338,7 @@ impl ArpQuerier {
                 return;
             }
             p.set_mac_header(0);
-            p.data_mut()[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+            EthernetFrame::new_unchecked(p.data_mut()).set_ethertype(EtherType::IPV4);
         } else if p.len() < 14 {
             self.drops += 1;
             return;
@@ -410,16 +411,16 @@ impl ArpQuerier {
             return;
         }
         self.responses += 1;
-        let a = &d[14..];
-        let be = |i: usize| u16::from_be_bytes([a[i], a[i + 1]]);
-        let ena = eth_at(a, 8);
-        if u16::from_be_bytes([d[12], d[13]]) == 0x0806
-            && be(0) == 1
-            && be(2) == 0x0800
-            && be(6) == 2
+        let eth = EthernetFrame::new_unchecked(d);
+        let a = ArpPacket::new_unchecked(&d[14..]);
+        let ena = a.sender_hardware_addr().0;
+        if eth.ethertype() == EtherType::ARP
+            && a.hardware_type() == 1
+            && a.protocol_type() == EtherType::IPV4
+            && a.operation() == ArpOperation::REPLY
             && ena[0] & 1 == 0
         {
-            let ipa = ip_at(a, 14);
+            let ipa = a.sender_protocol_addr();
             let waiting = lock(&self.table).insert(ipa, ena, jiffies(cx.now()));
             for q in waiting {
                 self.handle_ip(q, true, out, cx);

@@ -91,8 +91,8 @@ use rclick_core::args::{Args, FromArg, SpaceSep, Word};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef};
 use rclick_packet::{Packet, PacketType, DEFAULT_HEADROOM};
 use rclick_wire::icmp::{self, types};
-use rclick_wire::ipv4::option_kind;
-use rclick_wire::{IcmpPacket, Ipv4Packet};
+use rclick_wire::ipv4::{self, option_kind};
+use rclick_wire::{IcmpPacket, IpProtocol, Ipv4Packet};
 
 use super::{ip_header_checked, is_first_fragment, parse_icmp_code, parse_icmp_type};
 
@@ -171,11 +171,13 @@ impl IcmpError {
     /// Builds the error for `p`, or `None` when RFC 1812 says not to.
     fn make_error(&mut self, p: &Packet, cx: &Ctx) -> Option<Packet> {
         let (h, hl) = ip_header_checked(p)?;
-        let src = Ipv4Addr::new(h[12], h[13], h[14], h[15]);
-        let dst = Ipv4Addr::new(h[16], h[17], h[18], h[19]);
+        let ip = Ipv4Packet::new_unchecked(h);
+        let (src, dst) = (ip.src_addr(), ip.dst_addr());
 
         // Never answer ICMP errors.
-        if h[9] == 1 && (hl + 4 > h.len() || icmp::is_error(h[hl])) {
+        if ip.protocol() == IpProtocol::ICMP
+            && (hl + 4 > h.len() || icmp::is_error(IcmpPacket::new_unchecked(&h[hl..]).icmp_type()))
+        {
             return None;
         }
         if !self.unicast(dst) {
@@ -210,22 +212,7 @@ impl IcmpError {
         let mut opts = [0u8; 40];
         let mut opts_len = 0;
         if let Some((off, _)) = route {
-            let sr = &h[off..];
-            let ptr = sr[2] as usize;
-            let olen = ptr - 1;
-            opts[0] = sr[0];
-            opts[1] = olen as u8;
-            opts[2] = 4;
-            let mut o = 3;
-            let mut i = ptr as isize - 5;
-            while i >= 3 {
-                let i_u = i as usize;
-                opts[o..o + 4].copy_from_slice(&sr[i_u..i_u + 4]);
-                o += 4;
-                i -= 4;
-            }
-            // opts[olen] is the EOL that pads the option to a word.
-            opts_len = olen + 1;
+            opts_len = ipv4::reverse_source_route(&h[off..], &mut opts);
         }
         let nhl = 20 + opts_len;
 

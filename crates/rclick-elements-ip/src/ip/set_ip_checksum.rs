@@ -32,6 +32,7 @@
 //! CheckIPHeader, DecIPTTL, SetTCPChecksum, SetUDPChecksum
 
 use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_wire::Ipv4Packet;
 
 /// The SetIPChecksum element.
 #[derive(Default)]
@@ -46,10 +47,7 @@ impl SetIPChecksum {
             let hlen = p.ip_header_len();
             match p.ip_header_mut() {
                 Some(h) if hlen >= 20 && hlen <= h.len() => {
-                    h[10] = 0;
-                    h[11] = 0;
-                    let c = rclick_wire::checksum::internet_checksum(&h[..hlen]);
-                    h[10..12].copy_from_slice(&c.to_be_bytes());
+                    Ipv4Packet::new_unchecked(&mut h[..hlen]).fill_checksum_over(hlen);
                     true
                 }
                 _ => false,

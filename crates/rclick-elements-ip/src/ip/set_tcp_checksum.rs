@@ -71,16 +71,14 @@ impl SetTCPChecksum {
             let Some(h) = p.ip_header_mut() else {
                 return false;
             };
-            let seg = &mut h[hlen..hlen + tlen];
-            let off = usize::from(seg[12] >> 4) * 4;
+            let mut t = TcpPacket::new_unchecked(&mut h[hlen..hlen + tlen]);
+            let off = usize::from(t.header_len());
             if off < 20 || off > tlen {
                 if !fixoff {
                     return false;
                 }
-                let words = (tlen.min(60) / 4) as u8;
-                seg[12] = (seg[12] & 0x0f) | (words.max(5) << 4);
+                t.set_header_len((tlen.min(60) as u8).max(20));
             }
-            let mut t = TcpPacket::new_unchecked(seg);
             t.fill_checksum(Ipv4Addr::from(src), Ipv4Addr::from(dst));
             true
         });

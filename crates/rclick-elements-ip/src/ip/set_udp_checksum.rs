@@ -58,7 +58,7 @@ impl SetUDPChecksum {
                 return false;
             };
             let seg = &mut h[hlen..hlen + tlen];
-            let ulen = usize::from(u16::from_be_bytes([seg[4], seg[5]]));
+            let ulen = usize::from(UdpPacket::new_unchecked(&*seg).len());
             if ulen < 8 || ulen > tlen {
                 return false;
             }

@@ -2,6 +2,7 @@
 //! element).
 
 use rclick_core::Packet;
+use rclick_wire::Ipv4Packet;
 
 /// The IP header and transport segment of `p`, bounded by the IP total
 /// length: (source, destination, protocol, header length, segment length,
@@ -12,14 +13,14 @@ pub(crate) fn segment_info(p: &Packet) -> Option<(u32, u32, u8, usize, usize, bo
     if hlen < 20 || h.len() < hlen {
         return None;
     }
-    let total = usize::from(u16::from_be_bytes([h[2], h[3]]));
+    let ip = Ipv4Packet::new_unchecked(h);
+    let total = usize::from(ip.total_len());
     if total < hlen || total > h.len() {
         return None;
     }
-    let src = u32::from_be_bytes([h[12], h[13], h[14], h[15]]);
-    let dst = u32::from_be_bytes([h[16], h[17], h[18], h[19]]);
-    let first = u16::from_be_bytes([h[6], h[7]]) & 0x1fff == 0;
-    Some((src, dst, h[9], hlen, total - hlen, first))
+    let (src, dst) = (u32::from(ip.src_addr()), u32::from(ip.dst_addr()));
+    let first = ip.frag_offset() == 0;
+    Some((src, dst, ip.protocol().0, hlen, total - hlen, first))
 }
 
 use std::net::Ipv4Addr;
@@ -83,7 +84,7 @@ impl HeaderChecker {
                 if tlen < 20 {
                     return Err(1);
                 }
-                let off = usize::from(seg[12] >> 4) * 4;
+                let off = usize::from(rclick_wire::TcpPacket::new_unchecked(seg).header_len());
                 if off < 20 || off > tlen {
                     return Err(1);
                 }
@@ -97,7 +98,7 @@ impl HeaderChecker {
                 if tlen < 8 {
                     return Err(1);
                 }
-                let ulen = usize::from(u16::from_be_bytes([seg[4], seg[5]]));
+                let ulen = usize::from(rclick_wire::UdpPacket::new_unchecked(seg).len());
                 if ulen < 8 || ulen > tlen {
                     return Err(1);
                 }
