@@ -43,9 +43,32 @@
 
 use rclick_core::Element;
 
-use super::transport::HeaderChecker;
+use super::transport::{Checked, Fail, HeaderChecker};
+
+rclick_core::drop_reasons! {
+    /// Why CheckICMPHeader drops (`drop_details`).
+    pub(crate) enum Why {
+        NotIcmp = "not ICMP",
+        BadLength = "bad packet length",
+        BadChecksum = "bad ICMP checksum",
+    }
+}
+
+impl Checked for Why {
+    const CLASS: &'static str = "CheckICMPHeader";
+    const PROTO: u8 = 1;
+    const WHAT: &'static str = "ICMP header";
+    const HAS_CHECKSUM_KEYWORD: bool = false;
+    fn reason(f: Fail) -> Why {
+        match f {
+            Fail::NotProto => Why::NotIcmp,
+            Fail::BadLength => Why::BadLength,
+            Fail::BadChecksum => Why::BadChecksum,
+        }
+    }
+}
 
 /// Creates a CheckICMPHeader.
 pub fn make() -> Box<dyn Element> {
-    Box::new(HeaderChecker::new("CheckICMPHeader", 1))
+    Box::<HeaderChecker<Why>>::default()
 }

@@ -44,9 +44,32 @@
 
 use rclick_core::Element;
 
-use super::transport::HeaderChecker;
+use super::transport::{Checked, Fail, HeaderChecker};
+
+rclick_core::drop_reasons! {
+    /// Why CheckTCPHeader drops (`drop_details`).
+    pub(crate) enum Why {
+        NotTcp = "not TCP",
+        BadLength = "bad packet length",
+        BadChecksum = "bad TCP checksum",
+    }
+}
+
+impl Checked for Why {
+    const CLASS: &'static str = "CheckTCPHeader";
+    const PROTO: u8 = 6;
+    const WHAT: &'static str = "TCP header";
+    const HAS_CHECKSUM_KEYWORD: bool = true;
+    fn reason(f: Fail) -> Why {
+        match f {
+            Fail::NotProto => Why::NotTcp,
+            Fail::BadLength => Why::BadLength,
+            Fail::BadChecksum => Why::BadChecksum,
+        }
+    }
+}
 
 /// Creates a CheckTCPHeader.
 pub fn make() -> Box<dyn Element> {
-    Box::new(HeaderChecker::new("CheckTCPHeader", 6))
+    Box::<HeaderChecker<Why>>::default()
 }
