@@ -135,6 +135,13 @@ impl ArpPrint {
     }
 }
 
+rclick_core::handlers! {
+    /// ARPPrint's handlers (the manual's list).
+    enum H {
+        Active = read_write("active"),
+    }
+}
+
 impl Element for ArpPrint {
     fn class_name(&self) -> &'static str {
         "ARPPrint"
@@ -183,7 +190,7 @@ impl Element for ArpPrint {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("active", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.active.to_string())

@@ -212,19 +212,24 @@ fn parse_conf(
     })
 }
 
-const H_TABLE: u32 = 0;
-const H_STATS: u32 = 1;
-const H_QUERIES: u32 = 2;
-const H_RESPONSES: u32 = 3;
-const H_DROPS: u32 = 4;
-const H_COUNT: u32 = 5;
-const H_LENGTH: u32 = 6;
-const H_IPADDR: u32 = 7;
-const H_BROADCAST: u32 = 8;
-const H_INSERT: u32 = 9;
-const H_DELETE: u32 = 10;
-const H_CLEAR: u32 = 11;
-const H_EVICTIONS: u32 = 12;
+rclick_core::handlers! {
+    /// ARPQuerier's handlers (the manual's list).
+    enum H {
+        Table = read("table"),
+        Stats = read("stats"),
+        Queries = read("queries"),
+        Responses = read("responses"),
+        Drops = read("drops"),
+        Evictions = read("evictions"),
+        Count = read("count"),
+        Length = read("length"),
+        Ipaddr = read_write("ipaddr"),
+        Broadcast = read_write("broadcast"),
+        Insert = write("insert"),
+        Delete = write("delete"),
+        Clear = write("clear"),
+    }
+}
 
 /// What a query is about (taken from the packet that caused it).
 struct QueryFor {
@@ -553,63 +558,49 @@ impl Element for ArpQuerier {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("table", H_TABLE),
-            HandlerDef::read("stats", H_STATS),
-            HandlerDef::read("queries", H_QUERIES),
-            HandlerDef::read("responses", H_RESPONSES),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("evictions", H_EVICTIONS),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read("length", H_LENGTH),
-            HandlerDef::read_write("ipaddr", H_IPADDR),
-            HandlerDef::read_write("broadcast", H_BROADCAST),
-            HandlerDef::write("insert", H_INSERT),
-            HandlerDef::write("delete", H_DELETE),
-            HandlerDef::write("clear", H_CLEAR),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_TABLE => lock(&self.table).unparse(jiffies(cx.now())),
-            H_STATS => format!(
+        Ok(match H::from_id(id) {
+            Some(H::Table) => lock(&self.table).unparse(jiffies(cx.now())),
+            Some(H::Stats) => format!(
                 "{} packets killed\n{} ARP queries sent\n",
                 self.all_drops(),
                 self.queries
             ),
-            H_QUERIES => self.queries.to_string(),
-            H_RESPONSES => self.responses.to_string(),
-            H_DROPS => self.drops.to_string(),
-            H_EVICTIONS => lock(&self.table).evictions.to_string(),
-            H_COUNT => lock(&self.table).count().to_string(),
-            H_LENGTH => lock(&self.table).length().to_string(),
-            H_IPADDR => self.my_ip.to_string(),
-            H_BROADCAST => self.bcast.to_string(),
+            Some(H::Queries) => self.queries.to_string(),
+            Some(H::Responses) => self.responses.to_string(),
+            Some(H::Drops) => self.drops.to_string(),
+            Some(H::Evictions) => lock(&self.table).evictions.to_string(),
+            Some(H::Count) => lock(&self.table).count().to_string(),
+            Some(H::Length) => lock(&self.table).length().to_string(),
+            Some(H::Ipaddr) => self.my_ip.to_string(),
+            Some(H::Broadcast) => self.bcast.to_string(),
             _ => return Err("handler not readable".into()),
         })
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let now = jiffies(cx.now());
-        match id {
-            H_IPADDR | H_BROADCAST => {
+        match H::from_id(id) {
+            Some(H::Ipaddr | H::Broadcast) => {
                 let v = rclick_core::confparse::uncomment(value);
                 let ip = rclick_core::args::parse_ip_addr(v.trim())
                     .map_err(|_| "expected IP address".to_string())?;
-                if id == H_IPADDR {
+                if id == H::Ipaddr.id() {
                     self.my_ip = ip;
                 } else {
                     self.bcast = ip;
                 }
             }
-            H_INSERT => {
+            Some(H::Insert) => {
                 let (ip, eth) = parse_insert(value)?;
                 drop(lock(&self.table).insert(ip, eth, now));
             }
-            H_DELETE => {
+            Some(H::Delete) => {
                 let ip = parse_delete(value)?;
                 drop(lock(&self.table).insert(ip, [0xff; 6], now));
             }
-            H_CLEAR => {
+            Some(H::Clear) => {
                 self.queries = 0;
                 self.drops = 0;
                 self.responses = 0;

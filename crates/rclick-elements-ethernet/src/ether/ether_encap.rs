@@ -37,9 +37,14 @@ pub struct EtherEncap {
     header: [u8; 14],
 }
 
-const H_SRC: u32 = 0;
-const H_DST: u32 = 1;
-const H_TYPE: u32 = 2;
+rclick_core::handlers! {
+    /// EtherEncap's handlers (the manual's list).
+    enum H {
+        Src = read_write("src"),
+        Dst = read_write("dst"),
+        Type = read_write("ethertype"),
+    }
+}
 
 impl EtherEncap {
     /// The header, as a frame to write.
@@ -102,31 +107,27 @@ impl Element for EtherEncap {
         self.encap(&mut p).then_some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("src", H_SRC),
-            HandlerDef::read_write("dst", H_DST),
-            HandlerDef::read_write("ethertype", H_TYPE),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         let h = EthernetFrame::new_unchecked(&self.header[..]);
-        Ok(match id {
-            H_SRC => super::eth_dash(&h.src_addr().0),
-            H_DST => super::eth_dash(&h.dst_addr().0),
+        Ok(match H::from_id(id) {
+            Some(H::Src) => super::eth_dash(&h.src_addr().0),
+            Some(H::Dst) => super::eth_dash(&h.dst_addr().0),
             _ => h.ethertype().0.to_string(),
         })
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let v = value.trim();
-        match id {
-            H_SRC | H_DST => {
+        match H::from_id(id) {
+            Some(H::Src | H::Dst) => {
                 let mut e = EtherAddr::default();
                 Args::new_with(&[v], cx.arg_context())
                     .read_mp("ETH", &mut e)
                     .complete()
                     .map_err(|_| "expected Ethernet address".to_string())?;
                 let mut h = self.frame_mut();
-                if id == H_SRC {
+                if id == H::Src.id() {
                     h.set_src_addr(EthernetAddress(e.0));
                 } else {
                     h.set_dst_addr(EthernetAddress(e.0));

@@ -125,10 +125,15 @@ impl Default for IcmpError {
     }
 }
 
-const H_SRC: u32 = 0;
-const H_MTU: u32 = 1;
-const H_PMTU: u32 = 2;
-const H_DROPS: u32 = 3;
+rclick_core::handlers! {
+    /// ICMPError's handlers (the manual's list).
+    enum H {
+        Src = read_write("src"),
+        Mtu = read_write("mtu"),
+        Pmtu = read_write("pmtu"),
+        Drops = read("drops"),
+    }
+}
 
 impl IcmpError {
     fn unicast(&self, a: Ipv4Addr) -> bool {
@@ -321,20 +326,15 @@ impl Element for IcmpError {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("src", H_SRC),
-            HandlerDef::read_write("mtu", H_MTU),
-            HandlerDef::read_write("pmtu", H_PMTU),
-            HandlerDef::read("drops", H_DROPS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_SRC => Ok(self.src.to_string()),
-            H_MTU => Ok(self.mtu.to_string()),
-            H_PMTU => Ok(self.pmtu.to_string()),
-            H_DROPS => Ok(self.drops.to_string()),
+        match H::from_id(id) {
+            Some(H::Src) => Ok(self.src.to_string()),
+            Some(H::Mtu) => Ok(self.mtu.to_string()),
+            Some(H::Pmtu) => Ok(self.pmtu.to_string()),
+            Some(H::Drops) => Ok(self.drops.to_string()),
             _ => Err("no such handler".into()),
         }
     }
@@ -342,10 +342,10 @@ impl Element for IcmpError {
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
         let ctx = rclick_core::args::NoContext;
         let v = value.trim();
-        match id {
-            H_SRC => self.src = Ipv4Addr::from_arg(v, &ctx)?,
-            H_MTU => self.mtu = u32::from_arg(v, &ctx)?,
-            H_PMTU => self.pmtu = u32::from_arg(v, &ctx)?,
+        match H::from_id(id) {
+            Some(H::Src) => self.src = Ipv4Addr::from_arg(v, &ctx)?,
+            Some(H::Mtu) => self.mtu = u32::from_arg(v, &ctx)?,
+            Some(H::Pmtu) => self.pmtu = u32::from_arg(v, &ctx)?,
             _ => return Err("no such handler".into()),
         }
         Ok(())

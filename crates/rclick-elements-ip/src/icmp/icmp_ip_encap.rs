@@ -165,6 +165,14 @@ impl Default for IcmpIpEncap {
     }
 }
 
+rclick_core::handlers! {
+    /// ICMPIPEncap's handlers (the manual's list).
+    enum H {
+        Src = read_write("src"),
+        Dst = read_write("dst"),
+    }
+}
+
 impl Element for IcmpIpEncap {
     fn class_name(&self) -> &'static str {
         "ICMPIPEncap"
@@ -214,10 +222,7 @@ impl Element for IcmpIpEncap {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("src", 0),
-            HandlerDef::read_write("dst", 1),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {

@@ -434,6 +434,15 @@ impl IpReassembler {
     }
 }
 
+rclick_core::handlers! {
+    /// IPReassembler's handlers (the manual's list).
+    enum H {
+        Dump = read("dump").expensive(),
+        Drops = read("drops"),
+        MemUsed = read("mem_used"),
+    }
+}
+
 impl Element for IpReassembler {
     fn class_name(&self) -> &'static str {
         "IPReassembler"
@@ -502,17 +511,13 @@ impl Element for IpReassembler {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("dump", 0).expensive(),
-            HandlerDef::read("drops", 1),
-            HandlerDef::read("mem_used", 2),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            0 => self.dump(),
-            1 => (self.bad + self.failed).to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Dump) => self.dump(),
+            Some(H::Drops) => (self.bad + self.failed).to_string(),
             _ => self.mem_used.to_string(),
         })
     }

@@ -63,6 +63,13 @@ impl SetIPChecksum {
     }
 }
 
+rclick_core::handlers! {
+    /// SetIPChecksum's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for SetIPChecksum {
     fn class_name(&self) -> &'static str {
         "SetIPChecksum"
@@ -79,7 +86,7 @@ impl Element for SetIPChecksum {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())

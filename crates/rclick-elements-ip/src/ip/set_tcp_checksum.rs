@@ -92,6 +92,13 @@ impl SetTCPChecksum {
     }
 }
 
+rclick_core::handlers! {
+    /// SetTCPChecksum's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for SetTCPChecksum {
     fn class_name(&self) -> &'static str {
         "SetTCPChecksum"
@@ -117,7 +124,7 @@ impl Element for SetTCPChecksum {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())

@@ -76,6 +76,13 @@ impl SetUDPChecksum {
     }
 }
 
+rclick_core::handlers! {
+    /// SetUDPChecksum's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for SetUDPChecksum {
     fn class_name(&self) -> &'static str {
         "SetUDPChecksum"
@@ -92,7 +99,7 @@ impl Element for SetUDPChecksum {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())

@@ -148,6 +148,14 @@ impl IP6NDAdvertiser {
     }
 }
 
+rclick_core::handlers! {
+    /// IP6NDAdvertiser's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+        Responses = read("responses"),
+    }
+}
+
 impl Element for IP6NDAdvertiser {
     fn class_name(&self) -> &'static str {
         "IP6NDAdvertiser"
@@ -199,14 +207,16 @@ impl Element for IP6NDAdvertiser {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("drops", 0),
-            HandlerDef::read("responses", 1),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        Ok(if id == 0 { self.drops } else { self.responses }.to_string())
+        Ok(if H::from_id(id) == Some(H::Drops) {
+            self.drops
+        } else {
+            self.responses
+        }
+        .to_string())
     }
 }
 

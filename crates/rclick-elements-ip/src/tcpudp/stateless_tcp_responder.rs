@@ -83,11 +83,16 @@ const ACK: u8 = 0x10;
 /// FIN.
 const MAX_DATA: usize = 0xFFFF - 2;
 
-const H_DATA: u32 = 0;
-const H_RESPONSES: u32 = 1;
-const H_RESETS: u32 = 2;
-const H_BAD: u32 = 3;
-const H_DROPS: u32 = 4;
+rclick_core::handlers! {
+    /// StatelessTCPResponder's handlers (the manual's list).
+    enum H {
+        Data = read("data"),
+        Responses = read("responses"),
+        Resets = read("resets"),
+        Bad = read("bad"),
+        Drops = read("drops"),
+    }
+}
 
 /// The StatelessTCPResponder element.
 #[derive(Default)]
@@ -305,22 +310,16 @@ impl Element for StatelessTCPResponder {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("data", H_DATA),
-            HandlerDef::read("responses", H_RESPONSES),
-            HandlerDef::read("resets", H_RESETS),
-            HandlerDef::read("bad", H_BAD),
-            HandlerDef::read("drops", H_DROPS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_DATA => String::from_utf8_lossy(&self.data).into_owned(),
-            H_RESPONSES => self.responses.to_string(),
-            H_RESETS => self.resets.to_string(),
-            H_BAD => self.bad.to_string(),
-            H_DROPS => self.drops.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Data) => String::from_utf8_lossy(&self.data).into_owned(),
+            Some(H::Responses) => self.responses.to_string(),
+            Some(H::Resets) => self.resets.to_string(),
+            Some(H::Bad) => self.bad.to_string(),
+            Some(H::Drops) => self.drops.to_string(),
             _ => return Err("no such handler".into()),
         })
     }
