@@ -46,6 +46,7 @@
 
 use rclick_core::args::{Args, EtherAddr};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+use rclick_wire::{EtherType, EthernetAddress, EthernetFrame, VlanTag};
 
 use super::vlan_encap::{Tci, TciText};
 use super::{eth_at, eth_dash};
@@ -98,15 +99,16 @@ impl Element for EtherVlanEncap {
         let (tci, native) = self.tci.for_packet(&p);
         let n = if native { 14 } else { 18 };
         p.push(n).ok()?;
-        let d = p.data_mut();
-        d[0..6].copy_from_slice(&self.dst);
-        d[6..12].copy_from_slice(&self.src);
+        let mut eth = EthernetFrame::new_unchecked(p.data_mut());
+        eth.set_dst_addr(EthernetAddress(self.dst));
+        eth.set_src_addr(EthernetAddress(self.src));
         if native {
-            d[12..14].copy_from_slice(&self.ethertype.to_be_bytes());
+            eth.set_ethertype(EtherType(self.ethertype));
         } else {
-            d[12..14].copy_from_slice(&0x8100u16.to_be_bytes());
-            d[14..16].copy_from_slice(&tci.to_be_bytes());
-            d[16..18].copy_from_slice(&self.ethertype.to_be_bytes());
+            eth.set_ethertype(EtherType::VLAN);
+            let mut tag = VlanTag::new_unchecked(eth.payload_mut());
+            tag.set_tci(tci);
+            tag.set_ethertype(EtherType(self.ethertype));
         }
         p.set_mac_header(0);
         Some(p)

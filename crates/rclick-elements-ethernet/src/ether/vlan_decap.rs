@@ -35,6 +35,7 @@
 
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, Packet};
+use rclick_wire::{EtherType, EthernetFrame, VlanTag};
 
 /// The VLANDecap element.
 pub struct VlanDecap {
@@ -69,8 +70,9 @@ impl Element for VlanDecap {
     fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
         let mut tci = 0;
         let d = p.data();
-        if d.len() >= 16 && u16::from_be_bytes([d[12], d[13]]) == self.ethertype {
-            tci = u16::from_be_bytes([d[14], d[15]]);
+        let eth = EthernetFrame::new_unchecked(d);
+        if d.len() >= 16 && eth.ethertype() == EtherType(self.ethertype) {
+            tci = VlanTag::new_unchecked(eth.payload()).tci();
             p.data_mut().copy_within(0..12, 4);
             p.pull(4);
         }

@@ -72,7 +72,7 @@ use std::net::Ipv4Addr;
 
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
-use rclick_wire::{IpProtocol, Ipv4Packet, Ipv4Repr, TcpPacket};
+use rclick_wire::{tcp, IpProtocol, Ipv4Packet, Ipv4Repr, TcpPacket};
 
 const SYN: u8 = 0x02;
 const RST: u8 = 0x04;
@@ -143,29 +143,8 @@ fn parse(p: &Packet) -> Option<Segment> {
         flags: tcp.flags(),
         window: tcp.window_len(),
         payload_len: tcp_bytes.len().saturating_sub(thl) as u32,
-        mss: find_mss(options),
+        mss: tcp::mss_option(options),
     })
-}
-
-/// The MSS option's value among TCP `options`.
-fn find_mss(mut o: &[u8]) -> Option<u16> {
-    while let Some(&kind) = o.first() {
-        match kind {
-            0 => return None,
-            1 => o = &o[1..],
-            _ => {
-                let len = usize::from(*o.get(1)?);
-                if len < 2 || len > o.len() {
-                    return None;
-                }
-                if kind == 2 && len == 4 {
-                    return Some(u16::from_be_bytes([o[2], o[3]]));
-                }
-                o = &o[len..];
-            }
-        }
-    }
-    None
 }
 
 impl StatelessTCPResponder {
@@ -327,8 +306,9 @@ impl Element for StatelessTCPResponder {
 
 #[cfg(test)]
 mod tests {
-    use super::{find_mss, parse, Segment, StatelessTCPResponder};
+    use super::{parse, Segment, StatelessTCPResponder};
     use rclick_core::Packet;
+    use rclick_wire::tcp::mss_option as find_mss;
     use rclick_wire::{IpProtocol, Ipv4Packet, Ipv4Repr, TcpPacket};
     use std::net::Ipv4Addr;
 

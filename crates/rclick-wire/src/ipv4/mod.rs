@@ -490,6 +490,37 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv4Packet<T> {
         self.set_checksum(c)
     }
 
+    /// Sets the TOS byte and updates the checksum incrementally (RFC 1624),
+    /// as Click's SetIPDSCP and SetIPECN do.
+    #[inline]
+    pub fn set_tos_update_checksum(&mut self, v: u8) {
+        let old = read_u16(self.buffer.as_ref(), field::VER_IHL);
+        self.set_tos(v);
+        let new = read_u16(self.buffer.as_ref(), field::VER_IHL);
+        self.set_checksum(checksum::update_u16(self.checksum(), old, new));
+    }
+
+    /// Sets the source address and updates the checksum incrementally;
+    /// returns the old address (a TCP or UDP checksum over the
+    /// pseudo-header needs the same update).
+    #[inline]
+    pub fn set_src_addr_update_checksum(&mut self, a: Ipv4Addr) -> Ipv4Addr {
+        let old = self.src_addr();
+        self.set_src_addr(a);
+        self.set_checksum(checksum::update_u32(self.checksum(), old.into(), a.into()));
+        old
+    }
+
+    /// Sets the destination address and updates the checksum
+    /// incrementally; returns the old address.
+    #[inline]
+    pub fn set_dst_addr_update_checksum(&mut self, a: Ipv4Addr) -> Ipv4Addr {
+        let old = self.dst_addr();
+        self.set_dst_addr(a);
+        self.set_checksum(checksum::update_u32(self.checksum(), old.into(), a.into()));
+        old
+    }
+
     /// Click's `DecIPTTL`: decrements the TTL and updates the checksum
     /// incrementally (RFC 1624; the TTL is the high byte of its word, so
     /// the update is `~(~sum + 0xfeff)`). Returns the new TTL, or `None`,
@@ -840,6 +871,22 @@ mod tests {
         assert_eq!(b[0], 0x66);
         assert_eq!(b[20], 0xaa);
         assert_eq!(&b[16..20], &[255; 4]);
+    }
+
+    #[test]
+    fn incremental_setters_keep_the_checksum_right() {
+        let mut b = udp64_ip();
+        let mut p = Ipv4Packet::new_unchecked(&mut b[..]);
+        p.set_tos_update_checksum(0xb8);
+        assert_eq!(p.tos(), 0xb8);
+        assert!(p.verify_checksum());
+        let old = p.set_src_addr_update_checksum(Ipv4Addr::new(192, 0, 2, 1));
+        assert_eq!(old, Ipv4Addr::new(10, 0, 0, 2));
+        assert!(p.verify_checksum());
+        let old = p.set_dst_addr_update_checksum(Ipv4Addr::new(198, 51, 100, 7));
+        assert_eq!(old, Ipv4Addr::new(10, 0, 1, 2));
+        assert_eq!(p.dst_addr(), Ipv4Addr::new(198, 51, 100, 7));
+        assert!(p.verify_checksum());
     }
 
     #[test]
