@@ -168,3 +168,38 @@ impl Element for IPsecESPEncap {
         self.stats.read(id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::test_util::{ip_hex, registry};
+    use rclick_core::testing;
+
+    const K: &str = "0x0102030405060708090a0b0c0d0e0f1011121314";
+
+    /// Packets sealed with the configured SPI; packets with no SPI, or
+    /// that are not IP, dropped by reason.
+    #[test]
+    fn seals_and_names_drops() {
+        let data = ip_hex([198, 51, 100, 2], [203, 0, 113, 5], 4);
+        let conf = format!(
+            "SATable(0x1001 aes-gcm {K});
+             InfiniteSource(DATA {data}, LIMIT 3, STOP true) -> e :: IPsecESPEncap(SPI 0x1001)
+             -> ok :: Counter -> Discard;
+             InfiniteSource(DATA {data}, LIMIT 2) -> n :: IPsecESPEncap -> Discard;
+             InfiniteSource(DATA \\<0102>, LIMIT 1) -> e;"
+        );
+        let r = testing::run(&conf, &registry()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(testing::read(&r, "ok.count"), "3");
+        assert_eq!(testing::read(&r, "e.count"), "3");
+        assert_eq!(
+            testing::read(&r, "e.drop_details"),
+            "0\tno_spi\n0\tunknown_spi\n1\tnot_ip\n0\tseq_overflow\n0\tno_room\n"
+        );
+        assert_eq!(testing::read(&r, "n.drops"), "2");
+        let log = r.take_log();
+        assert!(
+            log.contains(&"n: dropped a packet: no_spi".to_string()),
+            "{log:?}"
+        );
+    }
+}

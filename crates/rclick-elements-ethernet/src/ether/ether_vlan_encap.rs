@@ -164,3 +164,38 @@ impl Element for EtherVlanEncap {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ether::test_util::registry;
+    use rclick_core::testing;
+
+    /// A tagged header (TPID 0x8100, the TCI from VLAN_ID and VLAN_PCP),
+    /// or an untagged one for the native VLAN; VLANDecap takes the tag
+    /// off again.
+    #[test]
+    fn tags_and_untags() {
+        let r = testing::run(
+            "InfiniteSource(DATA \\<abcd>, LIMIT 1, STOP true)
+             -> EtherVLANEncap(0x0800, 1:1:1:1:1:1, 2:2:2:2:2:2, VLAN_ID 5, VLAN_PCP 3)
+             -> Print(t) -> VLANDecap -> Print(d) -> Discard;
+             InfiniteSource(DATA \\<abcd>, LIMIT 1)
+             -> EtherVLANEncap(0x0800, 1:1:1:1:1:1, 2:2:2:2:2:2, VLAN_ID 0) -> Print(n) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        let log = r.take_log();
+        assert!(
+            log.contains(&"t:   20 | 02020202 02020101 01010101 81006005 0800abcd".to_string()),
+            "{log:?}"
+        );
+        assert!(
+            log.contains(&"d:   16 | 02020202 02020101 01010101 0800abcd".to_string()),
+            "{log:?}"
+        );
+        assert!(
+            log.contains(&"n:   16 | 02020202 02020101 01010101 0800abcd".to_string()),
+            "{log:?}"
+        );
+    }
+}

@@ -83,3 +83,39 @@ impl Element for VlanDecap {
         Some(p)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ether::test_util::registry;
+    use rclick_core::testing;
+
+    /// The tag comes off and its TCI goes to the annotation (VLANEncap
+    /// with VLAN_TCI ANNO puts it back); an untagged frame passes.
+    #[test]
+    fn untags_into_the_annotation() {
+        let tagged = "020202020202 010101010101 8100 6005 0800 abcd";
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(DATA \\<{tagged}>, LIMIT 1, STOP true) -> VLANDecap -> Print(d)
+                 -> VLANEncap(VLAN_TCI ANNO) -> Print(e) -> Discard;
+                 InfiniteSource(DATA \\<020202020202 010101010101 0800 abcd>, LIMIT 1)
+                 -> VLANDecap -> Print(u) -> Discard;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        let log = r.take_log();
+        assert!(
+            log.contains(&"d:   16 | 02020202 02020101 01010101 0800abcd".to_string()),
+            "{log:?}"
+        );
+        assert!(
+            log.contains(&"e:   20 | 02020202 02020101 01010101 81006005 0800abcd".to_string()),
+            "{log:?}"
+        );
+        assert!(
+            log.contains(&"u:   16 | 02020202 02020101 01010101 0800abcd".to_string()),
+            "{log:?}"
+        );
+    }
+}

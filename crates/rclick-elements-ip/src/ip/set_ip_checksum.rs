@@ -92,3 +92,28 @@ impl Element for SetIPChecksum {
         Ok(self.drops.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    /// A header with a wrong checksum comes out right; a packet without an
+    /// IP header annotation is dropped and counted.
+    #[test]
+    fn fixes_checksums_and_drops_unmarked() {
+        let bad_sum = "4500001c 00000000 4011 0000 0a000002 0a000102 04d2162e 000c0000";
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(DATA \\<{bad_sum}>, LIMIT 2, STOP true) -> MarkIPHeader
+                 -> s :: SetIPChecksum -> c :: CheckIPHeader -> ok :: Counter -> Discard;
+                 c[1] -> Discard;
+                 InfiniteSource(DATA \\<{bad_sum}>, LIMIT 1) -> s;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "ok.count"), "2");
+        assert_eq!(testing::read(&r, "s.drops"), "1");
+    }
+}

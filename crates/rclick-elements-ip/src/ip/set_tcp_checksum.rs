@@ -130,3 +130,40 @@ impl Element for SetTCPChecksum {
         Ok(self.drops.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    /// 10.0.0.1 -> 10.0.0.2, TCP, a 20-byte TCP header whose data offset
+    /// is 0 (bad) and whose checksum is zero.
+    const BAD_OFF: &str = "45000028 00000000 4006 66ce 0a000001 0a000002
+                           04d20050 00000001 00000000 00020200 00000000";
+
+    /// With FIXOFF (the default) a bad data offset is fixed and the
+    /// checksum made; with FIXOFF false the packet is dropped.
+    #[test]
+    fn fixes_offset_and_checksum() {
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(DATA \\<{BAD_OFF}>, LIMIT 2, STOP true) -> MarkIPHeader
+                 -> Tee -> s :: SetTCPChecksum -> t :: CheckTCPHeader -> ok :: Counter -> Discard;
+                 t[1] -> Discard;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "ok.count"), "2");
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(DATA \\<{BAD_OFF}>, LIMIT 2, STOP true) -> MarkIPHeader
+                 -> s :: SetTCPChecksum(FIXOFF false) -> ok :: Counter -> Discard;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "ok.count"), "0");
+        assert_eq!(testing::read(&r, "s.drops"), "2");
+    }
+}

@@ -188,3 +188,33 @@ impl<R: Checked> Element for HeaderChecker<R> {
         self.drops.read(id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::segment_info;
+    use rclick_core::Packet;
+
+    /// The fields read from the IP header, and each refusal.
+    #[test]
+    fn reads_segment_info() {
+        let mut h = [
+            0x45u8, 0, 0, 28, 0, 0, 0x20, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2, //
+            0, 1, 0, 2, 0, 8, 0, 0,
+        ];
+        let info = |h: &[u8], hlen| {
+            let mut p = Packet::from_slice(h);
+            p.set_ip_header(0, hlen);
+            segment_info(&p)
+        };
+        assert_eq!(
+            info(&h, 20),
+            Some((0x0a00_0001, 0x0a00_0002, 17, 20, 8, true))
+        );
+        assert_eq!(info(&h, 16), None, "header length under 20");
+        h[7] = 1; // offset 8: not a first fragment
+        assert_eq!(info(&h, 20).map(|i| i.5), Some(false));
+        h[3] = 40; // total length past the data
+        assert_eq!(info(&h, 20), None);
+        assert_eq!(segment_info(&Packet::from_slice(&h)), None, "no IP header");
+    }
+}
