@@ -140,9 +140,7 @@ impl IP6NDAdvertiser {
         icmp.set_data_field(flags);
         let body = icmp.body_mut();
         body[..16].copy_from_slice(&target.octets());
-        body[16] = nd::OPT_TARGET_LL_ADDR;
-        body[17] = 1;
-        body[18..24].copy_from_slice(&mac);
+        nd::write_ll_addr_option(&mut body[16..], nd::OPT_TARGET_LL_ADDR, mac);
         icmp.fill_checksum(target, dst);
         Some(q)
     }

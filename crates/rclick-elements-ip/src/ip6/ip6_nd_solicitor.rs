@@ -93,7 +93,7 @@ use rclick_core::args::{parse_ether, Args, Interval};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch, TimerId};
 use rclick_packet::DEFAULT_HEADROOM;
 use rclick_wire::ipv6::HEADER_LEN;
-use rclick_wire::{EtherType, Icmpv6Packet, IpProtocol, Ipv6Packet};
+use rclick_wire::{EtherType, EthernetFrame, Icmpv6Packet, IpProtocol, Ipv6Packet};
 
 use super::{nd_message, nd_option, parse_ip6};
 
@@ -280,7 +280,7 @@ impl IP6NDSolicitor {
         let o = dst.octets();
         d[..6].copy_from_slice(&[0x33, 0x33, 0xff, o[13], o[14], o[15]]);
         d[6..12].copy_from_slice(&self.my_eth);
-        d[12..14].copy_from_slice(&EtherType::IPV6.0.to_be_bytes());
+        EthernetFrame::new_unchecked(&mut *d).set_ethertype(EtherType::IPV6);
         let mut ip = Ipv6Packet::new_unchecked(&mut d[ETH_LEN..ETH_LEN + HEADER_LEN]);
         ip.set_version(6);
         ip.set_payload_len(NS_LEN as u16);
@@ -292,9 +292,7 @@ impl IP6NDSolicitor {
         icmp.set_msg_type(NS);
         let body = icmp.body_mut();
         body[..16].copy_from_slice(&target.octets());
-        body[16] = nd::OPT_SOURCE_LL_ADDR;
-        body[17] = 1;
-        body[18..24].copy_from_slice(&self.my_eth);
+        nd::write_ll_addr_option(&mut body[16..], nd::OPT_SOURCE_LL_ADDR, self.my_eth);
         icmp.fill_checksum(self.my_ip, dst);
         q.set_mac_header_len(0, ETH_LEN);
         q
@@ -332,7 +330,7 @@ impl IP6NDSolicitor {
         let mut hdr = [0u8; ETH_LEN];
         hdr[..6].copy_from_slice(&dst);
         hdr[6..12].copy_from_slice(&self.my_eth);
-        hdr[12..].copy_from_slice(&EtherType::IPV6.0.to_be_bytes());
+        EthernetFrame::new_unchecked(&mut hdr[..]).set_ethertype(EtherType::IPV6);
         if p.push_slice(&hdr).is_err() {
             self.drops += 1;
             return;
