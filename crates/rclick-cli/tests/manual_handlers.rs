@@ -36,7 +36,6 @@ const KNOWN_GAPS: &[&str] = &[
     "DriverManager",
     "LinearIPLookup",
     "MSQueue",
-    "RadixIPsecLookup",
     "Script",
     "SortedIPLookup",
 ];

@@ -68,46 +68,45 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 use crate::sa::{self, SaCache, SealError};
 use crate::{Stepper, SPI_ANNO};
 
-const REASONS: &[&str] = &["no_spi", "unknown_spi", "not_ip", "seq_overflow", "no_room"];
+rclick_core::drop_reasons! {
+    /// Why IPsecESPEncap drops (`drop_details`).
+    enum Why {
+        NoSpi = "no_spi",
+        UnknownSpi = "unknown_spi",
+        NotIp = "not_ip",
+        SeqOverflow = "seq_overflow",
+        NoRoom = "no_room",
+    }
+}
 
 /// The IPsecESPEncap element.
+#[derive(Default)]
 pub struct IPsecESPEncap {
     spi: u32,
     table: String,
     cache: SaCache,
-    stats: Stepper,
-}
-
-impl Default for IPsecESPEncap {
-    fn default() -> Self {
-        IPsecESPEncap {
-            spi: 0,
-            table: String::new(),
-            cache: SaCache::default(),
-            stats: Stepper::new(REASONS),
-        }
-    }
+    stats: Stepper<Why>,
 }
 
 /// Seals one packet, or gives the drop reason.
 #[inline]
-fn seal(cache: &mut SaCache, default_spi: u32, p: &mut Packet) -> Result<(), usize> {
+fn seal(cache: &mut SaCache, default_spi: u32, p: &mut Packet) -> Result<(), Why> {
     let mut spi = p.anno_u32(SPI_ANNO);
     if spi == 0 {
         spi = default_spi;
     }
     if spi == 0 {
-        return Err(0);
+        return Err(Why::NoSpi);
     }
-    let sa = cache.get(spi).ok_or(1usize)?;
+    let sa = cache.get(spi).ok_or(Why::UnknownSpi)?;
     let nh = match (p.data().first().map(|b| b >> 4), p.len()) {
         (Some(4), n) if n >= 20 => sa::NH_IPV4,
         (Some(6), n) if n >= 40 => sa::NH_IPV6,
-        _ => return Err(2),
+        _ => return Err(Why::NotIp),
     };
     sa.seal(p, nh).map_err(|e| match e {
-        SealError::SeqOverflow => 3usize,
-        SealError::NoRoom | SealError::Cipher => 4,
+        SealError::SeqOverflow => Why::SeqOverflow,
+        SealError::NoRoom | SealError::Cipher => Why::NoRoom,
     })?;
     p.set_anno_u32(SPI_ANNO, spi);
     p.clear_network_header();
@@ -151,7 +150,7 @@ impl Element for IPsecESPEncap {
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
         let (cache, spi) = (&mut self.cache, self.spi);
         let bad = self.stats.run(&mut batch, cx, |p| seal(cache, spi, p));
-        Stepper::push_out(batch, bad, cx);
+        Stepper::<Why>::push_out(batch, bad, cx);
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let mut batch = cx.pull(0, max);
@@ -163,9 +162,44 @@ impl Element for IPsecESPEncap {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        Stepper::handlers()
+        Stepper::<Why>::handlers()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         self.stats.read(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_util::{ip_hex, registry};
+    use rclick_core::testing;
+
+    const K: &str = "0x0102030405060708090a0b0c0d0e0f1011121314";
+
+    /// Packets sealed with the configured SPI; packets with no SPI, or
+    /// that are not IP, dropped by reason.
+    #[test]
+    fn seals_and_names_drops() {
+        let data = ip_hex([198, 51, 100, 2], [203, 0, 113, 5], 4);
+        let conf = format!(
+            "SATable(0x1001 aes-gcm {K});
+             InfiniteSource(DATA {data}, LIMIT 3, STOP true) -> e :: IPsecESPEncap(SPI 0x1001)
+             -> ok :: Counter -> Discard;
+             InfiniteSource(DATA {data}, LIMIT 2) -> n :: IPsecESPEncap -> Discard;
+             InfiniteSource(DATA \\<0102>, LIMIT 1) -> e;"
+        );
+        let r = testing::run(&conf, &registry()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(testing::read(&r, "ok.count"), "3");
+        assert_eq!(testing::read(&r, "e.count"), "3");
+        assert_eq!(
+            testing::read(&r, "e.drop_details"),
+            "0\tno_spi\n0\tunknown_spi\n1\tnot_ip\n0\tseq_overflow\n0\tno_room\n"
+        );
+        assert_eq!(testing::read(&r, "n.drops"), "2");
+        let log = r.take_log();
+        assert!(
+            log.contains(&"n: dropped a packet: no_spi".to_string()),
+            "{log:?}"
+        );
     }
 }

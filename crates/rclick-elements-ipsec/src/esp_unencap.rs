@@ -67,52 +67,47 @@
 use rclick_core::args::Args;
 use rclick_core::router::InitCx;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+use rclick_wire::esp::EspPacket;
 use rclick_wire::ipv4::Ipv4Packet;
 use rclick_wire::ipv6::Ipv6Packet;
 
 use crate::sa::{self, OpenError, SaCache};
 use crate::{Stepper, SPI_ANNO};
 
-const REASONS: &[&str] = &[
-    "truncated",
-    "unknown_spi",
-    "replayed",
-    "too_old",
-    "bad_icv",
-    "bad_padding",
-    "dummy",
-    "bad_next_header",
-    "bad_inner",
-];
+rclick_core::drop_reasons! {
+    /// Why IPsecESPUnencap refuses a packet (`drop_details`).
+    enum Why {
+        Truncated = "truncated",
+        UnknownSpi = "unknown_spi",
+        Replayed = "replayed",
+        TooOld = "too_old",
+        BadIcv = "bad_icv",
+        BadPadding = "bad_padding",
+        Dummy = "dummy",
+        BadNextHeader = "bad_next_header",
+        BadInner = "bad_inner",
+    }
+}
 
-fn reason(e: OpenError) -> usize {
+fn reason(e: OpenError) -> Why {
     match e {
-        OpenError::Truncated => 0,
-        OpenError::Replayed => 2,
-        OpenError::TooOld => 3,
-        OpenError::BadIcv => 4,
-        OpenError::BadPadding => 5,
-        OpenError::Dummy => 6,
-        OpenError::BadNextHeader => 7,
-        OpenError::BadInner => 8,
+        OpenError::Truncated => Why::Truncated,
+        OpenError::Replayed => Why::Replayed,
+        OpenError::TooOld => Why::TooOld,
+        OpenError::BadIcv => Why::BadIcv,
+        OpenError::BadPadding => Why::BadPadding,
+        OpenError::Dummy => Why::Dummy,
+        OpenError::BadNextHeader => Why::BadNextHeader,
+        OpenError::BadInner => Why::BadInner,
     }
 }
 
 /// The IPsecESPUnencap element.
+#[derive(Default)]
 pub struct IPsecESPUnencap {
     table: String,
     cache: SaCache,
-    stats: Stepper,
-}
-
-impl Default for IPsecESPUnencap {
-    fn default() -> Self {
-        IPsecESPUnencap {
-            table: String::new(),
-            cache: SaCache::default(),
-            stats: Stepper::new(REASONS),
-        }
-    }
+    stats: Stepper<Why>,
 }
 
 /// Checks the inner packet of next header `nh`, trims it to its own
@@ -147,13 +142,11 @@ fn inner(p: &mut Packet, nh: u8) -> Result<(), OpenError> {
 
 /// Opens one packet, or gives the drop reason.
 #[inline]
-fn open(cache: &mut SaCache, p: &mut Packet) -> Result<(), usize> {
-    let d = p.data();
-    if d.len() < 8 {
-        return Err(0);
-    }
-    let spi = u32::from_be_bytes([d[0], d[1], d[2], d[3]]);
-    let sa = cache.get(spi).ok_or(1usize)?;
+fn open(cache: &mut SaCache, p: &mut Packet) -> Result<(), Why> {
+    let spi = EspPacket::new_checked(p.data())
+        .map_err(|_| Why::Truncated)?
+        .spi();
+    let sa = cache.get(spi).ok_or(Why::UnknownSpi)?;
     let nh = sa.open(p).map_err(reason)?;
     inner(p, nh).map_err(reason)?;
     p.set_anno_u32(SPI_ANNO, spi);
@@ -186,7 +179,7 @@ impl Element for IPsecESPUnencap {
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
         let cache = &mut self.cache;
         let bad = self.stats.run(&mut batch, cx, |p| open(cache, p));
-        Stepper::push_out(batch, bad, cx);
+        Stepper::<Why>::push_out(batch, bad, cx);
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let mut batch = cx.pull(0, max);
@@ -198,7 +191,7 @@ impl Element for IPsecESPUnencap {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        Stepper::handlers()
+        Stepper::<Why>::handlers()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         self.stats.read(id)

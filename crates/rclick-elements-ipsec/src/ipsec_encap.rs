@@ -47,8 +47,13 @@ use rclick_core::args::{Args, FromArg};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 use rclick_wire::ipv4::{IpProtocol, Ipv4Packet};
 
-const H_SRC: u32 = 0;
-const H_DST: u32 = 1;
+rclick_core::handlers! {
+    /// IPsecEncap's handlers (the manual's list).
+    enum H {
+        Src = read("src"),
+        Dst = read("dst"),
+    }
+}
 
 /// An IP protocol number or name (Click's names for the tunnel protocols).
 fn parse_proto(s: &str) -> Result<u8, String> {
@@ -148,15 +153,12 @@ impl Element for IPsecEncap {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("src", H_SRC),
-            HandlerDef::read("dst", H_DST),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_SRC => Ok(self.src.unwrap_or(Ipv4Addr::UNSPECIFIED).to_string()),
-            H_DST => Ok(self.last_dst.to_string()),
+        match H::from_id(id) {
+            Some(H::Src) => Ok(self.src.unwrap_or(Ipv4Addr::UNSPECIFIED).to_string()),
+            Some(H::Dst) => Ok(self.last_dst.to_string()),
             _ => Err("no such handler".into()),
         }
     }

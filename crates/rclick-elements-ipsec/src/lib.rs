@@ -25,6 +25,7 @@ pub mod sa_table;
 
 use std::sync::Arc;
 
+use rclick_core::drops::{DropReason, Drops};
 use rclick_core::router::InitCx;
 use rclick_core::{Ctx, HandlerDef, Packet, PacketBatch, Registry};
 
@@ -90,90 +91,52 @@ pub(crate) fn find_table(name: &str, cx: &mut InitCx) -> Result<Arc<sa::SaDb>, S
     }
 }
 
-/// Per-reason drop counts with the `drops` and `drop_details` handlers
-/// (one line per reason: count, tab, reason). The first drop of each
-/// reason is logged.
-pub(crate) struct Drops {
-    reasons: &'static [&'static str],
-    counts: Vec<u64>,
-}
-
-/// Handler id of `drops`.
-pub(crate) const H_DROPS: u32 = 100;
-/// Handler id of `drop_details`.
-pub(crate) const H_DROP_DETAILS: u32 = 101;
-
-impl Drops {
-    pub fn new(reasons: &'static [&'static str]) -> Drops {
-        Drops {
-            reasons,
-            counts: vec![0; reasons.len()],
-        }
-    }
-
-    pub fn count(&mut self, reason: usize, cx: &Ctx) {
-        if let Some(c) = self.counts.get_mut(reason) {
-            if *c == 0 {
-                cx.log(format!(
-                    "{}: dropped a packet: {}",
-                    cx.name(),
-                    self.reasons[reason]
-                ));
-            }
-            *c += 1;
-        }
-    }
-
-    pub fn total(&self) -> u64 {
-        self.counts.iter().sum()
-    }
-
-    pub fn handlers(out: &mut Vec<HandlerDef>) {
-        out.push(HandlerDef::read("drops", H_DROPS));
-        out.push(HandlerDef::read("drop_details", H_DROP_DETAILS));
-    }
-
-    pub fn read(&self, id: u32) -> Option<String> {
-        match id {
-            H_DROPS => Some(self.total().to_string()),
-            H_DROP_DETAILS => Some(
-                self.counts
-                    .iter()
-                    .zip(self.reasons)
-                    .map(|(n, r)| format!("{n}\t{r}\n"))
-                    .collect(),
-            ),
-            _ => None,
-        }
+/// Counts a drop for `reason`, logging the first of each reason as
+/// `NAME: dropped a packet: REASON`.
+pub(crate) fn count_drop<R: DropReason>(drops: &mut Drops<R>, reason: R, cx: &Ctx) {
+    if drops.count(reason, 1) {
+        cx.log(format!(
+            "{}: dropped a packet: {}",
+            cx.name(),
+            reason.text()
+        ));
     }
 }
 
-/// Handler id of `count`.
-pub(crate) const H_COUNT: u32 = 102;
+rclick_core::handlers! {
+    /// The handlers of IPsecESPEncap and IPsecESPUnencap.
+    pub(crate) enum StepperH {
+        Count = read("count"),
+        Drops = read("drops"),
+        DropDetails = read("drop_details"),
+    }
+}
 
 /// What IPsecESPEncap and IPsecESPUnencap share: a per-packet step that
 /// either changes the packet or names a drop reason, the count of packets
 /// that passed, and the drops. Good packets leave on output 0, the others
 /// on output 1 when it is connected.
-pub(crate) struct Stepper {
+pub(crate) struct Stepper<R: DropReason> {
     count: u64,
-    drops: Drops,
+    drops: Drops<R>,
 }
 
-impl Stepper {
-    pub fn new(reasons: &'static [&'static str]) -> Stepper {
+impl<R: DropReason> Default for Stepper<R> {
+    fn default() -> Self {
         Stepper {
             count: 0,
-            drops: Drops::new(reasons),
+            drops: Drops::default(),
         }
     }
+}
 
+impl<R: DropReason> Stepper<R> {
     /// Runs `step` on each packet; returns the refused ones.
     pub fn run(
         &mut self,
         batch: &mut PacketBatch,
         cx: &mut Ctx,
-        mut step: impl FnMut(&mut Packet) -> Result<(), usize>,
+        mut step: impl FnMut(&mut Packet) -> Result<(), R>,
     ) -> PacketBatch {
         let mut reasons = Vec::new();
         let bad = batch.divert(|p| match step(p) {
@@ -184,7 +147,7 @@ impl Stepper {
             }
         });
         for r in reasons {
-            self.drops.count(r, cx);
+            count_drop(&mut self.drops, r, cx);
         }
         self.count += batch.len() as u64;
         bad
@@ -201,16 +164,16 @@ impl Stepper {
     }
 
     pub fn handlers() -> Vec<HandlerDef> {
-        let mut h = vec![HandlerDef::read("count", H_COUNT)];
-        Drops::handlers(&mut h);
-        h
+        StepperH::all_defs()
     }
 
     pub fn read(&self, id: u32) -> Result<String, String> {
-        if id == H_COUNT {
-            return Ok(self.count.to_string());
+        match StepperH::from_id(id) {
+            Some(StepperH::Count) => Ok(self.count.to_string()),
+            Some(StepperH::Drops) => Ok(self.drops.total().to_string()),
+            Some(StepperH::DropDetails) => Ok(self.drops.details()),
+            None => Err("no such handler".into()),
         }
-        self.drops.read(id).ok_or_else(|| "no such handler".into())
     }
 }
 

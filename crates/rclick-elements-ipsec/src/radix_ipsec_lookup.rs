@@ -43,7 +43,8 @@
 //! * `lookup` (read with an address parameter): the output, gateway and SPI
 //!   for an address.
 //! * `add`, `set` (write): add a route (an error if the prefix has one), or
-//!   add or replace one. `remove` (write): remove the route of `ADDR/MASK`.
+//!   add or replace one.
+//! * `remove` (write): remove the route of `ADDR/MASK`.
 //! * `drops`, `drop_details` (read): packets dropped, by reason.
 //!
 //! ## Examples
@@ -64,20 +65,37 @@ use std::net::Ipv4Addr;
 use std::sync::Arc;
 
 use rclick_core::args::{parse_ip_prefix_with, FromArg};
+use rclick_core::drops::Drops;
 use rclick_core::router::InitCx;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
+use rclick_wire::esp::EspPacket;
 use rclick_wire::ipv4::Ipv4Packet;
 
 use crate::sa::{parse_spi, SaDb};
-use crate::{Drops, SPI_ANNO};
+use crate::SPI_ANNO;
 
-const REASONS: &[&str] = &["no_route", "unknown_spi", "truncated"];
-const H_TABLE: u32 = 0;
-const H_LOOKUP: u32 = 1;
-const H_ADD: u32 = 2;
-const H_SET: u32 = 3;
-const H_REMOVE: u32 = 4;
+rclick_core::drop_reasons! {
+    /// Why RadixIPsecLookup drops (`drop_details`).
+    enum Why {
+        NoRoute = "no_route",
+        UnknownSpi = "unknown_spi",
+        Truncated = "truncated",
+    }
+}
+
+rclick_core::handlers! {
+    /// RadixIPsecLookup's handlers (the manual's list).
+    enum H {
+        Table = read("table"),
+        Lookup = read_param("lookup"),
+        Add = write("add"),
+        Set = write("set"),
+        Remove = write("remove"),
+        Drops = read("drops"),
+        DropDetails = read("drop_details"),
+    }
+}
 
 /// One route.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -194,16 +212,7 @@ pub struct RadixIPsecLookup {
     /// Per prefix length, network → index into `routes`.
     by_len: Vec<(u8, HashMap<u32, usize>)>,
     db: Option<Arc<SaDb>>,
-    drops: Drops2,
-}
-
-/// Drops with a Default.
-struct Drops2(Drops);
-
-impl Default for Drops2 {
-    fn default() -> Self {
-        Drops2(Drops::new(REASONS))
-    }
+    drops: Drops<Why>,
 }
 
 impl RadixIPsecLookup {
@@ -260,8 +269,8 @@ impl RadixIPsecLookup {
 
     /// Where one packet goes, or the drop reason.
     #[inline]
-    fn route(&self, p: &mut Packet, noutputs: usize) -> Result<usize, usize> {
-        let r = self.lookup(p.dst_ip_anno()).ok_or(0usize)?;
+    fn route(&self, p: &mut Packet, noutputs: usize) -> Result<usize, Why> {
+        let r = self.lookup(p.dst_ip_anno()).ok_or(Why::NoRoute)?;
         let mut port = r.port;
         if let Some(g) = r.gw {
             p.set_dst_ip_anno(g);
@@ -282,14 +291,14 @@ impl RadixIPsecLookup {
                 },
             };
             if proto == 50 {
-                let d = p.data();
-                if d.len() < off + 8 {
-                    return Err(2);
-                }
+                let esp = p
+                    .data()
+                    .get(off..)
+                    .and_then(|d| EspPacket::new_checked(d).ok())
+                    .ok_or(Why::Truncated)?;
                 if let Some(db) = &self.db {
-                    let spi = u32::from_be_bytes([d[off], d[off + 1], d[off + 2], d[off + 3]]);
-                    if db.get(spi).is_none() {
-                        return Err(1);
+                    if db.get(esp.spi()).is_none() {
+                        return Err(Why::UnknownSpi);
                     }
                 }
             } else if noutputs > 2 {
@@ -365,7 +374,7 @@ impl Element for RadixIPsecLookup {
         for mut p in batch {
             match self.route(&mut p, n) {
                 Ok(port) => outs[port].push(p),
-                Err(r) => self.drops.0.count(r, cx),
+                Err(r) => crate::count_drop(&mut self.drops, r, cx),
             }
         }
         for (i, b) in outs.into_iter().enumerate() {
@@ -375,20 +384,12 @@ impl Element for RadixIPsecLookup {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut h = vec![
-            HandlerDef::read("table", H_TABLE),
-            HandlerDef::read_param("lookup", H_LOOKUP),
-            HandlerDef::write("add", H_ADD),
-            HandlerDef::write("set", H_SET),
-            HandlerDef::write("remove", H_REMOVE),
-        ];
-        Drops::handlers(&mut h);
-        h
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, param: &str, cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_TABLE => Ok(self.routes.iter().map(|r| r.unparse() + "\n").collect()),
-            H_LOOKUP => {
+        match H::from_id(id) {
+            Some(H::Table) => Ok(self.routes.iter().map(|r| r.unparse() + "\n").collect()),
+            Some(H::Lookup) => {
                 let a = Ipv4Addr::from_arg(param.trim(), cx.arg_context())
                     .map_err(|_| format!("expected IP address, not '{param}'"))?;
                 Ok(match self.lookup(a) {
@@ -405,19 +406,19 @@ impl Element for RadixIPsecLookup {
                     }
                 })
             }
-            _ => self
-                .drops
-                .0
-                .read(id)
-                .ok_or_else(|| "no such handler".into()),
+            Some(H::Drops) => Ok(self.drops.total().to_string()),
+            Some(H::DropDetails) => Ok(self.drops.details()),
+            Some(H::Add | H::Set | H::Remove) | None => Err("no such handler".into()),
         }
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let v = rclick_core::confparse::uncomment(value);
-        let r = parse_route(v.trim(), id == H_REMOVE, cx.arg_context())?;
-        match id {
-            H_ADD | H_SET => self.add(r, id == H_SET, cx.noutputs()),
-            H_REMOVE => {
+        let h = H::from_id(id);
+        let r = parse_route(v.trim(), h == Some(H::Remove), cx.arg_context())?;
+        match h {
+            Some(H::Add) => self.add(r, false, cx.noutputs()),
+            Some(H::Set) => self.add(r, true, cx.noutputs()),
+            Some(H::Remove) => {
                 let i = self
                     .routes
                     .iter()

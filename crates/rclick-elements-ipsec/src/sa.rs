@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use aes_gcm::aead::{AeadInPlace, KeyInit};
 use aes_gcm::{Aes128Gcm, Aes256Gcm};
 use chacha20poly1305::ChaCha20Poly1305;
+use rclick_wire::esp::EspPacket;
 
 /// Bytes of the ESP header (SPI and sequence number).
 pub const ESP_HEADER: usize = 8;
@@ -412,9 +413,10 @@ impl Sa {
         let iv = u64::from(seq).to_be_bytes();
         let nonce = self.nonce(&iv);
         let d = p.data_mut();
-        d[0..4].copy_from_slice(&self.spi.to_be_bytes());
-        d[4..8].copy_from_slice(&seq.to_be_bytes());
-        d[8..16].copy_from_slice(&iv);
+        let mut esp = EspPacket::new_unchecked(&mut d[..ESP_HEADER]);
+        esp.set_spi(self.spi);
+        esp.set_seq(seq);
+        d[ESP_HEADER..ESP_HEADER + IV_LEN].copy_from_slice(&iv);
         let body = ESP_HEADER + IV_LEN;
         let trailer = body + len;
         for i in 0..pad {
@@ -444,7 +446,7 @@ impl Sa {
             return Err(OpenError::Truncated);
         }
         let d = p.data();
-        let seq = u32::from_be_bytes([d[4], d[5], d[6], d[7]]);
+        let seq = EspPacket::new_unchecked(d).seq();
         let checked = self
             .replay
             .lock()

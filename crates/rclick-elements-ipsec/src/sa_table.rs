@@ -72,11 +72,16 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef};
 
 use crate::sa::{self, SaDb};
 
-const H_TABLE: u32 = 0;
-const H_COUNT: u32 = 1;
-const H_ADD: u32 = 2;
-const H_SET: u32 = 3;
-const H_REMOVE: u32 = 4;
+rclick_core::handlers! {
+    /// SATable's handlers (the manual's list).
+    enum H {
+        Table = read("table"),
+        Count = read("count"),
+        Add = write("add"),
+        Set = write("set"),
+        Remove = write("remove"),
+    }
+}
 
 /// The SATable element.
 #[derive(Default)]
@@ -152,27 +157,21 @@ impl Element for SATable {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("table", H_TABLE),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::write("add", H_ADD),
-            HandlerDef::write("set", H_SET),
-            HandlerDef::write("remove", H_REMOVE),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_TABLE => Ok(dump(&self.db)),
-            H_COUNT => Ok(self.db.all().len().to_string()),
+        match H::from_id(id) {
+            Some(H::Table) => Ok(dump(&self.db)),
+            Some(H::Count) => Ok(self.db.all().len().to_string()),
             _ => Err("no such handler".into()),
         }
     }
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
         let v = rclick_core::confparse::uncomment(value);
         let v = v.trim();
-        match id {
-            H_ADD | H_SET => self.db.insert(sa::parse_sa(v)?, id == H_SET),
-            H_REMOVE => self.db.remove(sa::parse_spi(v)?),
+        match H::from_id(id) {
+            Some(H::Add | H::Set) => self.db.insert(sa::parse_sa(v)?, id == H::Set.id()),
+            Some(H::Remove) => self.db.remove(sa::parse_spi(v)?),
             _ => Err("no such handler".into()),
         }
     }

@@ -87,6 +87,15 @@ pub mod nd {
     /// The hop limit every neighbour discovery message has (RFC 4861
     /// sections 7.1.1 and 7.1.2: anything else was forwarded).
     pub const HOP_LIMIT: u8 = 255;
+
+    /// Writes a link-layer address option (`kind` is
+    /// [`OPT_SOURCE_LL_ADDR`] or [`OPT_TARGET_LL_ADDR`]) for the Ethernet
+    /// address `addr` at the start of `out` (8 bytes: kind, length 1 in
+    /// units of 8 bytes, the address). Panics if `out` is shorter.
+    pub fn write_ll_addr_option(out: &mut [u8], kind: u8, addr: [u8; 6]) {
+        out[..2].copy_from_slice(&[kind, 1]);
+        out[2..8].copy_from_slice(&addr);
+    }
 }
 
 /// A view of an ICMPv6 message.
@@ -186,6 +195,13 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Icmpv6Packet<T> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn writes_a_link_layer_address_option() {
+        let mut b = [0u8; 8];
+        super::nd::write_ll_addr_option(&mut b, super::nd::OPT_TARGET_LL_ADDR, [1, 2, 3, 4, 5, 6]);
+        assert_eq!(b, [2, 1, 1, 2, 3, 4, 5, 6]);
+    }
+
     use super::*;
 
     #[test]

@@ -74,6 +74,7 @@
 pub mod arp;
 pub mod checksum;
 mod error;
+pub mod esp;
 pub mod ethernet;
 pub mod icmp;
 pub mod icmpv6;
@@ -87,6 +88,7 @@ pub mod vlan;
 pub use arp::{ArpOperation, ArpPacket, ArpRepr};
 pub use checksum::PseudoHeader;
 pub use error::WireError;
+pub use esp::EspPacket;
 pub use ethernet::{EtherType, EthernetAddress, EthernetFrame, EthernetRepr};
 pub use icmp::{IcmpPacket, IcmpRepr};
 pub use icmpv6::Icmpv6Packet;

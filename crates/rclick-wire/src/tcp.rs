@@ -53,6 +53,29 @@ pub mod flags {
 /// Length of a TCP header without options.
 pub const HEADER_LEN: usize = 20;
 
+/// The maximum segment size option's value (kind 2, length 4) among TCP
+/// `options` (what [`TcpPacket::options`] gives), if there is one before
+/// the end of the list or a malformed option.
+pub fn mss_option(mut o: &[u8]) -> Option<u16> {
+    while let Some(&kind) = o.first() {
+        match kind {
+            0 => return None,
+            1 => o = &o[1..],
+            _ => {
+                let len = usize::from(*o.get(1)?);
+                if len < 2 || len > o.len() {
+                    return None;
+                }
+                if kind == 2 && len == 4 {
+                    return Some(read_u16(o, 2));
+                }
+                o = &o[len..];
+            }
+        }
+    }
+    None
+}
+
 /// A view of a TCP segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TcpPacket<T: AsRef<[u8]>> {
@@ -251,6 +274,13 @@ impl<T: AsRef<[u8]>> TcpPacket<T> {
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> TcpPacket<T> {
+    /// Updates the checksum incrementally for a 32-bit word of the
+    /// pseudo-header (an IP address) changed from `old` to `new`.
+    #[inline]
+    pub fn update_checksum_u32(&mut self, old: u32, new: u32) {
+        self.set_checksum(checksum::update_u32(self.checksum(), old, new))
+    }
+
     /// Sets the source port.
     #[inline]
     pub fn set_src_port(&mut self, v: u16) {
@@ -408,6 +438,28 @@ mod tests {
     ];
     const SRC: Ipv4Addr = Ipv4Addr::new(192, 168, 1, 2);
     const DST: Ipv4Addr = Ipv4Addr::new(192, 168, 1, 1);
+
+    #[test]
+    fn finds_the_mss_option() {
+        assert_eq!(
+            mss_option(TcpPacket::new_unchecked(&SYN[..]).options()),
+            Some(1460)
+        );
+        assert_eq!(mss_option(&[1, 1, 2, 4, 5, 0xb4]), Some(1460));
+        assert_eq!(mss_option(&[0, 2, 4, 5, 0xb4]), None);
+        assert_eq!(mss_option(&[3, 3, 7, 2, 4, 1, 0]), Some(256));
+        assert_eq!(mss_option(&[3, 9, 7]), None);
+        assert_eq!(mss_option(&[3]), None);
+    }
+
+    #[test]
+    fn incremental_update_for_a_new_address() {
+        let mut b = SYN;
+        let new = Ipv4Addr::new(203, 0, 113, 9);
+        let mut t = TcpPacket::new_unchecked(&mut b[..]);
+        t.update_checksum_u32(SRC.into(), new.into());
+        assert!(t.verify_checksum(new, DST));
+    }
 
     #[test]
     fn accept_syn() {

@@ -140,6 +140,19 @@ impl<T: AsRef<[u8]>> UdpPacket<T> {
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> UdpPacket<T> {
+    /// Updates the checksum incrementally for a 32-bit word of the
+    /// pseudo-header (an IP address) changed from `old` to `new`. A zero
+    /// checksum ("none" over IPv4) stays zero; a result of zero is sent as
+    /// 0xffff.
+    #[inline]
+    pub fn update_checksum_u32(&mut self, old: u32, new: u32) {
+        let c = self.checksum();
+        if c != 0 {
+            let nc = checksum::update_u32(c, old, new);
+            self.set_checksum(if nc == 0 { 0xffff } else { nc })
+        }
+    }
+
     /// Sets the source port.
     #[inline]
     pub fn set_src_port(&mut self, v: u16) {
@@ -260,6 +273,21 @@ mod tests {
         let mut b = [0u8; 30];
         b.copy_from_slice(&UDP64[34..]);
         b
+    }
+
+    #[test]
+    fn incremental_update_for_a_new_address() {
+        let mut b = UDP64;
+        let (src, dst) = (Ipv4Addr::new(10, 0, 0, 2), Ipv4Addr::new(10, 0, 1, 2));
+        let new = Ipv4Addr::new(203, 0, 113, 9);
+        let mut u = UdpPacket::new_unchecked(&mut b[34..]);
+        assert!(u.verify_checksum(src, dst));
+        u.update_checksum_u32(src.into(), new.into());
+        assert!(u.verify_checksum(new, dst));
+        // No checksum stays no checksum.
+        u.set_checksum(0);
+        u.update_checksum_u32(new.into(), src.into());
+        assert_eq!(u.checksum(), 0);
     }
 
     #[test]

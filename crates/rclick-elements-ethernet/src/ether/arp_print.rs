@@ -42,6 +42,7 @@ use std::io::Write as _;
 
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet};
+use rclick_wire::ArpPacket;
 
 use super::{eth_at, eth_dash, ip_at};
 
@@ -97,8 +98,14 @@ impl ArpPrint {
             let _ = write!(sa, "truncated-arp ({n})");
             return Some(sa);
         }
-        let be = |i: usize| u16::from_be_bytes([a[i], a[i + 1]]);
-        let (hrd, pro, hln, pln, op) = (be(0), be(2), a[4], a[5], be(6));
+        let arp = ArpPacket::new_unchecked(a);
+        let (hrd, pro, hln, pln, op) = (
+            arp.hardware_type(),
+            arp.protocol_type().0,
+            arp.hardware_len(),
+            arp.protocol_len(),
+            arp.operation().0,
+        );
         if (pro != 0x0800 && pro != 0x1000) || pln != 4 || hln == 0 {
             // Click builds this text but never prints it.
             return None;
@@ -132,6 +139,13 @@ impl ArpPrint {
             let _ = write!(sa, "hardware #{hrd}");
         }
         Some(sa)
+    }
+}
+
+rclick_core::handlers! {
+    /// ARPPrint's handlers (the manual's list).
+    enum H {
+        Active = read_write("active"),
     }
 }
 
@@ -183,7 +197,7 @@ impl Element for ArpPrint {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("active", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.active.to_string())

@@ -95,12 +95,12 @@ use rclick_core::{
 };
 use rclick_packet::DEFAULT_HEADROOM;
 use rclick_wire::arp::PACKET_LEN as ARP_LEN;
+use rclick_wire::{ArpOperation, ArpPacket, ArpRepr, EtherType, EthernetAddress, EthernetFrame};
 
 use super::arp_table::{
     expiry_period, jiffies, lock, parse_delete, parse_insert, parse_table_keywords, AppendError,
     ArpTable, ArpTableElement, SharedTable, TableConfig,
 };
-use super::{eth_at, ip_at};
 
 /// The ARPQuerier element.
 pub struct ArpQuerier {
@@ -212,19 +212,24 @@ fn parse_conf(
     })
 }
 
-const H_TABLE: u32 = 0;
-const H_STATS: u32 = 1;
-const H_QUERIES: u32 = 2;
-const H_RESPONSES: u32 = 3;
-const H_DROPS: u32 = 4;
-const H_COUNT: u32 = 5;
-const H_LENGTH: u32 = 6;
-const H_IPADDR: u32 = 7;
-const H_BROADCAST: u32 = 8;
-const H_INSERT: u32 = 9;
-const H_DELETE: u32 = 10;
-const H_CLEAR: u32 = 11;
-const H_EVICTIONS: u32 = 12;
+rclick_core::handlers! {
+    /// ARPQuerier's handlers (the manual's list).
+    enum H {
+        Table = read("table"),
+        Stats = read("stats"),
+        Queries = read("queries"),
+        Responses = read("responses"),
+        Drops = read("drops"),
+        Evictions = read("evictions"),
+        Count = read("count"),
+        Length = read("length"),
+        Ipaddr = read_write("ipaddr"),
+        Broadcast = read_write("broadcast"),
+        Insert = write("insert"),
+        Delete = write("delete"),
+        Clear = write("clear"),
+    }
+}
 
 /// What a query is about (taken from the packet that caused it).
 struct QueryFor {
@@ -241,18 +246,18 @@ impl ArpQuerier {
             Some(d) if !self.broadcast_poll => d,
             _ => [0xff; 6],
         };
-        buf[0..6].copy_from_slice(&dst);
-        buf[6..12].copy_from_slice(&self.my_eth);
-        buf[12..14].copy_from_slice(&0x0806u16.to_be_bytes());
-        let a = &mut buf[14..];
-        a[0..2].copy_from_slice(&1u16.to_be_bytes());
-        a[2..4].copy_from_slice(&0x0800u16.to_be_bytes());
-        a[4] = 6;
-        a[5] = 4;
-        a[6..8].copy_from_slice(&1u16.to_be_bytes());
-        a[8..14].copy_from_slice(&self.my_eth);
-        a[14..18].copy_from_slice(&self.my_ip.octets());
-        a[24..28].copy_from_slice(&q.ip.octets());
+        let mut eth = EthernetFrame::new_unchecked(&mut buf[..]);
+        eth.set_dst_addr(EthernetAddress(dst));
+        eth.set_src_addr(EthernetAddress(self.my_eth));
+        eth.set_ethertype(EtherType::ARP);
+        ArpRepr {
+            operation: ArpOperation::REQUEST,
+            source_hardware_addr: EthernetAddress(self.my_eth),
+            source_protocol_addr: self.my_ip,
+            target_hardware_addr: EthernetAddress([0; 6]),
+            target_protocol_addr: q.ip,
+        }
+        .emit(&mut ArpPacket::new_unchecked(eth.payload_mut()));
         let mut p = Packet::make(DEFAULT_HEADROOM.saturating_sub(14), &buf, 0);
         p.set_mac_header_len(0, 14);
         p.set_timestamp_anno(q.timestamp);
@@ -302,8 +307,9 @@ impl ArpQuerier {
     fn encap_known(&mut self, batch: &mut PacketBatch, now: i64) -> usize {
         let table = lock(&self.table);
         let mut hdr = [0u8; 14];
-        hdr[6..12].copy_from_slice(&self.my_eth);
-        hdr[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+        let mut h = EthernetFrame::new_unchecked(&mut hdr[..]);
+        h.set_src_addr(EthernetAddress(self.my_eth));
+        h.set_ethertype(EtherType::IPV4);
         let mut last: Option<(Ipv4Addr, [u8; 6])> = None;
         for (i, p) in batch.iter_mut().enumerate() {
             let dst_ip = p.dst_ip_anno();
@@ -337,7 +343,7 @@ impl ArpQuerier {
                 return;
             }
             p.set_mac_header(0);
-            p.data_mut()[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+            EthernetFrame::new_unchecked(p.data_mut()).set_ethertype(EtherType::IPV4);
         } else if p.len() < 14 {
             self.drops += 1;
             return;
@@ -410,16 +416,16 @@ impl ArpQuerier {
             return;
         }
         self.responses += 1;
-        let a = &d[14..];
-        let be = |i: usize| u16::from_be_bytes([a[i], a[i + 1]]);
-        let ena = eth_at(a, 8);
-        if u16::from_be_bytes([d[12], d[13]]) == 0x0806
-            && be(0) == 1
-            && be(2) == 0x0800
-            && be(6) == 2
+        let eth = EthernetFrame::new_unchecked(d);
+        let a = ArpPacket::new_unchecked(&d[14..]);
+        let ena = a.sender_hardware_addr().0;
+        if eth.ethertype() == EtherType::ARP
+            && a.hardware_type() == 1
+            && a.protocol_type() == EtherType::IPV4
+            && a.operation() == ArpOperation::REPLY
             && ena[0] & 1 == 0
         {
-            let ipa = ip_at(a, 14);
+            let ipa = a.sender_protocol_addr();
             let waiting = lock(&self.table).insert(ipa, ena, jiffies(cx.now()));
             for q in waiting {
                 self.handle_ip(q, true, out, cx);
@@ -552,63 +558,49 @@ impl Element for ArpQuerier {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("table", H_TABLE),
-            HandlerDef::read("stats", H_STATS),
-            HandlerDef::read("queries", H_QUERIES),
-            HandlerDef::read("responses", H_RESPONSES),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("evictions", H_EVICTIONS),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read("length", H_LENGTH),
-            HandlerDef::read_write("ipaddr", H_IPADDR),
-            HandlerDef::read_write("broadcast", H_BROADCAST),
-            HandlerDef::write("insert", H_INSERT),
-            HandlerDef::write("delete", H_DELETE),
-            HandlerDef::write("clear", H_CLEAR),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_TABLE => lock(&self.table).unparse(jiffies(cx.now())),
-            H_STATS => format!(
+        Ok(match H::from_id(id) {
+            Some(H::Table) => lock(&self.table).unparse(jiffies(cx.now())),
+            Some(H::Stats) => format!(
                 "{} packets killed\n{} ARP queries sent\n",
                 self.all_drops(),
                 self.queries
             ),
-            H_QUERIES => self.queries.to_string(),
-            H_RESPONSES => self.responses.to_string(),
-            H_DROPS => self.drops.to_string(),
-            H_EVICTIONS => lock(&self.table).evictions.to_string(),
-            H_COUNT => lock(&self.table).count().to_string(),
-            H_LENGTH => lock(&self.table).length().to_string(),
-            H_IPADDR => self.my_ip.to_string(),
-            H_BROADCAST => self.bcast.to_string(),
+            Some(H::Queries) => self.queries.to_string(),
+            Some(H::Responses) => self.responses.to_string(),
+            Some(H::Drops) => self.drops.to_string(),
+            Some(H::Evictions) => lock(&self.table).evictions.to_string(),
+            Some(H::Count) => lock(&self.table).count().to_string(),
+            Some(H::Length) => lock(&self.table).length().to_string(),
+            Some(H::Ipaddr) => self.my_ip.to_string(),
+            Some(H::Broadcast) => self.bcast.to_string(),
             _ => return Err("handler not readable".into()),
         })
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let now = jiffies(cx.now());
-        match id {
-            H_IPADDR | H_BROADCAST => {
+        match H::from_id(id) {
+            Some(H::Ipaddr | H::Broadcast) => {
                 let v = rclick_core::confparse::uncomment(value);
                 let ip = rclick_core::args::parse_ip_addr(v.trim())
                     .map_err(|_| "expected IP address".to_string())?;
-                if id == H_IPADDR {
+                if id == H::Ipaddr.id() {
                     self.my_ip = ip;
                 } else {
                     self.bcast = ip;
                 }
             }
-            H_INSERT => {
+            Some(H::Insert) => {
                 let (ip, eth) = parse_insert(value)?;
                 drop(lock(&self.table).insert(ip, eth, now));
             }
-            H_DELETE => {
+            Some(H::Delete) => {
                 let ip = parse_delete(value)?;
                 drop(lock(&self.table).insert(ip, [0xff; 6], now));
             }
-            H_CLEAR => {
+            Some(H::Clear) => {
                 self.queries = 0;
                 self.drops = 0;
                 self.responses = 0;

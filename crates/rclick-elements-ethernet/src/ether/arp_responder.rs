@@ -54,8 +54,9 @@ use std::net::Ipv4Addr;
 use rclick_core::args::{parse_ip_prefix_with, ArgContext, EtherAddr, FromArg, IpPrefix};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, Packet, PacketBatch};
 use rclick_packet::DEFAULT_HEADROOM;
+use rclick_wire::{ArpOperation, ArpPacket, ArpRepr, EtherType, EthernetAddress, EthernetFrame};
 
-use super::{eth_at, eth_dash};
+use super::eth_dash;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
@@ -195,26 +196,31 @@ impl ArpResponder {
         if d.len() < 42 {
             return None;
         }
-        let be = |i: usize| u16::from_be_bytes([d[i], d[i + 1]]);
-        if be(12) != 0x0806 || be(14) != 1 || be(16) != 0x0800 || be(20) != 1 {
+        let eth = EthernetFrame::new_unchecked(d);
+        let req = ArpPacket::new_unchecked(eth.payload());
+        if eth.ethertype() != EtherType::ARP
+            || req.hardware_type() != 1
+            || req.protocol_type() != EtherType::IPV4
+            || req.operation() != ArpOperation::REQUEST
+        {
             return None;
         }
-        let tpa = Ipv4Addr::new(d[38], d[39], d[40], d[41]);
-        let me = self.lookup(tpa)?;
-        let them = eth_at(d, 22);
+        let tpa = req.target_protocol_addr();
+        let me = EthernetAddress(self.lookup(tpa)?);
+        let them = req.sender_hardware_addr();
         let mut buf = [0u8; 42];
-        buf[0..6].copy_from_slice(&them);
-        buf[6..12].copy_from_slice(&me);
-        buf[12..14].copy_from_slice(&0x0806u16.to_be_bytes());
-        buf[14..16].copy_from_slice(&1u16.to_be_bytes());
-        buf[16..18].copy_from_slice(&0x0800u16.to_be_bytes());
-        buf[18] = 6;
-        buf[19] = 4;
-        buf[20..22].copy_from_slice(&2u16.to_be_bytes());
-        buf[22..28].copy_from_slice(&me);
-        buf[28..32].copy_from_slice(&d[38..42]);
-        buf[32..38].copy_from_slice(&them);
-        buf[38..42].copy_from_slice(&d[28..32]);
+        let mut reply = EthernetFrame::new_unchecked(&mut buf[..]);
+        reply.set_dst_addr(them);
+        reply.set_src_addr(me);
+        reply.set_ethertype(EtherType::ARP);
+        ArpRepr {
+            operation: ArpOperation::REPLY,
+            source_hardware_addr: me,
+            source_protocol_addr: tpa,
+            target_hardware_addr: them,
+            target_protocol_addr: req.sender_protocol_addr(),
+        }
+        .emit(&mut ArpPacket::new_unchecked(reply.payload_mut()));
         let mut q = Packet::make(DEFAULT_HEADROOM, &buf, 0);
         q.set_mac_header_len(0, 14);
         q.set_vlan_tci_anno(p.vlan_tci_anno());

@@ -567,14 +567,19 @@ impl Default for ArpTableElement {
     }
 }
 
-const H_TABLE: u32 = 0;
-const H_DROPS: u32 = 1;
-const H_COUNT: u32 = 2;
-const H_LENGTH: u32 = 3;
-const H_INSERT: u32 = 4;
-const H_DELETE: u32 = 5;
-const H_CLEAR: u32 = 6;
-const H_EVICTIONS: u32 = 7;
+rclick_core::handlers! {
+    /// ARPTable's handlers (the manual's list).
+    enum H {
+        Table = read("table"),
+        Drops = read("drops"),
+        Evictions = read("evictions"),
+        Count = read("count"),
+        Length = read("length"),
+        Insert = write("insert"),
+        Delete = write("delete"),
+        Clear = write("clear"),
+    }
+}
 
 impl Element for ArpTableElement {
     fn class_name(&self) -> &'static str {
@@ -622,39 +627,30 @@ impl Element for ArpTableElement {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("table", H_TABLE),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("evictions", H_EVICTIONS),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read("length", H_LENGTH),
-            HandlerDef::write("insert", H_INSERT),
-            HandlerDef::write("delete", H_DELETE),
-            HandlerDef::write("clear", H_CLEAR),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, cx: &mut Ctx) -> Result<String, String> {
         let t = lock(&self.table);
-        Ok(match id {
-            H_TABLE => t.unparse(jiffies(cx.now())),
-            H_DROPS => t.drops.to_string(),
-            H_EVICTIONS => t.evictions.to_string(),
-            H_COUNT => t.count().to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Table) => t.unparse(jiffies(cx.now())),
+            Some(H::Drops) => t.drops.to_string(),
+            Some(H::Evictions) => t.evictions.to_string(),
+            Some(H::Count) => t.count().to_string(),
             _ => t.length().to_string(),
         })
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let now = jiffies(cx.now());
-        match id {
-            H_INSERT => {
+        match H::from_id(id) {
+            Some(H::Insert) => {
                 let (ip, eth) = parse_insert(value)?;
                 drop(lock(&self.table).insert(ip, eth, now));
             }
-            H_DELETE => {
+            Some(H::Delete) => {
                 let ip = parse_delete(value)?;
                 drop(lock(&self.table).insert(ip, [0xff; 6], now));
             }
-            H_CLEAR => lock(&self.table).clear(),
+            Some(H::Clear) => lock(&self.table).clear(),
             _ => return Err("handler not writable".into()),
         }
         Ok(())

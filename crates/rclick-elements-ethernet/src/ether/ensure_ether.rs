@@ -100,6 +100,13 @@ impl EnsureEther {
     }
 }
 
+rclick_core::handlers! {
+    /// EnsureEther's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for EnsureEther {
     fn class_name(&self) -> &'static str {
         "EnsureEther"
@@ -132,7 +139,7 @@ impl Element for EnsureEther {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())

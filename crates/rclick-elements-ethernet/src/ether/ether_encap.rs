@@ -29,6 +29,7 @@
 
 use rclick_core::args::{Args, EtherAddr};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+use rclick_wire::{EtherType, EthernetAddress, EthernetFrame};
 
 /// The EtherEncap element.
 #[derive(Default)]
@@ -36,11 +37,21 @@ pub struct EtherEncap {
     header: [u8; 14],
 }
 
-const H_SRC: u32 = 0;
-const H_DST: u32 = 1;
-const H_TYPE: u32 = 2;
+rclick_core::handlers! {
+    /// EtherEncap's handlers (the manual's list).
+    enum H {
+        Src = read_write("src"),
+        Dst = read_write("dst"),
+        Type = read_write("ethertype"),
+    }
+}
 
 impl EtherEncap {
+    /// The header, as a frame to write.
+    fn frame_mut(&mut self) -> EthernetFrame<&mut [u8]> {
+        EthernetFrame::new_unchecked(&mut self.header[..])
+    }
+
     /// Prepends the header; false (drop the packet) if the buffer would
     /// grow beyond the largest size.
     #[inline]
@@ -70,9 +81,10 @@ impl Element for EtherEncap {
             .read_mp("DST", &mut dst)
             .complete()
             .map_err(|e| e.to_string())?;
-        self.header[0..6].copy_from_slice(&dst.0);
-        self.header[6..12].copy_from_slice(&src.0);
-        self.header[12..14].copy_from_slice(&ty.to_be_bytes());
+        let mut h = self.frame_mut();
+        h.set_dst_addr(EthernetAddress(dst.0));
+        h.set_src_addr(EthernetAddress(src.0));
+        h.set_ethertype(EtherType(ty));
         Ok(())
     }
     fn can_live_reconfigure(&self) -> bool {
@@ -95,31 +107,31 @@ impl Element for EtherEncap {
         self.encap(&mut p).then_some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("src", H_SRC),
-            HandlerDef::read_write("dst", H_DST),
-            HandlerDef::read_write("ethertype", H_TYPE),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        let h = &self.header;
-        Ok(match id {
-            H_SRC => super::eth_dash(&super::eth_at(h, 6)),
-            H_DST => super::eth_dash(&super::eth_at(h, 0)),
-            _ => u16::from_be_bytes([h[12], h[13]]).to_string(),
+        let h = EthernetFrame::new_unchecked(&self.header[..]);
+        Ok(match H::from_id(id) {
+            Some(H::Src) => super::eth_dash(&h.src_addr().0),
+            Some(H::Dst) => super::eth_dash(&h.dst_addr().0),
+            _ => h.ethertype().0.to_string(),
         })
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let v = value.trim();
-        match id {
-            H_SRC | H_DST => {
+        match H::from_id(id) {
+            Some(H::Src | H::Dst) => {
                 let mut e = EtherAddr::default();
                 Args::new_with(&[v], cx.arg_context())
                     .read_mp("ETH", &mut e)
                     .complete()
                     .map_err(|_| "expected Ethernet address".to_string())?;
-                let at = if id == H_SRC { 6 } else { 0 };
-                self.header[at..at + 6].copy_from_slice(&e.0);
+                let mut h = self.frame_mut();
+                if id == H::Src.id() {
+                    h.set_src_addr(EthernetAddress(e.0));
+                } else {
+                    h.set_dst_addr(EthernetAddress(e.0));
+                }
             }
             _ => {
                 let mut t: u16 = 0;
@@ -127,7 +139,7 @@ impl Element for EtherEncap {
                     .read_mp("ETHERTYPE", &mut t)
                     .complete()
                     .map_err(|e| e.to_string())?;
-                self.header[12..14].copy_from_slice(&t.to_be_bytes());
+                self.frame_mut().set_ethertype(EtherType(t));
             }
         }
         Ok(())

@@ -85,13 +85,18 @@ impl Default for EtherPauseSource {
     }
 }
 
-const H_COUNT: u32 = 0;
-const H_LIMIT: u32 = 1;
-const H_ACTIVE: u32 = 2;
-const H_SRC: u32 = 3;
-const H_DST: u32 = 4;
-const H_PAUSETIME: u32 = 5;
-const H_RESET: u32 = 6;
+rclick_core::handlers! {
+    /// EtherPauseSource's handlers (the manual's list).
+    enum H {
+        Count = read("count"),
+        Limit = read_write("limit"),
+        Active = read_write("active"),
+        Src = read_write("src"),
+        Dst = read_write("dst"),
+        Pausetime = read_write("pausetime"),
+        Reset = write("reset_counts"),
+    }
+}
 
 impl EtherPauseSource {
     fn eth(&mut self) -> EthernetFrame<&mut [u8]> {
@@ -198,51 +203,43 @@ impl Element for EtherPauseSource {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read_write("limit", H_LIMIT),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read_write("src", H_SRC),
-            HandlerDef::read_write("dst", H_DST),
-            HandlerDef::read_write("pausetime", H_PAUSETIME),
-            HandlerDef::write("reset_counts", H_RESET),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_COUNT => self.count.to_string(),
-            H_LIMIT => self.limit.to_string(),
-            H_ACTIVE => self.active.to_string(),
-            H_SRC => super::eth_dash(&self.eth().src_addr().0),
-            H_DST => super::eth_dash(&self.eth().dst_addr().0),
+        Ok(match H::from_id(id) {
+            Some(H::Count) => self.count.to_string(),
+            Some(H::Limit) => self.limit.to_string(),
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Src) => super::eth_dash(&self.eth().src_addr().0),
+            Some(H::Dst) => super::eth_dash(&self.eth().dst_addr().0),
             _ => self.pause().param().to_string(),
         })
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let v = value.trim();
         let mismatch = |_| "type mismatch".to_string();
-        match id {
-            H_SRC | H_DST => {
+        match H::from_id(id) {
+            Some(H::Src | H::Dst) => {
                 let mut a = EtherAddr::default();
                 Args::new_with(&[v], cx.arg_context())
                     .read_mp("ADDR", &mut a)
                     .complete()
                     .map_err(|_| "type mismatch".to_string())?;
-                if id == H_SRC {
+                if id == H::Src.id() {
                     self.eth().set_src_addr(EthernetAddress(a.0));
                 } else {
                     self.eth().set_dst_addr(EthernetAddress(a.0));
                 }
             }
-            H_PAUSETIME => {
+            Some(H::Pausetime) => {
                 let t = u16::from_arg(v, &NoContext).map_err(mismatch)?;
                 self.pause().set_param(t);
             }
-            H_LIMIT => {
+            Some(H::Limit) => {
                 self.limit = i64::from(i32::from_arg(v, &NoContext).map_err(mismatch)?);
                 self.wake(cx);
             }
-            H_ACTIVE => {
+            Some(H::Active) => {
                 self.active = bool::from_arg(v, &NoContext).map_err(mismatch)?;
                 self.wake(cx);
             }

@@ -444,6 +444,13 @@ impl EtherSpanTree {
     }
 }
 
+rclick_core::handlers! {
+    /// EtherSpanTree's handlers (the manual's list).
+    enum H {
+        Msgs = read("msgs"),
+    }
+}
+
 impl Element for EtherSpanTree {
     fn class_name(&self) -> &'static str {
         "EtherSpanTree"
@@ -552,7 +559,7 @@ impl Element for EtherSpanTree {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("msgs", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         let mut s = String::new();

@@ -67,6 +67,14 @@ fn parse_seconds(s: &str) -> Result<u32, String> {
     Ok((iv.as_nanos().max(0) / 1_000_000_000).min(i64::from(u32::MAX)) as u32)
 }
 
+rclick_core::handlers! {
+    /// EtherSwitch's handlers (the manual's list).
+    enum H {
+        Table = read("table"),
+        Timeout = read_write("timeout"),
+    }
+}
+
 impl Element for EtherSwitch {
     fn class_name(&self) -> &'static str {
         "EtherSwitch"
@@ -136,13 +144,10 @@ impl Element for EtherSwitch {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("table", 0),
-            HandlerDef::read_write("timeout", 1),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        if id == 0 {
+        if H::from_id(id) == Some(H::Table) {
             let mut s = String::new();
             for (a, (port, _)) in &self.table {
                 let _ = writeln!(s, "{} {}", eth_dash(a), port);

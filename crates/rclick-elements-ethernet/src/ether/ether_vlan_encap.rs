@@ -46,6 +46,7 @@
 
 use rclick_core::args::{Args, EtherAddr};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+use rclick_wire::{EtherType, EthernetAddress, EthernetFrame, VlanTag};
 
 use super::vlan_encap::{Tci, TciText};
 use super::{eth_at, eth_dash};
@@ -98,15 +99,16 @@ impl Element for EtherVlanEncap {
         let (tci, native) = self.tci.for_packet(&p);
         let n = if native { 14 } else { 18 };
         p.push(n).ok()?;
-        let d = p.data_mut();
-        d[0..6].copy_from_slice(&self.dst);
-        d[6..12].copy_from_slice(&self.src);
+        let mut eth = EthernetFrame::new_unchecked(p.data_mut());
+        eth.set_dst_addr(EthernetAddress(self.dst));
+        eth.set_src_addr(EthernetAddress(self.src));
         if native {
-            d[12..14].copy_from_slice(&self.ethertype.to_be_bytes());
+            eth.set_ethertype(EtherType(self.ethertype));
         } else {
-            d[12..14].copy_from_slice(&0x8100u16.to_be_bytes());
-            d[14..16].copy_from_slice(&tci.to_be_bytes());
-            d[16..18].copy_from_slice(&self.ethertype.to_be_bytes());
+            eth.set_ethertype(EtherType::VLAN);
+            let mut tag = VlanTag::new_unchecked(eth.payload_mut());
+            tag.set_tci(tci);
+            tag.set_ethertype(EtherType(self.ethertype));
         }
         p.set_mac_header(0);
         Some(p)
@@ -160,5 +162,40 @@ impl Element for EtherVlanEncap {
             _ => return Err("handler not writable".into()),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ether::test_util::registry;
+    use rclick_core::testing;
+
+    /// A tagged header (TPID 0x8100, the TCI from VLAN_ID and VLAN_PCP),
+    /// or an untagged one for the native VLAN; VLANDecap takes the tag
+    /// off again.
+    #[test]
+    fn tags_and_untags() {
+        let r = testing::run(
+            "InfiniteSource(DATA \\<abcd>, LIMIT 1, STOP true)
+             -> EtherVLANEncap(0x0800, 1:1:1:1:1:1, 2:2:2:2:2:2, VLAN_ID 5, VLAN_PCP 3)
+             -> Print(t) -> VLANDecap -> Print(d) -> Discard;
+             InfiniteSource(DATA \\<abcd>, LIMIT 1)
+             -> EtherVLANEncap(0x0800, 1:1:1:1:1:1, 2:2:2:2:2:2, VLAN_ID 0) -> Print(n) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        let log = r.take_log();
+        assert!(
+            log.contains(&"t:   20 | 02020202 02020101 01010101 81006005 0800abcd".to_string()),
+            "{log:?}"
+        );
+        assert!(
+            log.contains(&"d:   16 | 02020202 02020101 01010101 0800abcd".to_string()),
+            "{log:?}"
+        );
+        assert!(
+            log.contains(&"n:   16 | 02020202 02020101 01010101 0800abcd".to_string()),
+            "{log:?}"
+        );
     }
 }

@@ -52,6 +52,13 @@ pub struct GetEtherAddress {
     drops: u64,
 }
 
+rclick_core::handlers! {
+    /// GetEtherAddress's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for GetEtherAddress {
     fn class_name(&self) -> &'static str {
         "GetEtherAddress"
@@ -102,7 +109,7 @@ impl Element for GetEtherAddress {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())

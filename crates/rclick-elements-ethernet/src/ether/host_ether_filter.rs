@@ -76,6 +76,13 @@ impl HostEtherFilter {
     }
 }
 
+rclick_core::handlers! {
+    /// HostEtherFilter's handlers (the manual's list).
+    enum H {
+        Ether = read_write("ether"),
+    }
+}
+
 impl Element for HostEtherFilter {
     fn class_name(&self) -> &'static str {
         "HostEtherFilter"
@@ -124,7 +131,7 @@ impl Element for HostEtherFilter {
         keep
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("ether", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(eth_dash(&self.addr))

@@ -64,3 +64,24 @@ impl Element for MarkMacHeader {
         Some(p)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ether::test_util::registry;
+    use rclick_core::testing;
+
+    /// EtherRewrite writes where the MAC header annotation says.
+    #[test]
+    fn marks_at_offset() {
+        let r = testing::run(
+            "InfiniteSource(DATA \\<ffff 000102030405 0a0b0c0d0e0f 0800>, LIMIT 1, STOP true)
+             -> MarkMACHeader(2) -> EtherRewrite(1:1:1:1:1:1, 2:2:2:2:2:2) -> Print(m) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(
+            r.take_log(),
+            ["m:   16 | ffff0202 02020202 01010101 01010800"]
+        );
+    }
+}

@@ -44,6 +44,13 @@ pub struct SetEtherAddress {
     anno: usize,
 }
 
+rclick_core::handlers! {
+    /// SetEtherAddress's handlers (the manual's list).
+    enum H {
+        Addr = read_write("addr"),
+    }
+}
+
 impl Element for SetEtherAddress {
     fn class_name(&self) -> &'static str {
         "SetEtherAddress"
@@ -75,7 +82,7 @@ impl Element for SetEtherAddress {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("addr", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(super::eth_dash(&self.addr))

@@ -86,3 +86,35 @@ impl Element for SetVlanAnno {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ether::test_util::registry;
+    use rclick_core::testing;
+
+    /// The annotation, from VLAN_TCI or from VLAN_ID and VLAN_PCP, as
+    /// VLANEncap(VLAN_TCI ANNO) writes it.
+    #[test]
+    fn sets_the_annotation() {
+        let frame = "020202020202 010101010101 0800 abcd";
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(DATA \\<{frame}>, LIMIT 1, STOP true) -> SetVLANAnno(0x6005)
+                 -> VLANEncap(VLAN_TCI ANNO) -> Print(a) -> Discard;
+                 InfiniteSource(DATA \\<{frame}>, LIMIT 1) -> SetVLANAnno(VLAN_ID 7, VLAN_PCP 1)
+                 -> VLANEncap(VLAN_TCI ANNO) -> Print(b) -> Discard;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        let log = r.take_log();
+        assert!(
+            log.contains(&"a:   20 | 02020202 02020101 01010101 81006005 0800abcd".to_string()),
+            "{log:?}"
+        );
+        assert!(
+            log.contains(&"b:   20 | 02020202 02020101 01010101 81002007 0800abcd".to_string()),
+            "{log:?}"
+        );
+    }
+}

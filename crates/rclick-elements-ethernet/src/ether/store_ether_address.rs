@@ -41,6 +41,14 @@ pub struct StoreEtherAddress {
     drops: u64,
 }
 
+rclick_core::handlers! {
+    /// StoreEtherAddress's handlers (the manual's list).
+    enum H {
+        Addr = read_write("addr"),
+        Drops = read("drops"),
+    }
+}
+
 impl Element for StoreEtherAddress {
     fn class_name(&self) -> &'static str {
         "StoreEtherAddress"
@@ -86,14 +94,11 @@ impl Element for StoreEtherAddress {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("addr", 0),
-            HandlerDef::read("drops", 1),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            0 => super::eth_dash(&self.addr),
+        Ok(match H::from_id(id) {
+            Some(H::Addr) => super::eth_dash(&self.addr),
             _ => self.drops.to_string(),
         })
     }

@@ -31,6 +31,7 @@
 
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, Packet, PacketBatch};
+use rclick_wire::{EtherType, EthernetFrame, VlanTag};
 
 /// The StripEtherVLANHeader element.
 #[derive(Default)]
@@ -42,8 +43,9 @@ impl StripEtherVlanHeader {
     /// Strips `p`; `Err(p)` if it goes to output 1.
     fn strip(&self, mut p: Packet) -> Result<Packet, Packet> {
         let d = p.data();
-        if d.len() >= 18 && u16::from_be_bytes([d[12], d[13]]) == 0x8100 {
-            let tci = u16::from_be_bytes([d[14], d[15]]);
+        let eth = EthernetFrame::new_unchecked(d);
+        if d.len() >= 18 && eth.ethertype() == EtherType::VLAN {
+            let tci = VlanTag::new_unchecked(eth.payload()).tci();
             p.set_vlan_tci_anno(tci);
             p.pull(18);
             Ok(p)

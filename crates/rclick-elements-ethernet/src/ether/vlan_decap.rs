@@ -35,6 +35,7 @@
 
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, Packet};
+use rclick_wire::{EtherType, EthernetFrame, VlanTag};
 
 /// The VLANDecap element.
 pub struct VlanDecap {
@@ -69,8 +70,9 @@ impl Element for VlanDecap {
     fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
         let mut tci = 0;
         let d = p.data();
-        if d.len() >= 16 && u16::from_be_bytes([d[12], d[13]]) == self.ethertype {
-            tci = u16::from_be_bytes([d[14], d[15]]);
+        let eth = EthernetFrame::new_unchecked(d);
+        if d.len() >= 16 && eth.ethertype() == EtherType(self.ethertype) {
+            tci = VlanTag::new_unchecked(eth.payload()).tci();
             p.data_mut().copy_within(0..12, 4);
             p.pull(4);
         }
@@ -79,5 +81,41 @@ impl Element for VlanDecap {
             p.set_vlan_tci_anno(tci);
         }
         Some(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ether::test_util::registry;
+    use rclick_core::testing;
+
+    /// The tag comes off and its TCI goes to the annotation (VLANEncap
+    /// with VLAN_TCI ANNO puts it back); an untagged frame passes.
+    #[test]
+    fn untags_into_the_annotation() {
+        let tagged = "020202020202 010101010101 8100 6005 0800 abcd";
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(DATA \\<{tagged}>, LIMIT 1, STOP true) -> VLANDecap -> Print(d)
+                 -> VLANEncap(VLAN_TCI ANNO) -> Print(e) -> Discard;
+                 InfiniteSource(DATA \\<020202020202 010101010101 0800 abcd>, LIMIT 1)
+                 -> VLANDecap -> Print(u) -> Discard;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        let log = r.take_log();
+        assert!(
+            log.contains(&"d:   16 | 02020202 02020101 01010101 0800abcd".to_string()),
+            "{log:?}"
+        );
+        assert!(
+            log.contains(&"e:   20 | 02020202 02020101 01010101 81006005 0800abcd".to_string()),
+            "{log:?}"
+        );
+        assert!(
+            log.contains(&"u:   16 | 02020202 02020101 01010101 0800abcd".to_string()),
+            "{log:?}"
+        );
     }
 }

@@ -46,6 +46,7 @@
 
 use rclick_core::args::{AnyArg, Args};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+use rclick_wire::{EtherType, EthernetFrame, VlanTag};
 
 use super::bounded;
 
@@ -187,8 +188,9 @@ impl Element for VlanEncap {
         }
         let d = p.data_mut();
         d.copy_within(4..16, 0);
-        d[12..14].copy_from_slice(&self.ethertype.to_be_bytes());
-        d[14..16].copy_from_slice(&tci.to_be_bytes());
+        let mut eth = EthernetFrame::new_unchecked(d);
+        eth.set_ethertype(EtherType(self.ethertype));
+        VlanTag::new_unchecked(eth.payload_mut()).set_tci(tci);
         p.set_mac_header_len(0, 18);
         Some(p)
     }

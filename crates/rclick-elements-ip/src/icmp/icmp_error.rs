@@ -91,8 +91,8 @@ use rclick_core::args::{Args, FromArg, SpaceSep, Word};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef};
 use rclick_packet::{Packet, PacketType, DEFAULT_HEADROOM};
 use rclick_wire::icmp::{self, types};
-use rclick_wire::ipv4::option_kind;
-use rclick_wire::{IcmpPacket, Ipv4Packet};
+use rclick_wire::ipv4::{self, option_kind};
+use rclick_wire::{IcmpPacket, IpProtocol, Ipv4Packet};
 
 use super::{ip_header_checked, is_first_fragment, parse_icmp_code, parse_icmp_type};
 
@@ -125,10 +125,15 @@ impl Default for IcmpError {
     }
 }
 
-const H_SRC: u32 = 0;
-const H_MTU: u32 = 1;
-const H_PMTU: u32 = 2;
-const H_DROPS: u32 = 3;
+rclick_core::handlers! {
+    /// ICMPError's handlers (the manual's list).
+    enum H {
+        Src = read_write("src"),
+        Mtu = read_write("mtu"),
+        Pmtu = read_write("pmtu"),
+        Drops = read("drops"),
+    }
+}
 
 impl IcmpError {
     fn unicast(&self, a: Ipv4Addr) -> bool {
@@ -171,11 +176,13 @@ impl IcmpError {
     /// Builds the error for `p`, or `None` when RFC 1812 says not to.
     fn make_error(&mut self, p: &Packet, cx: &Ctx) -> Option<Packet> {
         let (h, hl) = ip_header_checked(p)?;
-        let src = Ipv4Addr::new(h[12], h[13], h[14], h[15]);
-        let dst = Ipv4Addr::new(h[16], h[17], h[18], h[19]);
+        let ip = Ipv4Packet::new_unchecked(h);
+        let (src, dst) = (ip.src_addr(), ip.dst_addr());
 
         // Never answer ICMP errors.
-        if h[9] == 1 && (hl + 4 > h.len() || icmp::is_error(h[hl])) {
+        if ip.protocol() == IpProtocol::ICMP
+            && (hl + 4 > h.len() || icmp::is_error(IcmpPacket::new_unchecked(&h[hl..]).icmp_type()))
+        {
             return None;
         }
         if !self.unicast(dst) {
@@ -210,22 +217,7 @@ impl IcmpError {
         let mut opts = [0u8; 40];
         let mut opts_len = 0;
         if let Some((off, _)) = route {
-            let sr = &h[off..];
-            let ptr = sr[2] as usize;
-            let olen = ptr - 1;
-            opts[0] = sr[0];
-            opts[1] = olen as u8;
-            opts[2] = 4;
-            let mut o = 3;
-            let mut i = ptr as isize - 5;
-            while i >= 3 {
-                let i_u = i as usize;
-                opts[o..o + 4].copy_from_slice(&sr[i_u..i_u + 4]);
-                o += 4;
-                i -= 4;
-            }
-            // opts[olen] is the EOL that pads the option to a word.
-            opts_len = olen + 1;
+            opts_len = ipv4::reverse_source_route(&h[off..], &mut opts);
         }
         let nhl = 20 + opts_len;
 
@@ -334,20 +326,15 @@ impl Element for IcmpError {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("src", H_SRC),
-            HandlerDef::read_write("mtu", H_MTU),
-            HandlerDef::read_write("pmtu", H_PMTU),
-            HandlerDef::read("drops", H_DROPS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_SRC => Ok(self.src.to_string()),
-            H_MTU => Ok(self.mtu.to_string()),
-            H_PMTU => Ok(self.pmtu.to_string()),
-            H_DROPS => Ok(self.drops.to_string()),
+        match H::from_id(id) {
+            Some(H::Src) => Ok(self.src.to_string()),
+            Some(H::Mtu) => Ok(self.mtu.to_string()),
+            Some(H::Pmtu) => Ok(self.pmtu.to_string()),
+            Some(H::Drops) => Ok(self.drops.to_string()),
             _ => Err("no such handler".into()),
         }
     }
@@ -355,10 +342,10 @@ impl Element for IcmpError {
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
         let ctx = rclick_core::args::NoContext;
         let v = value.trim();
-        match id {
-            H_SRC => self.src = Ipv4Addr::from_arg(v, &ctx)?,
-            H_MTU => self.mtu = u32::from_arg(v, &ctx)?,
-            H_PMTU => self.pmtu = u32::from_arg(v, &ctx)?,
+        match H::from_id(id) {
+            Some(H::Src) => self.src = Ipv4Addr::from_arg(v, &ctx)?,
+            Some(H::Mtu) => self.mtu = u32::from_arg(v, &ctx)?,
+            Some(H::Pmtu) => self.pmtu = u32::from_arg(v, &ctx)?,
             _ => return Err("no such handler".into()),
         }
         Ok(())

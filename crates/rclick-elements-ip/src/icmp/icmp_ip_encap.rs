@@ -53,7 +53,7 @@ use rclick_core::args::{Args, FromArg, NoContext, Word};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef};
 use rclick_packet::Packet;
 use rclick_wire::icmp::types;
-use rclick_wire::{IpProtocol, Ipv4Packet};
+use rclick_wire::{IcmpPacket, IpProtocol, Ipv4Packet};
 
 use super::{parse_icmp_code, parse_icmp_type};
 
@@ -86,8 +86,9 @@ pub(crate) fn encap(
         let d = p.data_mut();
         let (iph, rest) = d.split_at_mut(20);
         rest[..ihl].fill(0);
-        rest[0] = icmp_type;
-        rest[1] = code;
+        let mut icmp = IcmpPacket::new_unchecked(rest);
+        icmp.set_icmp_type(icmp_type);
+        icmp.set_code(code);
         if matches!(
             icmp_type,
             types::TIMESTAMP
@@ -97,11 +98,10 @@ pub(crate) fn encap(
                 | types::INFO_REQUEST
                 | types::INFO_REPLY
         ) {
-            rest[4..6].copy_from_slice(&ident.to_be_bytes());
-            rest[6..8].copy_from_slice(&seq.to_be_bytes());
+            icmp.set_echo_ident(ident);
+            icmp.set_echo_seq_no(seq);
         }
-        let c = rclick_wire::checksum::internet_checksum(rest);
-        rest[2..4].copy_from_slice(&c.to_be_bytes());
+        icmp.fill_checksum();
         let mut ip = Ipv4Packet::new_unchecked(&mut iph[..]);
         ip.set_version(4);
         ip.set_header_len(20);
@@ -165,6 +165,14 @@ impl Default for IcmpIpEncap {
     }
 }
 
+rclick_core::handlers! {
+    /// ICMPIPEncap's handlers (the manual's list).
+    enum H {
+        Src = read_write("src"),
+        Dst = read_write("dst"),
+    }
+}
+
 impl Element for IcmpIpEncap {
     fn class_name(&self) -> &'static str {
         "ICMPIPEncap"
@@ -214,10 +222,7 @@ impl Element for IcmpIpEncap {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("src", 0),
-            HandlerDef::read_write("dst", 1),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {

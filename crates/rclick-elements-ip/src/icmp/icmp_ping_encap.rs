@@ -69,6 +69,14 @@ impl Default for IcmpPingEncap {
     }
 }
 
+rclick_core::handlers! {
+    /// ICMPPingEncap's handlers (the manual's list).
+    enum H {
+        Src = read_write("src"),
+        Dst = read_write("dst"),
+    }
+}
+
 impl Element for IcmpPingEncap {
     fn class_name(&self) -> &'static str {
         "ICMPPingEncap"
@@ -97,10 +105,7 @@ impl Element for IcmpPingEncap {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("src", 0),
-            HandlerDef::read_write("dst", 1),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {

@@ -37,8 +37,11 @@
 
 use rclick_core::{Ctx, Element, PacketBatch};
 use rclick_packet::Packet;
-use rclick_wire::checksum::{internet_checksum, update_u16};
+use std::net::Ipv4Addr;
+
+use rclick_wire::checksum::update_u16;
 use rclick_wire::icmp::types;
+use rclick_wire::{IcmpPacket, Ipv4Packet};
 
 /// The ICMPPingResponder element.
 #[derive(Default)]
@@ -58,37 +61,36 @@ impl IcmpPingResponder {
 
     /// Rewrites an echo request (already checked) into its reply.
     fn respond(mut q: Packet, now: rclick_packet::Timestamp) -> Packet {
-        let mut new_dst = [0u8; 4];
+        let mut new_dst = Ipv4Addr::UNSPECIFIED;
         if let Some(iph) = q.network_header_mut() {
-            let mut sum = u16::from_be_bytes([iph[10], iph[11]]);
-            let mut src = [0u8; 4];
-            src.copy_from_slice(&iph[12..16]);
+            let mut ip = Ipv4Packet::new_unchecked(iph);
+            let mut sum = ip.checksum();
             // Swapping the addresses keeps the checksum valid.
-            iph.copy_within(16..20, 12);
-            iph[16..20].copy_from_slice(&src);
+            let (src, dst) = (ip.src_addr(), ip.dst_addr());
+            ip.set_src_addr(dst);
+            ip.set_dst_addr(src);
             new_dst = src;
-            let off = u16::from_be_bytes([iph[6], iph[7]]);
-            sum = update_u16(sum, off, 0);
-            iph[6] = 0;
-            iph[7] = 0;
-            let old = u16::from_be_bytes([iph[8], iph[9]]);
-            iph[8] = 255;
-            sum = update_u16(sum, old, u16::from_be_bytes([iph[8], iph[9]]));
-            iph[10..12].copy_from_slice(&sum.to_be_bytes());
+            sum = update_u16(sum, ip.flags_frag_offset(), 0);
+            ip.set_flags_frag_offset(0);
+            // TTL and protocol share a checksum word.
+            let proto = u16::from(ip.protocol().0);
+            sum = update_u16(sum, u16::from(ip.ttl()) << 8 | proto, 255 << 8 | proto);
+            ip.set_ttl(255);
+            ip.set_checksum(sum);
         }
         if let Some(th) = q.transport_header_mut() {
-            let old = u16::from_be_bytes([th[0], th[1]]);
-            th[0] = types::ECHO_REPLY;
-            th[1] = 0;
-            let mut sum = update_u16(u16::from_be_bytes([th[2], th[3]]), old, 0);
+            let mut icmp = IcmpPacket::new_unchecked(th);
+            let old = u16::from(icmp.icmp_type()) << 8 | u16::from(icmp.code());
+            icmp.set_icmp_type(types::ECHO_REPLY);
+            icmp.set_code(0);
+            let sum = update_u16(icmp.checksum(), old, u16::from(types::ECHO_REPLY) << 8);
             // The incremental update cannot tell 0x0000 from 0xffff (both
             // are zero in one's complement); recompute in those cases.
             if sum == 0 || sum == 0xffff {
-                th[2] = 0;
-                th[3] = 0;
-                sum = internet_checksum(th);
+                icmp.fill_checksum();
+            } else {
+                icmp.set_checksum(sum);
             }
-            th[2..4].copy_from_slice(&sum.to_be_bytes());
         }
         q.set_dst_ip_anno(new_dst);
         q.set_timestamp_anno(now);

@@ -54,12 +54,11 @@
 //!
 //! ICMPError, CheckLength, IPReassembler
 
-use std::net::Ipv4Addr;
-
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 use rclick_packet::{Packet, DEFAULT_HEADROOM};
-use rclick_wire::ipv4::option_kind;
+use rclick_wire::ipv4::{option_kind, FLAG_DF, FLAG_MF};
+use rclick_wire::Ipv4Packet;
 
 /// The IPFragmenter element.
 pub struct IpFragmenter {
@@ -116,20 +115,13 @@ fn copied_options(h: &[u8], hl: usize, out: &mut [u8; 40]) -> usize {
     n
 }
 
-fn header_checksum(h: &mut [u8]) {
-    h[10] = 0;
-    h[11] = 0;
-    let c = rclick_wire::checksum::internet_checksum(h);
-    h[10..12].copy_from_slice(&c.to_be_bytes());
-}
-
 impl IpFragmenter {
     /// The new ID of a DF packet fragmented with HONOR_DF false: a draw
     /// from the router's shared generator, its low 16 bits stored in host
     /// (little-endian) order as Click's `ip_id = click_random()` does, so
     /// `RandomSeed(N)` gives Click's IDs.
-    fn random_id() -> [u8; 2] {
-        (rclick_core::random::random() as u16).to_le_bytes()
+    fn random_id() -> u16 {
+        (rclick_core::random::random() as u16).swap_bytes()
     }
 
     /// Fragments `p` into `out`; returns `Err(p)` for output 1, or
@@ -145,8 +137,9 @@ impl IpFragmenter {
                 self.drops += 1;
                 return Ok(());
             };
-            let hl = ((h[0] & 0x0f) as usize) << 2;
-            let ip_len = u16::from_be_bytes([h[2], h[3]]) as usize;
+            let ip = Ipv4Packet::new_unchecked(h);
+            let hl = usize::from(ip.header_len());
+            let ip_len = usize::from(ip.total_len());
             if hl < 20 || hl > h.len() || ip_len < hl {
                 self.drops += 1;
                 return Ok(());
@@ -154,15 +147,15 @@ impl IpFragmenter {
             (
                 hl,
                 ip_len.min(h.len()),
-                u16::from_be_bytes([h[6], h[7]]),
-                Ipv4Addr::new(h[12], h[13], h[14], h[15]),
-                Ipv4Addr::new(h[16], h[17], h[18], h[19]),
+                ip.flags_frag_offset(),
+                ip.src_addr(),
+                ip.dst_addr(),
             )
         };
         let mtu = self.mtu as usize;
         let first_dlen = mtu.saturating_sub(hl) & !7;
         let in_dlen = ip_len - hl;
-        let df = off_field & 0x4000 != 0;
+        let df = off_field & FLAG_DF != 0;
         if (df && self.honor_df) || first_dlen < 8 {
             if self.verbose || self.drops < 5 {
                 cx.log(format!(
@@ -182,17 +175,16 @@ impl IpFragmenter {
             return Ok(());
         }
 
-        let had_mf = off_field & 0x2000 != 0;
+        let had_mf = off_field & FLAG_MF != 0;
         let new_id = if df { Some(Self::random_id()) } else { None };
         let mut hdr = [0u8; 60];
-        let mut fields_off = off_field & !0x4000;
+        let fields_off = (off_field & !FLAG_DF) | FLAG_MF;
         if let Some(h) = p.network_header() {
             hdr[..hl].copy_from_slice(&h[..hl]);
         }
         if let Some(id) = new_id {
-            hdr[4..6].copy_from_slice(&id);
+            Ipv4Packet::new_unchecked(&mut hdr[..]).set_ident(id);
         }
-        fields_off |= 0x2000;
 
         // The remaining fragments, built from the original data.
         let mut opts = [0u8; 40];
@@ -219,14 +211,16 @@ impl IpFragmenter {
                     d[..20].copy_from_slice(&hdr[..20]);
                     d[20..out_hlen].copy_from_slice(&opts[..olen]);
                     d[out_hlen..].copy_from_slice(&payload[off..off + dlen]);
-                    d[0] = 0x40 | (out_hlen / 4) as u8;
                     let mut f = fields_off.wrapping_add((off >> 3) as u16);
                     if off + dlen >= in_dlen && !had_mf {
-                        f &= !0x2000;
+                        f &= !FLAG_MF;
                     }
-                    d[6..8].copy_from_slice(&f.to_be_bytes());
-                    d[2..4].copy_from_slice(&((out_hlen + dlen) as u16).to_be_bytes());
-                    header_checksum(&mut d[..out_hlen]);
+                    let mut h = Ipv4Packet::new_unchecked(&mut d[..out_hlen]);
+                    h.set_version(4);
+                    h.set_header_len(out_hlen as u8);
+                    h.set_flags_frag_offset(f);
+                    h.set_total_len((out_hlen + dlen) as u16);
+                    h.fill_checksum_over(out_hlen);
                 }
                 q.set_ip_header(0, out_hlen);
                 q.copy_annotations(&p);
@@ -236,9 +230,10 @@ impl IpFragmenter {
         }
 
         // The first fragment: the original, trimmed.
-        hdr[6..8].copy_from_slice(&fields_off.to_be_bytes());
-        hdr[2..4].copy_from_slice(&((hl + first_dlen) as u16).to_be_bytes());
-        header_checksum(&mut hdr[..hl]);
+        let mut h = Ipv4Packet::new_unchecked(&mut hdr[..hl]);
+        h.set_flags_frag_offset(fields_off);
+        h.set_total_len((hl + first_dlen) as u16);
+        h.fill_checksum_over(hl);
         if let Some(h) = p.network_header_mut() {
             h[..hl].copy_from_slice(&hdr[..hl]);
         }
@@ -249,6 +244,14 @@ impl IpFragmenter {
         self.fragments += 1 + rest.len() as u64;
         out.append(&mut rest);
         Ok(())
+    }
+}
+
+rclick_core::handlers! {
+    /// IPFragmenter's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+        Fragments = read("fragments"),
     }
 }
 
@@ -347,14 +350,16 @@ impl Element for IpFragmenter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("drops", 0),
-            HandlerDef::read("fragments", 1),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        Ok(if id == 0 { self.drops } else { self.fragments }.to_string())
+        Ok(if H::from_id(id) == Some(H::Drops) {
+            self.drops
+        } else {
+            self.fragments
+        }
+        .to_string())
     }
 }
 

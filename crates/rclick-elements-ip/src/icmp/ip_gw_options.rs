@@ -238,6 +238,13 @@ pub(crate) fn has_options(p: &Packet) -> bool {
         .is_none_or(|h| h.len() < 20 || h[0] & 0x0f > 5)
 }
 
+rclick_core::handlers! {
+    /// IPGWOptions's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for IpGwOptions {
     fn class_name(&self) -> &'static str {
         "IPGWOptions"
@@ -309,7 +316,7 @@ impl Element for IpGwOptions {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, _id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {

@@ -463,6 +463,13 @@ impl IpPrint {
     }
 }
 
+rclick_core::handlers! {
+    /// IPPrint's handlers (the manual's list).
+    enum H {
+        Active = read_write("active"),
+    }
+}
+
 impl Element for IpPrint {
     fn class_name(&self) -> &'static str {
         "IPPrint"
@@ -576,7 +583,7 @@ impl Element for IpPrint {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("active", 0)]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, _id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {

@@ -73,6 +73,8 @@ use std::net::Ipv4Addr;
 use rclick_core::args::{Args, Interval};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 use rclick_packet::{Packet, Timestamp, DEFAULT_HEADROOM};
+use rclick_wire::ipv4::{FLAG_DF, FLAG_RESERVED};
+use rclick_wire::{Ipv4Packet, UdpPacket};
 
 use super::ip_header_checked;
 
@@ -166,19 +168,12 @@ impl Default for IpReassembler {
     }
 }
 
-fn ipv4(b: &[u8]) -> u32 {
-    u32::from_be_bytes([b[0], b[1], b[2], b[3]])
-}
-
 fn fix_header(h: &mut [u8], hl: usize, total_len: usize) {
-    h[2..4].copy_from_slice(&(total_len as u16).to_be_bytes());
+    let mut ip = Ipv4Packet::new_unchecked(h);
+    ip.set_total_len(total_len as u16);
     // Keep DF and the reserved bit, clear MF and the offset.
-    h[6] &= 0xc0;
-    h[7] = 0;
-    h[10] = 0;
-    h[11] = 0;
-    let c = rclick_wire::checksum::internet_checksum(&h[..hl]);
-    h[10..12].copy_from_slice(&c.to_be_bytes());
+    ip.set_flags_frag_offset(ip.flags_frag_offset() & (FLAG_RESERVED | FLAG_DF));
+    ip.fill_checksum_over(hl);
 }
 
 impl IpReassembler {
@@ -259,11 +254,11 @@ impl IpReassembler {
     fn fragment(&mut self, p: Packet, now: Timestamp, out1: &mut PacketBatch) -> Option<Packet> {
         let (key, hl, off, end, mf, dlen, header, nlen) = {
             let (h, hl) = ip_header_checked(&p)?;
-            let ip_len = u16::from_be_bytes([h[2], h[3]]) as usize;
-            let field = u16::from_be_bytes([h[6], h[7]]);
-            let off = ((field & 0x1fff) as usize) << 3;
+            let ip = Ipv4Packet::new_unchecked(h);
+            let ip_len = usize::from(ip.total_len());
+            let off = usize::from(ip.frag_offset());
             let end = off + ip_len.saturating_sub(hl);
-            let mf = field & 0x2000 != 0;
+            let mf = ip.more_frags();
             let avail = h.len() - hl;
             if end > 0xffff
                 || end <= off
@@ -275,10 +270,10 @@ impl IpReassembler {
                 return None;
             }
             let key = Key {
-                src: ipv4(&h[12..16]),
-                dst: ipv4(&h[16..20]),
-                id: u16::from_be_bytes([h[4], h[5]]),
-                proto: h[9],
+                src: u32::from(ip.src_addr()),
+                dst: u32::from(ip.dst_addr()),
+                id: ip.ident(),
+                proto: ip.protocol().0,
             };
             let mut header = [0u8; 20];
             header.copy_from_slice(&h[..20]);
@@ -409,10 +404,9 @@ impl IpReassembler {
         for k in keys {
             let e = &self.map[k];
             let (sp, dp) = if e.have.first().is_some_and(|&(a, b)| a == 0 && b >= 4) {
-                (
-                    u16::from_be_bytes([e.data[0], e.data[1]]),
-                    u16::from_be_bytes([e.data[2], e.data[3]]),
-                )
+                // The ports, where TCP and UDP both keep them.
+                let t = UdpPacket::new_unchecked(&e.data[..]);
+                (t.src_port(), t.dst_port())
             } else {
                 (0, 0)
             };
@@ -431,6 +425,15 @@ impl IpReassembler {
             s.push('\n');
         }
         s
+    }
+}
+
+rclick_core::handlers! {
+    /// IPReassembler's handlers (the manual's list).
+    enum H {
+        Dump = read("dump").expensive(),
+        Drops = read("drops"),
+        MemUsed = read("mem_used"),
     }
 }
 
@@ -502,17 +505,13 @@ impl Element for IpReassembler {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("dump", 0).expensive(),
-            HandlerDef::read("drops", 1),
-            HandlerDef::read("mem_used", 2),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            0 => self.dump(),
-            1 => (self.bad + self.failed).to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Dump) => self.dump(),
+            Some(H::Drops) => (self.bad + self.failed).to_string(),
             _ => self.mem_used.to_string(),
         })
     }

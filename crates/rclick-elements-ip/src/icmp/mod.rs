@@ -10,6 +10,7 @@ use rclick_core::args::{ArgContext, FromArg};
 use rclick_core::Registry;
 use rclick_packet::Packet;
 use rclick_wire::icmp;
+use rclick_wire::Ipv4Packet;
 
 pub mod icmp_error;
 pub mod icmp_ip_encap;
@@ -109,7 +110,7 @@ pub(crate) fn ip_header_checked(p: &Packet) -> Option<(&[u8], usize)> {
     if h.len() < 20 {
         return None;
     }
-    let hl = ((h[0] & 0x0f) as usize) << 2;
+    let hl = usize::from(Ipv4Packet::new_unchecked(h).header_len());
     if hl < 20 || hl > h.len() {
         return None;
     }
@@ -120,14 +121,14 @@ pub(crate) fn ip_header_checked(p: &Packet) -> Option<(&[u8], usize)> {
 /// nonzero offset): Click's `IP_ISFRAG`.
 #[inline]
 pub(crate) fn is_fragment(h: &[u8]) -> bool {
-    (u16::from_be_bytes([h[6], h[7]]) & 0x3fff) != 0
+    Ipv4Packet::new_unchecked(h).is_fragment()
 }
 
 /// Whether the IPv4 header `h` is a first fragment or an unfragmented
 /// packet (offset zero): Click's `IP_FIRSTFRAG`.
 #[inline]
 pub(crate) fn is_first_fragment(h: &[u8]) -> bool {
-    (u16::from_be_bytes([h[6], h[7]]) & 0x1fff) == 0
+    Ipv4Packet::new_unchecked(h).frag_offset() == 0
 }
 
 /// Reads a big-endian `u16` at `at`, 0 if out of range.

@@ -43,9 +43,58 @@
 
 use rclick_core::Element;
 
-use super::transport::HeaderChecker;
+use super::transport::{Checked, Fail, HeaderChecker};
+
+rclick_core::drop_reasons! {
+    /// Why CheckICMPHeader drops (`drop_details`).
+    pub(crate) enum Why {
+        NotIcmp = "not ICMP",
+        BadLength = "bad packet length",
+        BadChecksum = "bad ICMP checksum",
+    }
+}
+
+impl Checked for Why {
+    const CLASS: &'static str = "CheckICMPHeader";
+    const PROTO: u8 = 1;
+    const WHAT: &'static str = "ICMP header";
+    const HAS_CHECKSUM_KEYWORD: bool = false;
+    fn reason(f: Fail) -> Why {
+        match f {
+            Fail::NotProto => Why::NotIcmp,
+            Fail::BadLength => Why::BadLength,
+            Fail::BadChecksum => Why::BadChecksum,
+        }
+    }
+}
 
 /// Creates a CheckICMPHeader.
 pub fn make() -> Box<dyn Element> {
-    Box::new(HeaderChecker::new("CheckICMPHeader", 1))
+    Box::<HeaderChecker<Why>>::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    /// ICMPPingEncap's echo requests pass; one with a changed byte is a bad
+    /// ICMP checksum, and a UDP packet is not ICMP.
+    #[test]
+    fn accepts_echoes_and_names_each_failure() {
+        let r = testing::run(
+            "InfiniteSource(DATA \\<0102>, LIMIT 2, STOP true) -> ICMPPingEncap(1.0.0.1, 2.0.0.2)
+             -> i :: CheckICMPHeader(DETAILS true) -> ok :: Counter -> StoreData(29, \\<ff>)
+             -> i2 :: CheckICMPHeader -> Discard; i[1] -> Discard; i2[1] -> Discard;
+             InfiniteSource(DATA \\<0102>, LIMIT 1) -> UDPIPEncap(1.0.0.1, 1, 2.0.0.2, 2) -> i;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "ok.count"), "2");
+        assert_eq!(
+            testing::read(&r, "i.drop_details"),
+            "1\tnot ICMP\n0\tbad packet length\n0\tbad ICMP checksum\n"
+        );
+        assert_eq!(testing::read(&r, "i2.drops"), "2");
+    }
 }

@@ -68,16 +68,19 @@ use rclick_core::args::{Args, FromArg, IpPrefix, SpaceSep};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 use rclick_wire::{checksum, Ipv4Packet};
 
-use super::Drops;
+use super::CheckDrops;
 
-pub(crate) const IP_REASONS: &[&str] = &[
-    "tiny packet",
-    "bad IP version",
-    "bad IP header length",
-    "bad IP length",
-    "bad IP checksum",
-    "bad source address",
-];
+rclick_core::drop_reasons! {
+    /// Why CheckIPHeader drops (`drop_details`).
+    pub(crate) enum Why {
+        Tiny = "tiny packet",
+        BadVersion = "bad IP version",
+        BadHeaderLength = "bad IP header length",
+        BadLength = "bad IP length",
+        BadChecksum = "bad IP checksum",
+        BadSource = "bad source address",
+    }
+}
 
 /// CheckIPHeader, and CheckIPHeader2 (which never checks checksums).
 pub struct CheckIPHeader {
@@ -86,7 +89,7 @@ pub struct CheckIPHeader {
     checksum: bool,
     bad_src: AddrList,
     good_dst: AddrList,
-    pub(crate) drops: Drops,
+    pub(crate) drops: CheckDrops<Why>,
 }
 
 impl CheckIPHeader {
@@ -98,7 +101,7 @@ impl CheckIPHeader {
             checksum: !checker2,
             bad_src: AddrList::default(),
             good_dst: AddrList::default(),
-            drops: Drops::new("IP header", IP_REASONS),
+            drops: CheckDrops::new("IP header"),
         }
     }
 
@@ -110,23 +113,23 @@ impl CheckIPHeader {
     /// around it and the hop, 116 instructions per packet against 144 when
     /// each check was a call (callgrind, BURST 32, Click's IP router).
     #[inline(always)]
-    fn check(&self, p: &mut Packet) -> Result<(), usize> {
+    fn check(&self, p: &mut Packet) -> Result<(), Why> {
         let data = p.data();
         let ip = data.get(self.offset..).unwrap_or_default();
         let Some(fixed) = ip.first_chunk::<20>() else {
-            return Err(0);
+            return Err(Why::Tiny);
         };
         let v = Ipv4Packet::new_unchecked(fixed);
         if v.version() != 4 {
-            return Err(1);
+            return Err(Why::BadVersion);
         }
         let hlen = v.header_len() as usize;
         if hlen < 20 {
-            return Err(2);
+            return Err(Why::BadHeaderLength);
         }
         let len = v.total_len() as usize;
         if len > ip.len() || len < hlen {
-            return Err(3);
+            return Err(Why::BadLength);
         }
         if self.checksum {
             let ok = if hlen == 20 {
@@ -135,13 +138,13 @@ impl CheckIPHeader {
                 checksum::verify(&ip[..hlen])
             };
             if !ok {
-                return Err(4);
+                return Err(Why::BadChecksum);
             }
         }
         let src = u32::from(v.src_addr());
         let dst = v.dst_addr();
         if self.bad_src.contains(src) && !self.good_dst.contains(u32::from(dst)) {
-            return Err(5);
+            return Err(Why::BadSource);
         }
         let extra = ip.len() - len;
         p.set_ip_header(self.offset, hlen);
@@ -350,12 +353,10 @@ impl Element for CheckIPHeader {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut h = Vec::new();
-        self.drops.handlers(&mut h);
-        h
+        self.drops.handlers()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        self.drops.read(id).ok_or_else(|| "no such handler".into())
+        self.drops.read(id)
     }
 }
 

@@ -44,9 +44,72 @@
 
 use rclick_core::Element;
 
-use super::transport::HeaderChecker;
+use super::transport::{Checked, Fail, HeaderChecker};
+
+rclick_core::drop_reasons! {
+    /// Why CheckTCPHeader drops (`drop_details`).
+    pub(crate) enum Why {
+        NotTcp = "not TCP",
+        BadLength = "bad packet length",
+        BadChecksum = "bad TCP checksum",
+    }
+}
+
+impl Checked for Why {
+    const CLASS: &'static str = "CheckTCPHeader";
+    const PROTO: u8 = 6;
+    const WHAT: &'static str = "TCP header";
+    const HAS_CHECKSUM_KEYWORD: bool = true;
+    fn reason(f: Fail) -> Why {
+        match f {
+            Fail::NotProto => Why::NotTcp,
+            Fail::BadLength => Why::BadLength,
+            Fail::BadChecksum => Why::BadChecksum,
+        }
+    }
+}
 
 /// Creates a CheckTCPHeader.
 pub fn make() -> Box<dyn Element> {
-    Box::new(HeaderChecker::new("CheckTCPHeader", 6))
+    Box::<HeaderChecker<Why>>::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    /// 10.0.0.1 -> 10.0.0.2, TCP, total length 40, header checksum right;
+    /// a 20-byte TCP header with a zero checksum.
+    const TCP: &str = "45000028 00000000 4006 66ce 0a000001 0a000002
+                       04d20050 00000001 00000000 50020200 00000000";
+
+    /// SetTCPChecksum makes the checksum CheckTCPHeader accepts; a byte
+    /// changed afterwards is a bad TCP checksum; a short header is a bad
+    /// length.
+    #[test]
+    fn accepts_good_and_names_each_failure() {
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(DATA \\<{TCP}>, LIMIT 3, STOP true) -> MarkIPHeader -> SetTCPChecksum
+                 -> t :: CheckTCPHeader(DETAILS true) -> ok :: Counter -> StoreData(37, \\<ff>)
+                 -> t2 :: CheckTCPHeader(DETAILS true) -> Discard;
+                 t[1] -> Discard; t2[1] -> Discard;
+                 InfiniteSource(DATA \\<45000018 00000000 4006 66de 0a000001 0a000002 04d20050>, LIMIT 1)
+                 -> MarkIPHeader -> t;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "ok.count"), "3");
+        assert_eq!(testing::read(&r, "t.drops"), "1");
+        assert_eq!(
+            testing::read(&r, "t.drop_details"),
+            "0\tnot TCP\n1\tbad packet length\n0\tbad TCP checksum\n"
+        );
+        assert_eq!(
+            testing::read(&r, "t2.drop_details"),
+            "0\tnot TCP\n0\tbad packet length\n3\tbad TCP checksum\n"
+        );
+    }
 }

@@ -43,11 +43,34 @@
 
 use rclick_core::Element;
 
-use super::transport::HeaderChecker;
+use super::transport::{Checked, Fail, HeaderChecker};
+
+rclick_core::drop_reasons! {
+    /// Why CheckUDPHeader drops (`drop_details`).
+    pub(crate) enum Why {
+        NotUdp = "not UDP",
+        BadLength = "bad packet length",
+        BadChecksum = "bad UDP checksum",
+    }
+}
+
+impl Checked for Why {
+    const CLASS: &'static str = "CheckUDPHeader";
+    const PROTO: u8 = 17;
+    const WHAT: &'static str = "UDP header";
+    const HAS_CHECKSUM_KEYWORD: bool = false;
+    fn reason(f: Fail) -> Why {
+        match f {
+            Fail::NotProto => Why::NotUdp,
+            Fail::BadLength => Why::BadLength,
+            Fail::BadChecksum => Why::BadChecksum,
+        }
+    }
+}
 
 /// Creates a CheckUDPHeader.
 pub fn make() -> Box<dyn Element> {
-    Box::new(HeaderChecker::new("CheckUDPHeader", 17))
+    Box::<HeaderChecker<Why>>::default()
 }
 
 #[cfg(test)]

@@ -93,6 +93,14 @@ impl DecIPTTL {
     }
 }
 
+rclick_core::handlers! {
+    /// DecIPTTL's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+        Active = read_write("active"),
+    }
+}
+
 impl Element for DecIPTTL {
     fn class_name(&self) -> &'static str {
         "DecIPTTL"
@@ -145,14 +153,11 @@ impl Element for DecIPTTL {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("drops", 0),
-            HandlerDef::read_write("active", 1),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            0 => self.drops.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Drops) => self.drops.to_string(),
             _ => self.active.to_string(),
         })
     }

@@ -73,6 +73,13 @@ impl DropBroadcasts {
 /// The line Click prints at the first drop.
 const FIRST_DROP: &str = "DropBroadcasts: dropped a packet";
 
+rclick_core::handlers! {
+    /// DropBroadcasts's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for DropBroadcasts {
     fn class_name(&self) -> &'static str {
         "DropBroadcasts"
@@ -114,7 +121,7 @@ impl Element for DropBroadcasts {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())

@@ -118,3 +118,37 @@ impl Element for FixIPSrc {
         Some(p)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    /// ICMPError's packets ask for a fixed source: FixIPSrc writes it and
+    /// the checksum stays right; other packets pass unchanged.
+    #[test]
+    fn fixes_only_when_asked() {
+        let good = "4500001c 00000000 4011 65ce 0a000002 0a000102 04d2162e 000c0000";
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(DATA \\<{good}>, LIMIT 1, STOP true) -> MarkIPHeader
+                 -> Tee -> ICMPError(10.9.9.9, timeexceeded) -> f :: FixIPSrc(192.0.2.1)
+                 -> CheckIPHeader -> IPPrint(e) -> Discard;
+                 InfiniteSource(DATA \\<{good}>, LIMIT 1) -> MarkIPHeader -> f2 :: FixIPSrc(192.0.2.1)
+                 -> CheckIPHeader -> IPPrint(p) -> Discard;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        let log = r.take_log().join("\n");
+        // IPPrint's lines carry a timestamp after the label.
+        assert!(
+            log.contains(": 192.0.2.1 > 10.0.0.2: icmp timeexceeded"),
+            "{log}"
+        );
+        assert!(
+            log.contains(": 10.0.0.2.1234 > 10.0.1.2.5678: udp"),
+            "{log}"
+        );
+    }
+}

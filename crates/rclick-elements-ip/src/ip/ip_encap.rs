@@ -46,7 +46,8 @@ use std::net::Ipv4Addr;
 
 use rclick_core::args::{Args, FromArg};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
-use rclick_wire::checksum;
+use rclick_wire::ipv4::FLAG_DF;
+use rclick_wire::{IpProtocol, Ipv4Packet};
 
 use super::keyword_handler;
 
@@ -173,20 +174,18 @@ impl Element for IPEncap {
         }
         let id = self.id;
         self.id = self.id.wrapping_add(1);
-        let h = &mut p.data_mut()[..20];
-        h[0] = 0x45;
-        h[1] = self.tos;
-        h[2..4].copy_from_slice(&(total.min(0xffff) as u16).to_be_bytes());
-        h[4..6].copy_from_slice(&id.to_be_bytes());
-        h[6..8].copy_from_slice(&(if self.df { 0x4000u16 } else { 0 }).to_be_bytes());
-        h[8] = self.ttl;
-        h[9] = self.proto;
-        h[10] = 0;
-        h[11] = 0;
-        h[12..16].copy_from_slice(&self.src.octets());
-        h[16..20].copy_from_slice(&dst.octets());
-        let c = checksum::internet_checksum(h);
-        h[10..12].copy_from_slice(&c.to_be_bytes());
+        let mut h = Ipv4Packet::new_unchecked(&mut p.data_mut()[..20]);
+        h.set_version(4);
+        h.set_header_len(20);
+        h.set_tos(self.tos);
+        h.set_total_len(total.min(0xffff) as u16);
+        h.set_ident(id);
+        h.set_flags_frag_offset(if self.df { FLAG_DF } else { 0 });
+        h.set_ttl(self.ttl);
+        h.set_protocol(IpProtocol(self.proto));
+        h.set_src_addr(self.src);
+        h.set_dst_addr(dst);
+        h.fill_checksum();
         p.set_ip_header(0, 20);
         p.set_dst_ip_anno(dst);
         Some(p)

@@ -120,6 +120,13 @@ impl IPInputCombo {
     }
 }
 
+rclick_core::handlers! {
+    /// IPInputCombo's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for IPInputCombo {
     fn class_name(&self) -> &'static str {
         "IPInputCombo"
@@ -179,7 +186,7 @@ impl Element for IPInputCombo {
         None
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())

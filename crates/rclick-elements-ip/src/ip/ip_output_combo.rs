@@ -143,6 +143,13 @@ impl IPOutputCombo {
     }
 }
 
+rclick_core::handlers! {
+    /// IPOutputCombo's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for IPOutputCombo {
     fn class_name(&self) -> &'static str {
         "IPOutputCombo"
@@ -193,7 +200,7 @@ impl Element for IPOutputCombo {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())

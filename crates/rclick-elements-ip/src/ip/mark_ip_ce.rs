@@ -66,6 +66,13 @@ impl MarkIPCE {
     }
 }
 
+rclick_core::handlers! {
+    /// MarkIPCE's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for MarkIPCE {
     fn class_name(&self) -> &'static str {
         "MarkIPCE"
@@ -91,7 +98,7 @@ impl Element for MarkIPCE {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())

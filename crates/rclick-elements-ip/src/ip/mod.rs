@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 
+use rclick_core::drops::{DropReason, Drops};
 use rclick_core::element::{HandlerFlags, HandlerKind};
 use rclick_core::{Ctx, HandlerDef, Registry};
 
@@ -278,75 +279,67 @@ pub(crate) fn keyword_handler(
     }
 }
 
-/// Drop accounting shared by the header checkers: a total (`drops`), and
-/// per-reason counts (`drop_details`) when DETAILS is on. The first drop,
-/// or every drop when VERBOSE, is logged as `NAME: WHAT check failed: REASON`
-/// (as Click does: `NAME :: CLASS: ` before the ICMP and TCP messages, no
-/// prefix before the UDP one).
-pub(crate) struct Drops {
-    pub total: u64,
-    pub reasons: &'static [&'static str],
-    pub per_reason: Vec<u64>,
+/// What the header checkers (CheckIPHeader, CheckTCPHeader, CheckUDPHeader,
+/// CheckICMPHeader) keep about drops: the counts by reason (core's
+/// [`Drops`]: `drops` is the total, `drop_details` the lines), and whether
+/// to log every drop (VERBOSE) and to offer `drop_details` (DETAILS).
+pub(crate) struct CheckDrops<R: DropReason> {
+    pub counts: Drops<R>,
     pub verbose: bool,
     pub details: bool,
+    /// The header checked, in the log line: `IP header`, `TCP header`...
     what: &'static str,
 }
 
-/// Handler id of `drops` for elements using [`Drops`].
-pub(crate) const H_DROPS: u32 = 100;
-/// Handler id of `drop_details`.
-pub(crate) const H_DROP_DETAILS: u32 = 101;
+rclick_core::handlers! {
+    /// The header checkers' handlers (`drop_details` only with DETAILS).
+    pub(crate) enum CheckH {
+        Drops = read("drops"),
+        DropDetails = read("drop_details"),
+    }
+}
 
-impl Drops {
-    pub fn new(what: &'static str, reasons: &'static [&'static str]) -> Drops {
-        Drops {
-            total: 0,
-            reasons,
-            per_reason: vec![0; reasons.len()],
+impl<R: DropReason> CheckDrops<R> {
+    pub fn new(what: &'static str) -> Self {
+        CheckDrops {
+            counts: Drops::default(),
             verbose: false,
             details: false,
             what,
         }
     }
 
-    /// Counts a drop for `reason` (an index into the reason texts).
-    pub fn count(&mut self, reason: usize, cx: &Ctx) {
-        if self.total == 0 || self.verbose {
-            let reason = self.reasons.get(reason).copied().unwrap_or("?");
-            cx.log(match self.what {
-                // Click's own prefixes: the declaration for these two, none
-                // for UDP, the name for IP.
+    /// Counts a drop for `reason`. The first drop, or every drop when
+    /// VERBOSE, is logged as `NAME: WHAT check failed: REASON` (as Click
+    /// does: `NAME :: CLASS: ` before the ICMP and TCP messages, no prefix
+    /// before the UDP one).
+    pub fn count(&mut self, reason: R, cx: &Ctx) {
+        if self.counts.total() == 0 || self.verbose {
+            let (what, text) = (self.what, reason.text());
+            cx.log(match what {
                 "ICMP header" | "TCP header" => {
-                    format!("{}: {} check failed: {reason}", cx.declaration(), self.what)
+                    format!("{}: {what} check failed: {text}", cx.declaration())
                 }
-                "UDP header" => format!("{} check failed: {reason}", self.what),
-                _ => format!("{}: {} check failed: {reason}", cx.name(), self.what),
+                "UDP header" => format!("{what} check failed: {text}"),
+                _ => format!("{}: {what} check failed: {text}", cx.name()),
             });
         }
-        self.total += 1;
-        if let Some(c) = self.per_reason.get_mut(reason) {
-            *c += 1;
-        }
+        self.counts.count(reason, 1);
     }
 
-    pub fn handlers(&self, out: &mut Vec<HandlerDef>) {
-        out.push(HandlerDef::read("drops", H_DROPS));
+    pub fn handlers(&self) -> Vec<HandlerDef> {
         if self.details {
-            out.push(HandlerDef::read("drop_details", H_DROP_DETAILS));
+            CheckH::all_defs()
+        } else {
+            CheckH::Drops.defs()
         }
     }
 
-    pub fn read(&self, id: u32) -> Option<String> {
-        match id {
-            H_DROPS => Some(self.total.to_string()),
-            H_DROP_DETAILS => {
-                let mut s = String::new();
-                for (n, r) in self.per_reason.iter().zip(self.reasons) {
-                    s.push_str(&format!("{n}\t{r}\n"));
-                }
-                Some(s)
-            }
-            _ => None,
+    pub fn read(&self, id: u32) -> Result<String, String> {
+        match CheckH::from_id(id) {
+            Some(CheckH::Drops) => Ok(self.counts.total().to_string()),
+            Some(CheckH::DropDetails) => Ok(self.counts.details()),
+            None => Err("no such handler".into()),
         }
     }
 }

@@ -155,3 +155,26 @@ impl Element for PortInfo {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::well_known_port;
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    /// Names from PortInfo, aliases included, and well-known names, in
+    /// UDPIPEncap's ports.
+    #[test]
+    fn names_ports() {
+        assert_eq!(well_known_port("ssh"), Some(22));
+        assert_eq!(well_known_port("no-such-service"), None);
+        let r = testing::run(
+            "PortInfo(foo 4660/udp bar # a comment);
+             InfiniteSource(DATA \\<>, LIMIT 1, STOP true) -> UDPIPEncap(1.0.0.1, bar, 2.0.0.2, domain)
+             -> Strip(20) -> Print(u, 4) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(r.take_log(), ["u:    8 | 12340035"]);
+    }
+}

@@ -83,3 +83,23 @@ impl Element for SetIPAddress {
         vec![keyword_handler("addr", "ADDR", Some(0))]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    /// The annotation is set (StoreIPAddress writes it into the data where
+    /// Print shows it) and the handler reads ADDR.
+    #[test]
+    fn sets_the_annotation() {
+        let r = testing::run(
+            "InfiniteSource(DATA \\<00000000 00000000>, LIMIT 1, STOP true)
+             -> s :: SetIPAddress(10.0.0.1) -> StoreIPAddress(4) -> Print(x) -> Discard;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(r.take_log(), ["x:    8 | 00000000 0a000001"]);
+        assert_eq!(testing::read(&r, "s.addr"), "10.0.0.1");
+    }
+}

@@ -32,6 +32,7 @@
 //! CheckIPHeader, DecIPTTL, SetTCPChecksum, SetUDPChecksum
 
 use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_wire::Ipv4Packet;
 
 /// The SetIPChecksum element.
 #[derive(Default)]
@@ -46,10 +47,7 @@ impl SetIPChecksum {
             let hlen = p.ip_header_len();
             match p.ip_header_mut() {
                 Some(h) if hlen >= 20 && hlen <= h.len() => {
-                    h[10] = 0;
-                    h[11] = 0;
-                    let c = rclick_wire::checksum::internet_checksum(&h[..hlen]);
-                    h[10..12].copy_from_slice(&c.to_be_bytes());
+                    Ipv4Packet::new_unchecked(&mut h[..hlen]).fill_checksum_over(hlen);
                     true
                 }
                 _ => false,
@@ -62,6 +60,13 @@ impl SetIPChecksum {
             }
             self.drops += dropped;
         }
+    }
+}
+
+rclick_core::handlers! {
+    /// SetIPChecksum's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
     }
 }
 
@@ -81,9 +86,34 @@ impl Element for SetIPChecksum {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    /// A header with a wrong checksum comes out right; a packet without an
+    /// IP header annotation is dropped and counted.
+    #[test]
+    fn fixes_checksums_and_drops_unmarked() {
+        let bad_sum = "4500001c 00000000 4011 0000 0a000002 0a000102 04d2162e 000c0000";
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(DATA \\<{bad_sum}>, LIMIT 2, STOP true) -> MarkIPHeader
+                 -> s :: SetIPChecksum -> c :: CheckIPHeader -> ok :: Counter -> Discard;
+                 c[1] -> Discard;
+                 InfiniteSource(DATA \\<{bad_sum}>, LIMIT 1) -> s;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "ok.count"), "2");
+        assert_eq!(testing::read(&r, "s.drops"), "1");
     }
 }

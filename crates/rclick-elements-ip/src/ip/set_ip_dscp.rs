@@ -33,7 +33,7 @@
 
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
-use rclick_wire::checksum::update_u16;
+use rclick_wire::Ipv4Packet;
 
 use super::keyword_handler;
 
@@ -41,15 +41,15 @@ use super::keyword_handler;
 #[inline]
 pub(crate) fn update_tos(p: &mut Packet, f: impl Fn(u8) -> u8) {
     let Some(h) = p.ip_header() else { return };
-    if h.len() < 20 || f(h[1]) == h[1] {
+    if h.len() < 20 {
+        return;
+    }
+    let tos = Ipv4Packet::new_unchecked(h).tos();
+    if f(tos) == tos {
         return;
     }
     if let Some(h) = p.ip_header_mut() {
-        let old = u16::from_be_bytes([h[0], h[1]]);
-        h[1] = f(h[1]);
-        let new = u16::from_be_bytes([h[0], h[1]]);
-        let c = u16::from_be_bytes([h[10], h[11]]);
-        h[10..12].copy_from_slice(&update_u16(c, old, new).to_be_bytes());
+        Ipv4Packet::new_unchecked(h).set_tos_update_checksum(f(tos));
     }
 }
 

@@ -71,16 +71,14 @@ impl SetTCPChecksum {
             let Some(h) = p.ip_header_mut() else {
                 return false;
             };
-            let seg = &mut h[hlen..hlen + tlen];
-            let off = usize::from(seg[12] >> 4) * 4;
+            let mut t = TcpPacket::new_unchecked(&mut h[hlen..hlen + tlen]);
+            let off = usize::from(t.header_len());
             if off < 20 || off > tlen {
                 if !fixoff {
                     return false;
                 }
-                let words = (tlen.min(60) / 4) as u8;
-                seg[12] = (seg[12] & 0x0f) | (words.max(5) << 4);
+                t.set_header_len((tlen.min(60) as u8).max(20));
             }
-            let mut t = TcpPacket::new_unchecked(seg);
             t.fill_checksum(Ipv4Addr::from(src), Ipv4Addr::from(dst));
             true
         });
@@ -91,6 +89,13 @@ impl SetTCPChecksum {
             }
             self.drops += dropped;
         }
+    }
+}
+
+rclick_core::handlers! {
+    /// SetTCPChecksum's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
     }
 }
 
@@ -119,9 +124,46 @@ impl Element for SetTCPChecksum {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    /// 10.0.0.1 -> 10.0.0.2, TCP, a 20-byte TCP header whose data offset
+    /// is 0 (bad) and whose checksum is zero.
+    const BAD_OFF: &str = "45000028 00000000 4006 66ce 0a000001 0a000002
+                           04d20050 00000001 00000000 00020200 00000000";
+
+    /// With FIXOFF (the default) a bad data offset is fixed and the
+    /// checksum made; with FIXOFF false the packet is dropped.
+    #[test]
+    fn fixes_offset_and_checksum() {
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(DATA \\<{BAD_OFF}>, LIMIT 2, STOP true) -> MarkIPHeader
+                 -> Tee -> s :: SetTCPChecksum -> t :: CheckTCPHeader -> ok :: Counter -> Discard;
+                 t[1] -> Discard;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "ok.count"), "2");
+        let r = testing::run(
+            &format!(
+                "InfiniteSource(DATA \\<{BAD_OFF}>, LIMIT 2, STOP true) -> MarkIPHeader
+                 -> s :: SetTCPChecksum(FIXOFF false) -> ok :: Counter -> Discard;"
+            ),
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "ok.count"), "0");
+        assert_eq!(testing::read(&r, "s.drops"), "2");
     }
 }

@@ -58,7 +58,7 @@ impl SetUDPChecksum {
                 return false;
             };
             let seg = &mut h[hlen..hlen + tlen];
-            let ulen = usize::from(u16::from_be_bytes([seg[4], seg[5]]));
+            let ulen = usize::from(UdpPacket::new_unchecked(&*seg).len());
             if ulen < 8 || ulen > tlen {
                 return false;
             }
@@ -73,6 +73,13 @@ impl SetUDPChecksum {
             }
             self.drops += dropped;
         }
+    }
+}
+
+rclick_core::handlers! {
+    /// SetUDPChecksum's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
     }
 }
 
@@ -92,9 +99,34 @@ impl Element for SetUDPChecksum {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ip::test_util::registry;
+    use rclick_core::testing;
+
+    /// A datagram whose payload changed after its checksum was made gets a
+    /// right one again; a TCP packet is dropped.
+    #[test]
+    fn recomputes_and_drops_non_udp() {
+        let r = testing::run(
+            "InfiniteSource(DATA \\<0102>, LIMIT 2, STOP true) -> UDPIPEncap(1.0.0.1, 1, 2.0.0.2, 2)
+             -> StoreData(28, \\<ffff>) -> s :: SetUDPChecksum
+             -> u :: CheckUDPHeader -> ok :: Counter -> Discard; u[1] -> Discard;
+             InfiniteSource(DATA \\<45000028 00000000 4006 66ce 0a000001 0a000002
+                                    04d20050 00000001 00000000 50020200 00000000>, LIMIT 1)
+             -> MarkIPHeader -> s;",
+            &registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "ok.count"), "2");
+        assert_eq!(testing::read(&r, "u.drops"), "0");
+        assert_eq!(testing::read(&r, "s.drops"), "1");
     }
 }

@@ -36,7 +36,7 @@ use std::net::Ipv4Addr;
 
 use rclick_core::args::FromArg;
 use rclick_core::{ConfigureCx, Ctx, Element, Packet};
-use rclick_wire::checksum::update_u32;
+use rclick_wire::{tcp, udp, IpProtocol, Ipv4Packet, TcpPacket, UdpPacket};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Field {
@@ -60,42 +60,32 @@ impl Default for StoreIPAddress {
     }
 }
 
-/// Writes `addr` into the IP header's source (`at` 12) or destination (16)
+/// Writes `addr` into the IP header's source or destination (`dst`)
 /// field, updating the IP and transport checksums incrementally.
-pub(crate) fn store_in_ip_header(p: &mut Packet, at: usize, addr: Ipv4Addr) -> bool {
+pub(crate) fn store_in_ip_header(p: &mut Packet, dst: bool, addr: Ipv4Addr) -> bool {
     let Some(h) = p.ip_header() else { return false };
     let hlen = p.ip_header_len();
     if hlen < 20 || h.len() < 20 {
         return false;
     }
-    let proto = h[9];
-    let first_frag = u16::from_be_bytes([h[6], h[7]]) & 0x1fff == 0;
+    let ip = Ipv4Packet::new_unchecked(h);
+    let (proto, first_frag) = (ip.protocol(), ip.frag_offset() == 0);
     let Some(h) = p.ip_header_mut() else {
         return false;
     };
-    let old = u32::from_be_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
+    let mut ip = Ipv4Packet::new_unchecked(&mut *h);
+    let old = u32::from(if dst {
+        ip.set_dst_addr_update_checksum(addr)
+    } else {
+        ip.set_src_addr_update_checksum(addr)
+    });
     let new = u32::from(addr);
-    h[at..at + 4].copy_from_slice(&addr.octets());
-    let c = u16::from_be_bytes([h[10], h[11]]);
-    h[10..12].copy_from_slice(&update_u32(c, old, new).to_be_bytes());
     if first_frag {
-        let off = match proto {
-            6 => Some(16usize),
-            17 => Some(6usize),
-            _ => None,
-        };
-        if let (Some(off), Some(t)) = (off, h.get_mut(hlen..)) {
-            let need = if proto == 6 { 20 } else { 8 };
-            if t.len() >= need {
-                let c = u16::from_be_bytes([t[off], t[off + 1]]);
-                if proto == 6 || c != 0 {
-                    let mut nc = update_u32(c, old, new);
-                    if proto == 17 && nc == 0 {
-                        nc = 0xffff;
-                    }
-                    t[off..off + 2].copy_from_slice(&nc.to_be_bytes());
-                }
-            }
+        let t = h.get_mut(hlen..).unwrap_or_default();
+        if proto == IpProtocol::TCP && t.len() >= tcp::HEADER_LEN {
+            TcpPacket::new_unchecked(t).update_checksum_u32(old, new);
+        } else if proto == IpProtocol::UDP && t.len() >= udp::HEADER_LEN {
+            UdpPacket::new_unchecked(t).update_checksum_u32(old, new);
         }
     }
     true
@@ -143,10 +133,10 @@ impl Element for StoreIPAddress {
                 }
             }
             Field::IpSrc => {
-                store_in_ip_header(&mut p, 12, a);
+                store_in_ip_header(&mut p, false, a);
             }
             Field::IpDst => {
-                store_in_ip_header(&mut p, 16, a);
+                store_in_ip_header(&mut p, true, a);
             }
         }
         Some(p)

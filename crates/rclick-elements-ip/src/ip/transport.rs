@@ -2,6 +2,7 @@
 //! element).
 
 use rclick_core::Packet;
+use rclick_wire::Ipv4Packet;
 
 /// The IP header and transport segment of `p`, bounded by the IP total
 /// length: (source, destination, protocol, header length, segment length,
@@ -12,14 +13,14 @@ pub(crate) fn segment_info(p: &Packet) -> Option<(u32, u32, u8, usize, usize, bo
     if hlen < 20 || h.len() < hlen {
         return None;
     }
-    let total = usize::from(u16::from_be_bytes([h[2], h[3]]));
+    let ip = Ipv4Packet::new_unchecked(h);
+    let total = usize::from(ip.total_len());
     if total < hlen || total > h.len() {
         return None;
     }
-    let src = u32::from_be_bytes([h[12], h[13], h[14], h[15]]);
-    let dst = u32::from_be_bytes([h[16], h[17], h[18], h[19]]);
-    let first = u16::from_be_bytes([h[6], h[7]]) & 0x1fff == 0;
-    Some((src, dst, h[9], hlen, total - hlen, first))
+    let (src, dst) = (u32::from(ip.src_addr()), u32::from(ip.dst_addr()));
+    let first = ip.frag_offset() == 0;
+    Some((src, dst, ip.protocol().0, hlen, total - hlen, first))
 }
 
 use std::net::Ipv4Addr;
@@ -28,90 +29,92 @@ use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 use rclick_wire::checksum;
 
-use super::Drops;
+use super::CheckDrops;
+use rclick_core::drops::DropReason;
 
-/// CheckTCPHeader, CheckUDPHeader and CheckICMPHeader.
-pub struct HeaderChecker {
-    class: &'static str,
-    proto: u8,
-    checksum: bool,
-    has_checksum_keyword: bool,
-    pub(crate) drops: Drops,
+/// Why a transport header check fails, whatever the protocol.
+#[derive(Clone, Copy)]
+pub(crate) enum Fail {
+    /// Not this protocol, or not a first fragment.
+    NotProto,
+    BadLength,
+    BadChecksum,
 }
 
-impl HeaderChecker {
-    /// A checker for protocol `proto` (6, 17 or 1).
-    pub fn new(class: &'static str, proto: u8) -> Self {
-        let (what, reasons): (&'static str, &'static [&'static str]) = match proto {
-            6 => (
-                "TCP header",
-                &["not TCP", "bad packet length", "bad TCP checksum"],
-            ),
-            17 => (
-                "UDP header",
-                &["not UDP", "bad packet length", "bad UDP checksum"],
-            ),
-            _ => (
-                "ICMP header",
-                &["not ICMP", "bad packet length", "bad ICMP checksum"],
-            ),
-        };
+/// A transport protocol's checker class: its protocol number, the header
+/// named in its log line, and its drop reasons (each class's file,
+/// check_tcp_header.rs and the others, declares its own).
+pub(crate) trait Checked: DropReason {
+    const CLASS: &'static str;
+    const PROTO: u8;
+    const WHAT: &'static str;
+    const HAS_CHECKSUM_KEYWORD: bool;
+    fn reason(f: Fail) -> Self;
+}
+
+/// CheckTCPHeader, CheckUDPHeader and CheckICMPHeader.
+pub struct HeaderChecker<R: Checked> {
+    checksum: bool,
+    pub(crate) drops: CheckDrops<R>,
+}
+
+impl<R: Checked> Default for HeaderChecker<R> {
+    fn default() -> Self {
         HeaderChecker {
-            class,
-            proto,
             checksum: true,
-            has_checksum_keyword: proto == 6,
-            drops: Drops::new(what, reasons),
+            drops: CheckDrops::new(R::WHAT),
         }
     }
+}
 
+impl<R: Checked> HeaderChecker<R> {
     /// Checks `p`: `Err(reason)` on failure.
-    fn check(&self, p: &rclick_core::Packet) -> Result<(), usize> {
+    fn check(&self, p: &rclick_core::Packet) -> Result<(), Fail> {
         let Some((src, dst, proto, hlen, tlen, first)) = segment_info(p) else {
-            return Err(0);
+            return Err(Fail::NotProto);
         };
-        if proto != self.proto || !first {
-            return Err(0);
+        if proto != R::PROTO || !first {
+            return Err(Fail::NotProto);
         }
         let Some(h) = p.ip_header() else {
-            return Err(0);
+            return Err(Fail::NotProto);
         };
         let seg = &h[hlen..hlen + tlen];
         let (s, d) = (Ipv4Addr::from(src), Ipv4Addr::from(dst));
-        match self.proto {
+        match R::PROTO {
             6 => {
                 if tlen < 20 {
-                    return Err(1);
+                    return Err(Fail::BadLength);
                 }
-                let off = usize::from(seg[12] >> 4) * 4;
+                let off = usize::from(rclick_wire::TcpPacket::new_unchecked(seg).header_len());
                 if off < 20 || off > tlen {
-                    return Err(1);
+                    return Err(Fail::BadLength);
                 }
                 if self.checksum
                     && !rclick_wire::TcpPacket::new_unchecked(seg).verify_checksum(s, d)
                 {
-                    return Err(2);
+                    return Err(Fail::BadChecksum);
                 }
             }
             17 => {
                 if tlen < 8 {
-                    return Err(1);
+                    return Err(Fail::BadLength);
                 }
-                let ulen = usize::from(u16::from_be_bytes([seg[4], seg[5]]));
+                let ulen = usize::from(rclick_wire::UdpPacket::new_unchecked(seg).len());
                 if ulen < 8 || ulen > tlen {
-                    return Err(1);
+                    return Err(Fail::BadLength);
                 }
                 let u = rclick_wire::UdpPacket::new_unchecked(&seg[..ulen]);
                 if u.checksum() != 0 && !u.verify_checksum(s, d) {
-                    return Err(2);
+                    return Err(Fail::BadChecksum);
                 }
             }
             _ => {
                 if tlen < 8 {
-                    return Err(1);
+                    return Err(Fail::BadLength);
                 }
                 if !checksum::verify(seg) {
-                    return Err(2);
+                    return Err(Fail::BadChecksum);
                 }
             }
         }
@@ -119,9 +122,9 @@ impl HeaderChecker {
     }
 }
 
-impl Element for HeaderChecker {
+impl<R: Checked> Element for HeaderChecker<R> {
     fn class_name(&self) -> &'static str {
-        self.class
+        R::CLASS
     }
     fn port_count(&self) -> &'static str {
         "1/1-2"
@@ -136,7 +139,7 @@ impl Element for HeaderChecker {
         let mut a = Args::new(conf)
             .read("VERBOSE", &mut verbose)
             .read("DETAILS", &mut details);
-        if self.has_checksum_keyword {
+        if R::HAS_CHECKSUM_KEYWORD {
             a = a.read("CHECKSUM", &mut csum);
         }
         a.complete().map_err(|e| e.to_string())?;
@@ -151,8 +154,8 @@ impl Element for HeaderChecker {
         for p in batch {
             match self.check(&p) {
                 Ok(()) => good.push(p),
-                Err(r) => {
-                    self.drops.count(r, cx);
+                Err(f) => {
+                    self.drops.count(R::reason(f), cx);
                     bad.push(p);
                 }
             }
@@ -171,19 +174,47 @@ impl Element for HeaderChecker {
     ) -> Option<rclick_core::Packet> {
         match self.check(&p) {
             Ok(()) => Some(p),
-            Err(r) => {
-                self.drops.count(r, cx);
+            Err(f) => {
+                self.drops.count(R::reason(f), cx);
                 cx.checked_push(1, PacketBatch::from(p));
                 None
             }
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut h = Vec::new();
-        self.drops.handlers(&mut h);
-        h
+        self.drops.handlers()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        self.drops.read(id).ok_or_else(|| "no such handler".into())
+        self.drops.read(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::segment_info;
+    use rclick_core::Packet;
+
+    /// The fields read from the IP header, and each refusal.
+    #[test]
+    fn reads_segment_info() {
+        let mut h = [
+            0x45u8, 0, 0, 28, 0, 0, 0x20, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2, //
+            0, 1, 0, 2, 0, 8, 0, 0,
+        ];
+        let info = |h: &[u8], hlen| {
+            let mut p = Packet::from_slice(h);
+            p.set_ip_header(0, hlen);
+            segment_info(&p)
+        };
+        assert_eq!(
+            info(&h, 20),
+            Some((0x0a00_0001, 0x0a00_0002, 17, 20, 8, true))
+        );
+        assert_eq!(info(&h, 16), None, "header length under 20");
+        h[7] = 1; // offset 8: not a first fragment
+        assert_eq!(info(&h, 20).map(|i| i.5), Some(false));
+        h[3] = 40; // total length past the data
+        assert_eq!(info(&h, 20), None);
+        assert_eq!(segment_info(&Packet::from_slice(&h)), None, "no IP header");
     }
 }

@@ -42,7 +42,7 @@ use std::net::Ipv4Addr;
 
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
-use rclick_wire::{checksum, UdpPacket};
+use rclick_wire::{IpProtocol, Ipv4Packet, UdpPacket};
 
 use super::ip_encap::parse_addr_or_anno;
 use super::keyword_handler;
@@ -116,26 +116,26 @@ impl Element for UDPIPEncap {
         self.id = self.id.wrapping_add(1);
         let d = p.data_mut();
         {
-            let h = &mut d[..20];
-            h[0] = 0x45;
-            h[1] = 0;
-            h[2..4].copy_from_slice(&(total.min(0xffff) as u16).to_be_bytes());
-            h[4..6].copy_from_slice(&id.to_be_bytes());
-            h[6..8].fill(0);
-            h[8] = 250;
-            h[9] = 17;
-            h[10..12].fill(0);
-            h[12..16].copy_from_slice(&self.src.octets());
-            h[16..20].copy_from_slice(&dst.octets());
-            let c = checksum::internet_checksum(h);
-            h[10..12].copy_from_slice(&c.to_be_bytes());
+            let mut h = Ipv4Packet::new_unchecked(&mut d[..20]);
+            h.set_version(4);
+            h.set_header_len(20);
+            h.set_tos(0);
+            h.set_total_len(total.min(0xffff) as u16);
+            h.set_ident(id);
+            h.set_flags_frag_offset(0);
+            h.set_ttl(250);
+            h.set_protocol(IpProtocol::UDP);
+            h.set_src_addr(self.src);
+            h.set_dst_addr(dst);
+            h.fill_checksum();
         }
         {
             let u = &mut d[20..];
-            u[0..2].copy_from_slice(&self.sport.to_be_bytes());
-            u[2..4].copy_from_slice(&self.dport.to_be_bytes());
-            u[4..6].copy_from_slice(&(ulen.min(0xffff) as u16).to_be_bytes());
-            u[6..8].fill(0);
+            let mut v = UdpPacket::new_unchecked(&mut *u);
+            v.set_src_port(self.sport);
+            v.set_dst_port(self.dport);
+            v.set_len(ulen.min(0xffff) as u16);
+            v.set_checksum(0);
             if self.checksum && ulen <= 0xffff {
                 let mut v = UdpPacket::new_unchecked(&mut u[..ulen]);
                 v.fill_checksum(self.src, dst);

@@ -126,6 +126,14 @@ impl CheckIP6Header {
     }
 }
 
+rclick_core::handlers! {
+    /// CheckIP6Header's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+        DropDetails = read("drop_details"),
+    }
+}
+
 impl Element for CheckIP6Header {
     fn class_name(&self) -> &'static str {
         "CheckIP6Header"
@@ -164,14 +172,11 @@ impl Element for CheckIP6Header {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("drops", 0),
-            HandlerDef::read("drop_details", 1),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            0 => self.drops.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Drops) => self.drops.to_string(),
             _ => self
                 .per_reason
                 .iter()

@@ -62,6 +62,13 @@ fn process(p: &mut Packet) -> bool {
     true
 }
 
+rclick_core::handlers! {
+    /// DecIP6HLIM's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for DecIP6HLIM {
     fn class_name(&self) -> &'static str {
         "DecIP6HLIM"
@@ -101,7 +108,7 @@ impl Element for DecIP6HLIM {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())

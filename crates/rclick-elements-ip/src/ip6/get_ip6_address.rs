@@ -46,6 +46,13 @@ pub struct GetIP6Address {
     short: u64,
 }
 
+rclick_core::handlers! {
+    /// GetIP6Address's handlers (the manual's list).
+    enum H {
+        Short = read("short"),
+    }
+}
+
 impl Element for GetIP6Address {
     fn class_name(&self) -> &'static str {
         "GetIP6Address"
@@ -75,7 +82,7 @@ impl Element for GetIP6Address {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("short", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.short.to_string())

@@ -165,6 +165,14 @@ impl ICMP6Error {
     }
 }
 
+rclick_core::handlers! {
+    /// ICMP6Error's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+        DropDetails = read("drop_details"),
+    }
+}
+
 impl Element for ICMP6Error {
     fn class_name(&self) -> &'static str {
         "ICMP6Error"
@@ -210,14 +218,11 @@ impl Element for ICMP6Error {
         out
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("drops", 0),
-            HandlerDef::read("drop_details", 1),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            0 => self.drops.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Drops) => self.drops.to_string(),
             _ => self
                 .per_reason
                 .iter()

@@ -169,6 +169,14 @@ impl IP6Fragmenter {
     }
 }
 
+rclick_core::handlers! {
+    /// IP6Fragmenter's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+        Fragments = read("fragments"),
+    }
+}
+
 impl Element for IP6Fragmenter {
     fn class_name(&self) -> &'static str {
         "IP6Fragmenter"
@@ -220,14 +228,16 @@ impl Element for IP6Fragmenter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("drops", 0),
-            HandlerDef::read("fragments", 1),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        Ok(if id == 0 { self.drops } else { self.fragments }.to_string())
+        Ok(if H::from_id(id) == Some(H::Drops) {
+            self.drops
+        } else {
+            self.fragments
+        }
+        .to_string())
     }
 }
 

@@ -62,6 +62,13 @@ fn mirror(p: &mut Packet) -> bool {
     true
 }
 
+rclick_core::handlers! {
+    /// IP6Mirror's handlers (the manual's list).
+    enum H {
+        Skipped = read("skipped"),
+    }
+}
+
 impl Element for IP6Mirror {
     fn class_name(&self) -> &'static str {
         "IP6Mirror"
@@ -81,7 +88,7 @@ impl Element for IP6Mirror {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("skipped", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.skipped.to_string())

@@ -140,11 +140,17 @@ impl IP6NDAdvertiser {
         icmp.set_data_field(flags);
         let body = icmp.body_mut();
         body[..16].copy_from_slice(&target.octets());
-        body[16] = nd::OPT_TARGET_LL_ADDR;
-        body[17] = 1;
-        body[18..24].copy_from_slice(&mac);
+        nd::write_ll_addr_option(&mut body[16..], nd::OPT_TARGET_LL_ADDR, mac);
         icmp.fill_checksum(target, dst);
         Some(q)
+    }
+}
+
+rclick_core::handlers! {
+    /// IP6NDAdvertiser's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+        Responses = read("responses"),
     }
 }
 
@@ -199,14 +205,16 @@ impl Element for IP6NDAdvertiser {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("drops", 0),
-            HandlerDef::read("responses", 1),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        Ok(if id == 0 { self.drops } else { self.responses }.to_string())
+        Ok(if H::from_id(id) == Some(H::Drops) {
+            self.drops
+        } else {
+            self.responses
+        }
+        .to_string())
     }
 }
 

@@ -93,7 +93,7 @@ use rclick_core::args::{parse_ether, Args, Interval};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch, TimerId};
 use rclick_packet::DEFAULT_HEADROOM;
 use rclick_wire::ipv6::HEADER_LEN;
-use rclick_wire::{EtherType, Icmpv6Packet, IpProtocol, Ipv6Packet};
+use rclick_wire::{EtherType, EthernetFrame, Icmpv6Packet, IpProtocol, Ipv6Packet};
 
 use super::{nd_message, nd_option, parse_ip6};
 
@@ -249,18 +249,23 @@ fn parse_conf(conf: &[String]) -> Result<Conf, String> {
     })
 }
 
-const H_TABLE: u32 = 0;
-const H_STATS: u32 = 1;
-const H_QUERIES: u32 = 2;
-const H_RESPONSES: u32 = 3;
-const H_DROPS: u32 = 4;
-const H_EVICTIONS: u32 = 5;
-const H_IGNORED: u32 = 6;
-const H_COUNT: u32 = 7;
-const H_LENGTH: u32 = 8;
-const H_INSERT: u32 = 9;
-const H_DELETE: u32 = 10;
-const H_CLEAR: u32 = 11;
+rclick_core::handlers! {
+    /// IP6NDSolicitor's handlers (the manual's list).
+    enum H {
+        Table = read("table"),
+        Stats = read("stats"),
+        Queries = read("queries"),
+        Responses = read("responses"),
+        Drops = read("drops"),
+        Evictions = read("evictions"),
+        Ignored = read("ignored"),
+        Count = read("count"),
+        Length = read("length"),
+        Insert = write("insert"),
+        Delete = write("delete"),
+        Clear = write("clear"),
+    }
+}
 
 impl IP6NDSolicitor {
     /// The 86-byte solicitation for `target`, byte for byte Click's.
@@ -275,7 +280,7 @@ impl IP6NDSolicitor {
         let o = dst.octets();
         d[..6].copy_from_slice(&[0x33, 0x33, 0xff, o[13], o[14], o[15]]);
         d[6..12].copy_from_slice(&self.my_eth);
-        d[12..14].copy_from_slice(&EtherType::IPV6.0.to_be_bytes());
+        EthernetFrame::new_unchecked(&mut *d).set_ethertype(EtherType::IPV6);
         let mut ip = Ipv6Packet::new_unchecked(&mut d[ETH_LEN..ETH_LEN + HEADER_LEN]);
         ip.set_version(6);
         ip.set_payload_len(NS_LEN as u16);
@@ -287,9 +292,7 @@ impl IP6NDSolicitor {
         icmp.set_msg_type(NS);
         let body = icmp.body_mut();
         body[..16].copy_from_slice(&target.octets());
-        body[16] = nd::OPT_SOURCE_LL_ADDR;
-        body[17] = 1;
-        body[18..24].copy_from_slice(&self.my_eth);
+        nd::write_ll_addr_option(&mut body[16..], nd::OPT_SOURCE_LL_ADDR, self.my_eth);
         icmp.fill_checksum(self.my_ip, dst);
         q.set_mac_header_len(0, ETH_LEN);
         q
@@ -327,7 +330,7 @@ impl IP6NDSolicitor {
         let mut hdr = [0u8; ETH_LEN];
         hdr[..6].copy_from_slice(&dst);
         hdr[6..12].copy_from_slice(&self.my_eth);
-        hdr[12..].copy_from_slice(&EtherType::IPV6.0.to_be_bytes());
+        EthernetFrame::new_unchecked(&mut hdr[..]).set_ethertype(EtherType::IPV6);
         if p.push_slice(&hdr).is_err() {
             self.drops += 1;
             return;
@@ -579,43 +582,30 @@ impl Element for IP6NDSolicitor {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("table", H_TABLE),
-            HandlerDef::read("stats", H_STATS),
-            HandlerDef::read("queries", H_QUERIES),
-            HandlerDef::read("responses", H_RESPONSES),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::read("evictions", H_EVICTIONS),
-            HandlerDef::read("ignored", H_IGNORED),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read("length", H_LENGTH),
-            HandlerDef::write("insert", H_INSERT),
-            HandlerDef::write("delete", H_DELETE),
-            HandlerDef::write("clear", H_CLEAR),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_TABLE => self.table(),
-            H_STATS => format!(
+        Ok(match H::from_id(id) {
+            Some(H::Table) => self.table(),
+            Some(H::Stats) => format!(
                 "{} packets killed\n{} ND Solicitation Message sent\n",
                 self.drops, self.queries
             ),
-            H_QUERIES => self.queries.to_string(),
-            H_RESPONSES => self.responses.to_string(),
-            H_DROPS => self.drops.to_string(),
-            H_EVICTIONS => self.evictions.to_string(),
-            H_IGNORED => self.ignored.to_string(),
-            H_COUNT => self.entries.len().to_string(),
-            H_LENGTH => self.saved_total.to_string(),
+            Some(H::Queries) => self.queries.to_string(),
+            Some(H::Responses) => self.responses.to_string(),
+            Some(H::Drops) => self.drops.to_string(),
+            Some(H::Evictions) => self.evictions.to_string(),
+            Some(H::Ignored) => self.ignored.to_string(),
+            Some(H::Count) => self.entries.len().to_string(),
+            Some(H::Length) => self.saved_total.to_string(),
             _ => return Err("handler not readable".into()),
         })
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let value = rclick_core::confparse::uncomment(value);
         let words: Vec<&str> = value.split_whitespace().collect();
-        match (id, words.as_slice()) {
-            (H_INSERT, [ip, eth]) => {
+        match (H::from_id(id), words.as_slice()) {
+            (Some(H::Insert), [ip, eth]) => {
                 let a = parse_ip6(ip)?;
                 let eth = parse_ether(eth)?.0;
                 let now = now_ms(cx);
@@ -638,10 +628,10 @@ impl Element for IP6NDSolicitor {
                     cx.push(0, out);
                 }
             }
-            (H_INSERT, _) => return Err("expected 'IP6 ETH'".into()),
-            (H_DELETE, [ip]) => self.remove(parse_ip6(ip)?),
-            (H_DELETE, _) => return Err("expected 'IP6'".into()),
-            (H_CLEAR, _) => {
+            (Some(H::Insert), _) => return Err("expected 'IP6 ETH'".into()),
+            (Some(H::Delete), [ip]) => self.remove(parse_ip6(ip)?),
+            (Some(H::Delete), _) => return Err("expected 'IP6'".into()),
+            (Some(H::Clear), _) => {
                 self.clear();
                 self.queries = 0;
                 self.responses = 0;

@@ -116,6 +116,13 @@ impl DynamicUDPIPEncap {
     }
 }
 
+rclick_core::handlers! {
+    /// DynamicUDPIPEncap's handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for DynamicUDPIPEncap {
     fn class_name(&self) -> &'static str {
         "DynamicUDPIPEncap"
@@ -164,7 +171,7 @@ impl Element for DynamicUDPIPEncap {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(self.drops.to_string())

@@ -72,7 +72,7 @@ use std::net::Ipv4Addr;
 
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
-use rclick_wire::{IpProtocol, Ipv4Packet, Ipv4Repr, TcpPacket};
+use rclick_wire::{tcp, IpProtocol, Ipv4Packet, Ipv4Repr, TcpPacket};
 
 const SYN: u8 = 0x02;
 const RST: u8 = 0x04;
@@ -83,11 +83,16 @@ const ACK: u8 = 0x10;
 /// FIN.
 const MAX_DATA: usize = 0xFFFF - 2;
 
-const H_DATA: u32 = 0;
-const H_RESPONSES: u32 = 1;
-const H_RESETS: u32 = 2;
-const H_BAD: u32 = 3;
-const H_DROPS: u32 = 4;
+rclick_core::handlers! {
+    /// StatelessTCPResponder's handlers (the manual's list).
+    enum H {
+        Data = read("data"),
+        Responses = read("responses"),
+        Resets = read("resets"),
+        Bad = read("bad"),
+        Drops = read("drops"),
+    }
+}
 
 /// The StatelessTCPResponder element.
 #[derive(Default)]
@@ -138,29 +143,8 @@ fn parse(p: &Packet) -> Option<Segment> {
         flags: tcp.flags(),
         window: tcp.window_len(),
         payload_len: tcp_bytes.len().saturating_sub(thl) as u32,
-        mss: find_mss(options),
+        mss: tcp::mss_option(options),
     })
-}
-
-/// The MSS option's value among TCP `options`.
-fn find_mss(mut o: &[u8]) -> Option<u16> {
-    while let Some(&kind) = o.first() {
-        match kind {
-            0 => return None,
-            1 => o = &o[1..],
-            _ => {
-                let len = usize::from(*o.get(1)?);
-                if len < 2 || len > o.len() {
-                    return None;
-                }
-                if kind == 2 && len == 4 {
-                    return Some(u16::from_be_bytes([o[2], o[3]]));
-                }
-                o = &o[len..];
-            }
-        }
-    }
-    None
 }
 
 impl StatelessTCPResponder {
@@ -305,22 +289,16 @@ impl Element for StatelessTCPResponder {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("data", H_DATA),
-            HandlerDef::read("responses", H_RESPONSES),
-            HandlerDef::read("resets", H_RESETS),
-            HandlerDef::read("bad", H_BAD),
-            HandlerDef::read("drops", H_DROPS),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_DATA => String::from_utf8_lossy(&self.data).into_owned(),
-            H_RESPONSES => self.responses.to_string(),
-            H_RESETS => self.resets.to_string(),
-            H_BAD => self.bad.to_string(),
-            H_DROPS => self.drops.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Data) => String::from_utf8_lossy(&self.data).into_owned(),
+            Some(H::Responses) => self.responses.to_string(),
+            Some(H::Resets) => self.resets.to_string(),
+            Some(H::Bad) => self.bad.to_string(),
+            Some(H::Drops) => self.drops.to_string(),
             _ => return Err("no such handler".into()),
         })
     }
@@ -328,8 +306,9 @@ impl Element for StatelessTCPResponder {
 
 #[cfg(test)]
 mod tests {
-    use super::{find_mss, parse, Segment, StatelessTCPResponder};
+    use super::{parse, Segment, StatelessTCPResponder};
     use rclick_core::Packet;
+    use rclick_wire::tcp::mss_option as find_mss;
     use rclick_wire::{IpProtocol, Ipv4Packet, Ipv4Repr, TcpPacket};
     use std::net::Ipv4Addr;
 

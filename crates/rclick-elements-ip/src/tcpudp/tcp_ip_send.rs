@@ -158,6 +158,13 @@ impl Segment {
     }
 }
 
+rclick_core::handlers! {
+    /// TCPIPSend's handlers (the manual's list).
+    enum H {
+        Send = write("send"),
+    }
+}
+
 impl Element for TCPIPSend {
     fn class_name(&self) -> &'static str {
         "TCPIPSend"
@@ -169,7 +176,7 @@ impl Element for TCPIPSend {
         "h/h"
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::write("send", 0)]
+        H::all_defs()
     }
     fn write_handler(&mut self, _id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let seg = Segment::parse(value)?;

@@ -1,0 +1,164 @@
+//! No element file reads or writes packet headers by raw offset: headers go
+//! through rclick-wire's typed views (ARCHITECTURE.md, "Architecture
+//! invariant" under `rclick-wire`).
+//!
+//! Scans the non-test part of every `crates/rclick-elements-*/src` file (up
+//! to its first `#[cfg(test)]`, comments skipped) for the shapes raw
+//! header access takes: the private helpers `rd16(`/`rd32(`/`wr16(`/
+//! `wr32(`/`be16(`/`be32(`, `from_be_bytes`/`to_be_bytes`, and a store to
+//! a literal index (`buf[18] = 6`). A file may hold at most the number of
+//! such lines its [`ALLOWED`] entry says, with the reason; a file whose
+//! count fell must lower its entry, so the list only shrinks.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Files allowed raw-offset lines: (path under `crates/`, at most how many
+/// lines, why). "being converted" entries are crates other work converts
+/// (issue 18); they go once it lands.
+const ALLOWED: &[(&str, usize, &str)] = &[
+    ("rclick-elements-analysis/src/analysis/aggregate_ip.rs", 2, "being converted"),
+    ("rclick-elements-analysis/src/analysis/aggregate_ip_addr_pair.rs", 1, "being converted"),
+    ("rclick-elements-analysis/src/analysis/aggregate_ip_flows.rs", 5, "being converted"),
+    ("rclick-elements-analysis/src/analysis/anonymize_ip_addr.rs", 8, "being converted"),
+    ("rclick-elements-analysis/src/analysis/from_ip_summary_dump.rs", 1, "being converted"),
+    ("rclick-elements-analysis/src/analysis/ipsumdump_fields.rs", 32, "being converted"),
+    ("rclick-elements-analysis/src/analysis/to_ip_summary_dump.rs", 2, "being converted"),
+    ("rclick-elements-ethernet/src/ether/ether_span_tree.rs", 22, "the 802.1d BPDU (configuration and TCN messages): no BPDU view in rclick-wire yet"),
+    ("rclick-elements-ip/src/classifier/parser.rs", 2, "classifier (another engineer): constants and test values written as bytes, not header fields"),
+    ("rclick-elements-ip/src/classifier/wordwise.rs", 11, "classifier (another engineer): loads the words its programs test, by the offsets the configuration names"),
+    ("rclick-elements-ip/src/icmp/ip_gw_options.rs", 6, "record-route and timestamp option slots written in place: rclick-wire reads options but has no option writer yet"),
+    ("rclick-elements-ip/src/icmp/ip_print.rs", 14, "IPPrint decodes TCP/UDP/ICMP fields for printing through be16/be32 (icmp/mod.rs): to move onto the views"),
+    ("rclick-elements-ip/src/icmp/mod.rs", 4, "be16/be32, IPPrint's bounded readers (0 past the end), used by ip_print.rs only"),
+    ("rclick-elements-ip/src/ip/dxr.rs", 1, "route table (another engineer): not a header"),
+    ("rclick-elements-ip/src/ip6/ip6_fragmenter.rs", 4, "the IPv6 fragment extension header: no view for it in rclick-wire yet"),
+    ("rclick-elements-ipsec/src/sa.rs", 1, "the IV is the sequence number as 8 big-endian bytes (RFC 4106), not a header field"),
+    ("rclick-elements-nat/src/rewriter/base.rs", 10, "being converted"),
+    ("rclick-elements-nat/src/rewriter/flowset.rs", 56, "being converted"),
+    ("rclick-elements-nat/src/rewriter/ftp_port_mapper.rs", 17, "being converted"),
+    ("rclick-elements-nat/src/rewriter/icmp_rewriter.rs", 45, "being converted"),
+    ("rclick-elements-nat/src/rewriter/testutil.rs", 22, "being converted"),
+    ("rclick-elements-standard/src/basic/classifier.rs", 9, "being converted"),
+    ("rclick-elements-standard/src/misc/random_bit_errors.rs", 1, "being converted"),
+    ("rclick-elements-userlevel/src/device/from_device.rs", 2, "being converted"),
+    ("rclick-elements-userlevel/src/device/gso.rs", 3, "being converted"),
+    ("rclick-elements-userlevel/src/device/kernel_tun.rs", 1, "being converted"),
+    ("rclick-elements-userlevel/src/device/mod.rs", 6, "being converted"),
+    ("rclick-elements-userlevel/src/dump/pcap.rs", 5, "being converted"),
+];
+
+/// Whether `line` has one of the raw-offset shapes.
+fn is_raw_offset(line: &str) -> bool {
+    // The code before any comment.
+    let code = line.split("//").next().unwrap_or("").trim_start();
+    if code.contains("from_be_bytes") || code.contains("to_be_bytes") {
+        return true;
+    }
+    let b = code.as_bytes();
+    for helper in ["rd16(", "rd32(", "wr16(", "wr32(", "be16(", "be32("] {
+        for (i, _) in code.match_indices(helper) {
+            let ident_before = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+            if !ident_before {
+                return true;
+            }
+        }
+    }
+    // `[DIGITS] =` (a store to a literal index), not `[DIGITS] ==`.
+    for (i, _) in code.match_indices('[') {
+        let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 || b.get(i + 1 + digits) != Some(&b']') {
+            continue;
+        }
+        let rest = code[i + 2 + digits..].trim_start();
+        if rest.starts_with('=') && !rest.starts_with("==") {
+            return true;
+        }
+    }
+    false
+}
+
+/// Raw-offset lines in the non-test part of `text`.
+fn count(text: &str) -> usize {
+    text.lines()
+        .take_while(|l| !l.trim_start().starts_with("#[cfg(test)]"))
+        .filter(|l| is_raw_offset(l))
+        .count()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn element_files_use_header_views() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = BTreeMap::new();
+    for e in std::fs::read_dir(&crates).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.starts_with("rclick-elements-") {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&e.path().join("src"), &mut files);
+        for f in files {
+            let n = count(&std::fs::read_to_string(&f).unwrap());
+            let rel = f
+                .strip_prefix(&crates)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            found.insert(rel, n);
+        }
+    }
+    assert!(found.len() > 100, "only {} element files", found.len());
+    let mut problems = Vec::new();
+    for (path, n) in &found {
+        let allowed = ALLOWED
+            .iter()
+            .find(|(p, _, _)| p == path)
+            .map_or(0, |a| a.1);
+        if *n > allowed {
+            problems.push(format!(
+                "{path}: {n} lines read or write headers by offset (allowed {allowed}): \
+                 use rclick-wire's views (add the accessor there if it is missing)"
+            ));
+        } else if *n < allowed {
+            problems.push(format!(
+                "{path}: {n} raw-offset lines now; lower ALLOWED to {n}"
+            ));
+        }
+    }
+    for (path, _, _) in ALLOWED {
+        if !found.contains_key(*path) {
+            problems.push(format!("{path}: in ALLOWED, but no such file"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn raw_offset_shapes_are_recognised() {
+    assert!(is_raw_offset("    wr32(ip, 12, src);"));
+    assert!(is_raw_offset("let a = rd16(h, 2);"));
+    assert!(is_raw_offset("buf[18] = 6;"));
+    assert!(is_raw_offset("d[0]=0x45;"));
+    assert!(is_raw_offset("let n = u16::from_be_bytes([h[2], h[3]]);"));
+    assert!(!is_raw_offset("if buf[18] == 6 {"));
+    assert!(!is_raw_offset(
+        "x.set_ttl(ip.ttl() - 1); // wr16(ip, 8, ..)"
+    ));
+    assert!(!is_raw_offset("// buf[18] = 6"));
+    assert!(!is_raw_offset("let v = self.fwr16(a);"));
+    assert!(!is_raw_offset("out[i] = 6;"));
+    assert_eq!(count("wr16(a, 0, 1);\n#[cfg(test)]\nwr16(a, 0, 1);\n"), 1);
+}
