@@ -8,7 +8,7 @@ use std::net::Ipv4Addr;
 
 use rclick_core::args::{ArgContext, EtherAddr, FromArg, IpPrefix, NoContext};
 
-use super::wordwise::{Combiner, Program, Tree, ZProgram, J_FAILURE, J_NEVER, J_SUCCESS};
+use rclick_classify::{Combiner, Program, Tree, ZProgram, J_FAILURE, J_NEVER, J_SUCCESS};
 
 pub const OFFSET_MAC: u32 = 0;
 pub const OFFSET_NET: u32 = 256;
@@ -776,7 +776,7 @@ impl Primitive {
     ) {
         let mut mask = mask_in;
         let mut u = u_in & mask;
-        let off = offset as u16;
+        let off = offset;
         if self.op == OP_EQ {
             p.add_insn(tree, off, u.wrapping_shl(shift), mask.wrapping_shl(shift));
             if self.op_negated && op_negate {
@@ -841,7 +841,7 @@ impl Primitive {
         let t = self.type_;
         if t == TYPE_PORT || t == TYPE_TCPOPT || (t & TYPE_FIELD != 0 && t & FIELD_PROTO_MASK != 0)
         {
-            p.add_insn(tree, (OFFSET_NET + 4) as u16, 0, 0x1FFF);
+            p.add_insn(tree, OFFSET_NET + 4, 0, 0x1FFF);
         }
         let finish_srcdst = |p: &mut Program, tree: &mut Tree, prim: &Primitive| {
             let c = if prim.srcdst == SD_OR {
@@ -921,7 +921,7 @@ impl Primitive {
                 self.add_comparison(p, tree, OFFSET_NET + 8, 16, self.u, self.mask, true);
             }
             TYPE_IPFRAG => {
-                p.add_insn(tree, (OFFSET_NET + 4) as u16, 0, 0x3FFF);
+                p.add_insn(tree, OFFSET_NET + 4, 0, 0x3FFF);
                 if !self.op_negated {
                     p.negate_subtree(tree, true);
                 }
@@ -939,7 +939,7 @@ impl Primitive {
             TYPE_TCPOPT => {
                 p.add_insn(
                     tree,
-                    (OFFSET_TRANSP + 12) as u16,
+                    OFFSET_TRANSP + 12,
                     self.u << 16,
                     self.mask << 16,
                 );
@@ -964,7 +964,7 @@ impl Primitive {
 }
 
 fn add_exprs_for_proto(proto: i32, p: &mut Program, tree: &mut Tree) {
-    let off = (OFFSET_NET + 8) as u16;
+    let off = OFFSET_NET + 8;
     if proto == IP_PROTO_TCP_OR_UDP {
         p.start_subtree(tree);
         p.add_insn(tree, off, (IP_PROTO_TCP as u32) << 16, 0x00FF_0000);
@@ -1522,7 +1522,7 @@ impl Parser<'_> {
         self.prev = Primitive::default();
         self.prog.start_subtree(self.tree);
         self.prog
-            .add_insn(self.tree, OFFSET_NET as u16, 6 << 28, 0xF000_0000);
+            .add_insn(self.tree, OFFSET_NET, 6 << 28, 0xF000_0000);
         if sd == 0 && matches!(kw, "proto" | "nxt") {
             let w = at(self, pos + 1);
             let v = match w {
@@ -1534,7 +1534,7 @@ impl Parser<'_> {
             match v {
                 Some(v) => {
                     self.prog
-                        .add_insn(self.tree, (OFFSET_NET + 4) as u16, v << 8, 0xFF00);
+                        .add_insn(self.tree, OFFSET_NET + 4, v << 8, 0xFF00);
                     pos += 2;
                 }
                 None => {
@@ -1617,7 +1617,7 @@ impl Parser<'_> {
                                 if wm != 0 {
                                     self.prog.add_insn(
                                         self.tree,
-                                        (OFFSET_NET + base + 4 * k) as u16,
+                                        OFFSET_NET + base + 4 * k,
                                         (a >> sh) as u32 & wm,
                                         wm,
                                     );
