@@ -102,6 +102,10 @@ impl Fast {
                 yes: st.yes,
             });
         }
+        if z.layout == Layout::Bytes {
+            // ZProgram::walk_bytes walks the steps themselves.
+            return Some(f);
+        }
         let table_steps: Vec<TableStep> = f
             .steps
             .iter()

@@ -7,6 +7,8 @@ mod engine_tests;
 pub mod ip_classifier;
 pub mod ip_filter;
 pub mod parser;
+mod primitive;
+mod vocab;
 
 use rclick_core::{Ctx, PacketBatch, Registry};
 
