@@ -250,3 +250,49 @@ impl Specializer<'_> {
         Some(idx as i32)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::insn::{Combiner, J_FAILURE, J_NEVER};
+    use crate::program::Program;
+    use crate::zprogram::{Layout, ZProgram};
+
+    fn program(tests: &[(u32, u32, u32)], layout: Layout) -> ZProgram {
+        let mut p = Program::new();
+        let mut tree = p.init_subtree();
+        p.start_subtree(&mut tree);
+        for (slot, &(o, v, m)) in tests.iter().enumerate() {
+            p.start_subtree(&mut tree);
+            p.add_insn(&mut tree, o, v, m);
+            p.finish_subtree(&mut tree, Combiner::And, -(slot as i32), J_FAILURE);
+        }
+        p.finish_subtree(&mut tree, Combiner::Or, J_NEVER, J_NEVER);
+        p.optimize();
+        ZProgram::compile_with(&p, layout)
+    }
+
+    #[test]
+    fn header_programs_get_a_fast_form_unless_they_test_the_link_header() {
+        let ip = program(
+            &[(264, 0x0006_0000, 0x00ff_0000), (512, 80, 0xffff)],
+            Layout::Headers,
+        );
+        assert_eq!(ip.fast_needs(), Some((12, 4)));
+        assert!(ip.has_table());
+        let mac = program(&[(2, 0x0800_0000, 0xffff_0000)], Layout::Headers);
+        assert_eq!(mac.fast_steps(), None);
+    }
+
+    #[test]
+    fn bytes_programs_walk_their_steps() {
+        let z = program(&[(12, 0x0800_0000, 0xffff_0000)], Layout::Bytes);
+        assert_eq!(z.fast_needs(), Some((16, 0)));
+        assert!(!z.has_table());
+    }
+
+    #[test]
+    fn too_many_words_means_no_fast_form() {
+        let tests: Vec<(u32, u32, u32)> = (0..9).map(|i| (256 + 4 * i, 1, 0xff)).collect();
+        assert_eq!(program(&tests, Layout::Headers).fast_steps(), None);
+    }
+}

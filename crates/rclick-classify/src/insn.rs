@@ -218,3 +218,43 @@ pub(crate) fn insn_text(
     }
     out.push('\n');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn required_length_is_the_last_tested_byte() {
+        assert_eq!(Insn::new(8, 0, 0).required_length(), 0);
+        assert_eq!(Insn::new(8, 0, 0xff00_0000).required_length(), 9);
+        assert_eq!(Insn::new(8, 0, 0x0000_ff00).required_length(), 11);
+        assert_eq!(Insn::new(8, 0, 0x0000_0001).required_length(), 12);
+    }
+
+    #[test]
+    fn relations_between_tests() {
+        let a = Insn::new(12, 0x0806_0000, 0xffff_0000);
+        let b = Insn::new(12, 0x0800_0000, 0xff00_0000);
+        // a matching means b matches; b failing means a fails
+        assert!(a.implies(&b, 0));
+        assert!(b.not_implies_not(&a, 0));
+        let c = Insn::new(12, 0x0800_0000, 0xffff_0000);
+        assert!(a.implies_not(&c, 0));
+        assert!(a.compatible(&b, false) && !a.compatible(&c, false));
+        let mut bit = Insn::new(0, 0x10, 0x10);
+        assert!(bit.flippable());
+        bit.j = [1, 2];
+        bit.flip();
+        assert_eq!((bit.value, bit.j, bit.short_output), (0, [2, 1], true));
+    }
+
+    #[test]
+    fn steps_print_as_click_prints_them() {
+        let mut s = String::new();
+        insn_text(&mut s, 3, 12, 0x0800_0000, 0xffff_0000, J_NEVER, -2, true);
+        assert_eq!(
+            s,
+            " 3  12/08000000%ffff0000  yes->[2]  no->[X]  short->yes\n"
+        );
+    }
+}

@@ -374,3 +374,70 @@ pub fn unparse_program(p: &Program) -> String {
     out.push_str("alignment offset 0\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `12/0806 20/0001 -> 0, 12/0800 -> 1, else drop`, as Classifier builds it.
+    fn ethernet() -> Program {
+        let mut p = Program::new();
+        let mut tree = p.init_subtree();
+        p.start_subtree(&mut tree);
+        let pats: [&[(u32, u32, u32)]; 2] = [
+            &[
+                (12, 0x0806_0000, 0xffff_0000),
+                (20, 0x0001_0000, 0xffff_0000),
+            ],
+            &[(12, 0x0800_0000, 0xffff_0000)],
+        ];
+        for (slot, pat) in pats.iter().enumerate() {
+            p.start_subtree(&mut tree);
+            for &(o, v, m) in pat.iter() {
+                p.add_insn(&mut tree, o, v, m);
+            }
+            p.finish_subtree(&mut tree, Combiner::And, -(slot as i32), J_FAILURE);
+        }
+        p.finish_subtree(&mut tree, Combiner::Or, J_NEVER, J_NEVER);
+        p
+    }
+
+    #[test]
+    fn subtrees_wire_and_and_or() {
+        let p = ethernet();
+        assert_eq!(
+            unparse_program(&p),
+            " 0  12/08060000%ffff0000  yes->step 1  no->step 2\n \
+             1  20/00010000%ffff0000  yes->[0]  no->step 2\n \
+             2  12/08000000%ffff0000  yes->[1]  no->[X]\n\
+             safe length 4294967295\nalignment offset 0\n"
+        );
+    }
+
+    #[test]
+    fn optimize_skips_decided_tests() {
+        let mut p = ethernet();
+        p.optimize();
+        // An ARP packet whose opcode is not 1 is not IP: no need to test again.
+        assert_eq!(
+            unparse_program(&p),
+            " 0  12/08060000%ffff0000  yes->step 1  no->step 2\n \
+             1  20/00010000%ffff0000  yes->[0]  no->[X]\n \
+             2  12/08000000%ffff0000  yes->[1]  no->[X]\n\
+             safe length 22\nalignment offset 0\n"
+        );
+    }
+
+    #[test]
+    fn a_program_without_tests_sends_everything_one_way() {
+        let mut p = Program::new();
+        let mut tree = p.init_subtree();
+        p.start_subtree(&mut tree);
+        p.start_subtree(&mut tree);
+        p.add_insn(&mut tree, 0, 0, 0);
+        p.finish_subtree(&mut tree, Combiner::And, -1, J_FAILURE);
+        p.finish_subtree(&mut tree, Combiner::Or, J_NEVER, J_NEVER);
+        p.optimize();
+        assert_eq!((p.ninsn(), p.output_everything()), (0, 1));
+    }
+}

@@ -539,3 +539,70 @@ impl ZProgram {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::insn::{Combiner, J_FAILURE};
+
+    /// A Classifier-style program: one test per pattern, output `i` for
+    /// byte 0 equal to `values[i]`.
+    fn byte_switch(values: &[u8]) -> ZProgram {
+        let mut p = Program::new();
+        let mut tree = p.init_subtree();
+        p.start_subtree(&mut tree);
+        for (slot, &v) in values.iter().enumerate() {
+            p.start_subtree(&mut tree);
+            p.add_insn(&mut tree, 0, u32::from(v) << 24, 0xff00_0000);
+            p.finish_subtree(&mut tree, Combiner::And, -(slot as i32), J_FAILURE);
+        }
+        p.finish_subtree(&mut tree, Combiner::Or, J_NEVER, J_NEVER);
+        p.optimize();
+        ZProgram::compile_with(&p, Layout::Bytes)
+    }
+
+    #[test]
+    fn steps_print_one_line_per_value() {
+        // Different outputs: three steps (runs with one "yes" target
+        // would become one step of several values).
+        let z = byte_switch(&[1, 2, 3]);
+        assert_eq!(z.steps.len(), 3);
+        assert_eq!(
+            z.unparse(),
+            " 0   0/01000000%ff000000  yes->[0]  no->step 1\n \
+             1   0/02000000%ff000000  yes->[1]  no->step 2\n \
+             2   0/03000000%ff000000  yes->[2]  no->[X]\n\
+             safe length 1\nalignment offset 0\n"
+        );
+        assert!(z.uses_output(2) && !z.uses_output(3));
+    }
+
+    #[test]
+    fn bytes_fast_and_careful_agree() {
+        let z = byte_switch(&[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        for b in 0..12u8 {
+            for len in 0..6 {
+                let mut d = vec![0u8; len];
+                if let Some(x) = d.first_mut() {
+                    *x = b;
+                }
+                assert_eq!(z.classify_bytes(&d), z.classify_careful_bytes(&d), "{d:?}");
+            }
+            let want = if (1..=9).contains(&b) {
+                usize::from(b - 1)
+            } else {
+                -J_NEVER as usize
+            };
+            assert_eq!(z.classify_bytes(&[b, 0, 0, 0]), want);
+        }
+        // too short for the word: the test's short branch (no)
+        assert_eq!(z.classify_bytes(&[]), -J_NEVER as usize);
+    }
+
+    #[test]
+    fn a_partial_word_is_tested_when_its_missing_bytes_are_masked_out() {
+        let z = byte_switch(&[7]);
+        assert_eq!(z.classify_careful_bytes(&[7]), 0);
+        assert_eq!(z.classify_bytes(&[7, 1]), 0);
+    }
+}

@@ -333,3 +333,120 @@ pub(crate) mod testing {
             .map(|r| (r.gw, r.port))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{ip, route};
+    use super::*;
+
+    /// A table that only records what it was asked to paint.
+    struct Recorder {
+        store: RouteStore,
+        log: Vec<String>,
+        fail_prepare: bool,
+    }
+
+    impl PrefixTable for Recorder {
+        fn store(&self) -> &RouteStore {
+            &self.store
+        }
+        fn store_mut(&mut self) -> &mut RouteStore {
+            &mut self.store
+        }
+        fn prepare(&mut self, _addr: u32, len: u32) -> Result<(), String> {
+            if self.fail_prepare {
+                return Err(format!("no room for /{len}"));
+            }
+            Ok(())
+        }
+        fn paint(&mut self, addr: u32, len: u32, nh: u16, l: u8) {
+            self.log.push(format!("paint {addr:x}/{len} nh {nh} l {l}"));
+        }
+        fn unpaint(&mut self, addr: u32, len: u32, l: u8) {
+            let (pnh, pl) = self.store.parent(addr, len);
+            self.log
+                .push(format!("unpaint {addr:x}/{len} l {l} -> nh {pnh} l {pl}"));
+        }
+    }
+
+    fn recorder() -> Recorder {
+        Recorder {
+            store: RouteStore::new(4),
+            log: Vec::new(),
+            fail_prepare: false,
+        }
+    }
+
+    #[test]
+    fn add_and_remove_keep_the_index_and_next_hops() {
+        let mut t = recorder();
+        assert!(add(&mut t, &route("0.0.0.0/0", 0, 3), false)
+            .unwrap()
+            .is_none());
+        assert!(add(&mut t, &route("10.0.0.0/8", 0, 1), false)
+            .unwrap()
+            .is_none());
+        assert!(add(&mut t, &route("10.1.0.0/16", 0, 1), false)
+            .unwrap()
+            .is_none());
+        // the default never touches the structure; 10/8 and 10.1/16 share a next hop
+        assert_eq!(
+            t.log,
+            ["paint a000000/8 nh 2 l 9", "paint a010000/16 nh 2 l 17"]
+        );
+        assert_eq!(t.store.default_nh, 1);
+        assert_eq!(t.store.nexthop_refs(), 3);
+        assert!(matches!(
+            add(&mut t, &route("10.0.0.0/8", 0, 2), false),
+            Err(AddError::Exists(_))
+        ));
+        let old = add(&mut t, &route("10.0.0.0/8", 0, 2), true).unwrap();
+        assert_eq!(old, Some(route("10.0.0.0/8", 0, 1)));
+        assert_eq!(t.store.parent(ip("10.1.2.3"), 16), (3, 9));
+        t.log.clear();
+        assert_eq!(
+            remove(&mut t, &route("10.1.0.0/16", 0, -1)),
+            Ok(route("10.1.0.0/16", 0, 1))
+        );
+        assert_eq!(t.log, ["unpaint a010000/16 l 17 -> nh 3 l 9"]);
+        assert_eq!(remove(&mut t, &route("10.1.0.0/16", 0, -1)), Err(None));
+        assert_eq!(
+            remove(&mut t, &route("10.0.0.0/8", 0, 1)),
+            Err(Some(route("10.0.0.0/8", 0, 2)))
+        );
+        assert_eq!(t.store.routes().len(), 2);
+        assert_eq!(t.store.nexthop_refs(), 2);
+    }
+
+    #[test]
+    fn a_failed_prepare_changes_nothing() {
+        let mut t = recorder();
+        t.fail_prepare = true;
+        match add(&mut t, &route("10.0.0.0/8", 0, 1), false) {
+            Err(AddError::Other(e)) => assert_eq!(e, "no room for /8"),
+            other => panic!("{other:?}"),
+        }
+        assert!(t.store.routes().is_empty());
+        assert_eq!(t.store.nexthop_refs(), 0);
+        assert!(t.store.existing(&route("10.0.0.0/8", 0, 1)).is_none());
+    }
+
+    #[test]
+    fn non_prefix_masks_and_too_many_next_hops_are_refused() {
+        let mut t = recorder();
+        let odd = Route {
+            addr: 0x0a00_0000,
+            mask: 0xff00_ff00,
+            gw: 0,
+            port: 0,
+        };
+        assert!(matches!(add(&mut t, &odd, false), Err(AddError::Other(_))));
+        for port in 0..4 {
+            add(&mut t, &route(&format!("10.{port}.0.0/16"), 0, port), false).unwrap();
+        }
+        assert!(matches!(
+            add(&mut t, &route("11.0.0.0/8", 0, 9), false),
+            Err(AddError::Other(_))
+        ));
+    }
+}
