@@ -294,7 +294,7 @@ pub fn remove<T: PrefixTable>(t: &mut T, r: &Route) -> Result<Route, Option<Rout
 #[cfg(test)]
 pub(crate) mod testing {
     use super::mask_of;
-    use crate::ip::iproute::Route;
+    use crate::ip::iproute::{AddError, Route, RouteEngine};
 
     /// The route `ADDR/LEN` via `gw` (host order, 0 for none) to `port`.
     pub(crate) fn route(a: &str, gw: u32, port: i32) -> Route {
@@ -322,6 +322,55 @@ pub(crate) mod testing {
             seed ^= seed << 17;
             seed
         }
+    }
+
+    /// Nested prefixes added, looked up, removed, replaced, as every
+    /// prefix table must handle them; returns the table for the caller's
+    /// own checks.
+    pub(crate) fn nested_prefixes_add_remove<T: RouteEngine>() -> T {
+        let mut t = T::default();
+        assert_eq!(t.lookup(ip("10.0.0.1")), None);
+        for (r, gw, port) in [
+            ("10.0.0.0/8", 0, 1),
+            ("10.1.0.0/16", 0, 2),
+            ("10.1.2.128/25", 0, 3),
+            ("10.1.2.130/32", 7, 4),
+        ] {
+            t.add(&route(r, gw, port), false).unwrap();
+        }
+        for (a, want) in [
+            ("10.2.3.4", Some((0, 1))),
+            ("10.1.3.4", Some((0, 2))),
+            ("10.1.2.129", Some((0, 3))),
+            ("10.1.2.130", Some((7, 4))),
+            ("10.1.2.131", Some((0, 3))),
+            ("10.1.2.1", Some((0, 2))),
+            ("11.0.0.0", None),
+        ] {
+            assert_eq!(t.lookup(ip(a)), want, "{a}");
+        }
+        t.remove(&route("10.1.0.0/16", 0, 2)).unwrap();
+        assert_eq!(t.lookup(ip("10.1.2.1")), Some((0, 1)));
+        assert_eq!(t.lookup(ip("10.1.2.129")), Some((0, 3)));
+        t.remove(&route("10.1.2.128/25", 0, 3)).unwrap();
+        t.remove(&route("10.1.2.130/32", 7, 4)).unwrap();
+        assert_eq!(t.lookup(ip("10.1.2.130")), Some((0, 1)));
+        t.add(&route("0.0.0.0/0", 0, 9), false).unwrap();
+        assert_eq!(t.lookup(ip("11.0.0.0")), Some((0, 9)));
+        assert!(matches!(
+            t.add(&route("10.0.0.0/8", 0, 5), false),
+            Err(AddError::Exists(_))
+        ));
+        let old = t.add(&route("10.0.0.0/8", 0, 5), true).unwrap();
+        assert_eq!(old.map(|r| r.port), Some(1));
+        assert_eq!(t.lookup(ip("10.2.3.4")), Some((0, 5)));
+        // A removal must name the stored gateway and output, if any.
+        assert_eq!(
+            t.remove(&route("10.0.0.0/8", 0, 1)).unwrap_err(),
+            Some(route("10.0.0.0/8", 0, 5))
+        );
+        assert_eq!(t.routes().len(), 2);
+        t
     }
 
     /// The reference: linear longest-prefix match.
