@@ -28,6 +28,18 @@ pub(crate) struct FastStep {
     pub(crate) yes: i32,
 }
 
+/// One step of the compact fast form of a [`Layout::Bytes`] program whose
+/// steps test one value each: the word at byte `offset` read in native
+/// byte order, masked, against `value` (mask and value kept in that order,
+/// so no byte swap); `next[1]` if equal, else `next[0]`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ByteStep {
+    pub(crate) offset: u32,
+    pub(crate) mask: u32,
+    pub(crate) value: u32,
+    pub(crate) next: [i32; 2],
+}
+
 /// A program over preloaded words. Every packet long enough for all of
 /// them (`net_need` bytes from the IP header, `transp_need` bytes from the
 /// transport header) gets the same answer from this form as from the
@@ -46,6 +58,9 @@ pub(crate) struct Fast {
     /// The branch-free form of `steps`, when it fits its limits (then
     /// `steps` stays unspecialized and unused by the fast path).
     pub(crate) table: Option<CrossTable>,
+    /// For a [`Layout::Bytes`] program with one value a step, its compact
+    /// steps (the fields above stay unused); empty otherwise.
+    pub(crate) bytes: Vec<ByteStep>,
 }
 
 impl Fast {
@@ -62,6 +77,7 @@ impl Fast {
             net_need: 0,
             transp_need: 0,
             table: None,
+            bytes: Vec::new(),
         };
         for (i, st) in z.steps.iter().enumerate() {
             let off = st.offset as usize;
@@ -103,7 +119,21 @@ impl Fast {
             });
         }
         if z.layout == Layout::Bytes {
-            // ZProgram::walk_bytes walks the steps themselves.
+            // One value a step (the usual Classifier program): the compact
+            // form ZProgram::walk_bytes runs; otherwise it walks the steps
+            // themselves.
+            if z.steps.iter().all(|st| st.nval == 1) {
+                f.bytes = z
+                    .steps
+                    .iter()
+                    .map(|st| ByteStep {
+                        offset: st.offset,
+                        mask: u32::from_ne_bytes(st.mask.to_be_bytes()),
+                        value: u32::from_ne_bytes(st.value0.to_be_bytes()),
+                        next: [st.no, st.yes],
+                    })
+                    .collect();
+            }
             return Some(f);
         }
         let table_steps: Vec<TableStep> = f

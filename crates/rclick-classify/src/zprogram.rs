@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::fast::{Fast, FAST_WORDS, HALF};
+use crate::fast::{ByteStep, Fast, FAST_WORDS, HALF};
 use crate::insn::{insn_text, J_NEVER};
 use crate::program::Program;
 
@@ -446,6 +446,9 @@ impl ZProgram {
     pub fn classify_bytes(&self, data: &[u8]) -> usize {
         if let Some(f) = &self.fast {
             if data.len() >= f.net_need {
+                if !f.bytes.is_empty() {
+                    return self.walk_compact(&f.bytes, data);
+                }
                 return self.walk_bytes(data);
             }
         }
@@ -458,6 +461,32 @@ impl ZProgram {
     /// small: on the Ethernet classifier above this takes about half the
     /// instructions of preloading the words and evaluating the table.)
     /// Jumps go forward ([`Fast::build`] checks it), so the walk ends.
+    /// [`walk_bytes`](Self::walk_bytes) over the compact steps: one
+    /// native-order compare and a branch-free choice of the next step.
+    /// Measured on `c_fake_iprouter_sosp` (Click's IP router's Ethernet
+    /// classifiers, callgrind, instructions a packet for the whole router):
+    /// 2539 walking the steps themselves, 2534 this way (the table form:
+    /// 2582; Classifier's former engine of its own: 2517).
+    #[inline]
+    fn walk_compact(&self, steps: &[ByteStep], data: &[u8]) -> usize {
+        let mut s = 0usize;
+        loop {
+            let Some(st) = steps.get(s) else {
+                return usize::MAX;
+            };
+            let at = st.offset as usize;
+            let Some(&[a, b, c, d]) = data.get(at..at + 4) else {
+                return self.classify_careful_bytes(data);
+            };
+            let w = u32::from_ne_bytes([a, b, c, d]);
+            let next = st.next[usize::from(w & st.mask == st.value)];
+            if next <= 0 {
+                return (-(next as i64)) as usize;
+            }
+            s = next as usize;
+        }
+    }
+
     #[inline]
     fn walk_bytes(&self, data: &[u8]) -> usize {
         let mut s = 0usize;
