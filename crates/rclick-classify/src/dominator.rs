@@ -369,32 +369,21 @@ fn last_common_state(input: &[i32], start: &[usize], end: &[usize]) -> Option<i3
 
 #[cfg(test)]
 mod tests {
-    use crate::insn::{Combiner, J_FAILURE, J_NEVER};
-    use crate::program::{unparse_program, Program};
+    use crate::program::tests::patterns;
+    use crate::program::unparse_program;
 
     /// `8/01 -> 0; 8/01 12/02 -> 1; else drop`: the second pattern's first
     /// test is decided by the first pattern's failure, so the dominator
     /// pass sends that failure straight to the drop.
     #[test]
     fn a_test_decided_on_every_path_is_skipped() {
-        let mut p = Program::new();
-        let mut tree = p.init_subtree();
-        p.start_subtree(&mut tree);
-        let pats: [&[(u32, u32, u32)]; 2] = [
+        let mut p = patterns(&[
             &[(8, 0x0100_0000, 0xff00_0000)],
             &[
                 (8, 0x0100_0000, 0xff00_0000),
                 (12, 0x0200_0000, 0xff00_0000),
             ],
-        ];
-        for (slot, pat) in pats.iter().enumerate() {
-            p.start_subtree(&mut tree);
-            for &(o, v, m) in pat.iter() {
-                p.add_insn(&mut tree, o, v, m);
-            }
-            p.finish_subtree(&mut tree, Combiner::And, -(slot as i32), J_FAILURE);
-        }
-        p.finish_subtree(&mut tree, Combiner::Or, J_NEVER, J_NEVER);
+        ]);
         p.optimize();
         assert_eq!(
             unparse_program(&p),

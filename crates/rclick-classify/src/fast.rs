@@ -283,20 +283,12 @@ impl Specializer<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::insn::{Combiner, J_FAILURE, J_NEVER};
-    use crate::program::Program;
+    use crate::program::tests::patterns;
     use crate::zprogram::{Layout, ZProgram};
 
     fn program(tests: &[(u32, u32, u32)], layout: Layout) -> ZProgram {
-        let mut p = Program::new();
-        let mut tree = p.init_subtree();
-        p.start_subtree(&mut tree);
-        for (slot, &(o, v, m)) in tests.iter().enumerate() {
-            p.start_subtree(&mut tree);
-            p.add_insn(&mut tree, o, v, m);
-            p.finish_subtree(&mut tree, Combiner::And, -(slot as i32), J_FAILURE);
-        }
-        p.finish_subtree(&mut tree, Combiner::Or, J_NEVER, J_NEVER);
+        let pats: Vec<&[(u32, u32, u32)]> = tests.iter().map(std::slice::from_ref).collect();
+        let mut p = patterns(&pats);
         p.optimize();
         ZProgram::compile_with(&p, layout)
     }

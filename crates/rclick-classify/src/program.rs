@@ -376,21 +376,15 @@ pub fn unparse_program(p: &Program) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// `12/0806 20/0001 -> 0, 12/0800 -> 1, else drop`, as Classifier builds it.
-    fn ethernet() -> Program {
+    /// Pattern `i` (its tests `(offset, value, mask)` ANDed) sends a packet
+    /// to output `i`; the patterns ORed in order, else drop; unoptimized.
+    pub(crate) fn patterns(pats: &[&[(u32, u32, u32)]]) -> Program {
         let mut p = Program::new();
         let mut tree = p.init_subtree();
         p.start_subtree(&mut tree);
-        let pats: [&[(u32, u32, u32)]; 2] = [
-            &[
-                (12, 0x0806_0000, 0xffff_0000),
-                (20, 0x0001_0000, 0xffff_0000),
-            ],
-            &[(12, 0x0800_0000, 0xffff_0000)],
-        ];
         for (slot, pat) in pats.iter().enumerate() {
             p.start_subtree(&mut tree);
             for &(o, v, m) in pat.iter() {
@@ -400,6 +394,17 @@ mod tests {
         }
         p.finish_subtree(&mut tree, Combiner::Or, J_NEVER, J_NEVER);
         p
+    }
+
+    /// `12/0806 20/0001 -> 0, 12/0800 -> 1, else drop`, as Classifier builds it.
+    fn ethernet() -> Program {
+        patterns(&[
+            &[
+                (12, 0x0806_0000, 0xffff_0000),
+                (20, 0x0001_0000, 0xffff_0000),
+            ],
+            &[(12, 0x0800_0000, 0xffff_0000)],
+        ])
     }
 
     #[test]
