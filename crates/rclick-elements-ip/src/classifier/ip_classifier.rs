@@ -107,6 +107,14 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKi
 
 use super::{classify_push, parse_program, ZProgram};
 
+rclick_core::handlers! {
+    /// IPClassifier's handlers.
+    /// Then `patternN`, one per pattern, with id `H::ALL.len() + N`.
+    enum H {
+        Program = read("program"),
+    }
+}
+
 /// The IPClassifier element.
 #[derive(Default)]
 pub struct IPClassifier {
@@ -158,29 +166,29 @@ impl Element for IPClassifier {
         classify_push(&self.prog, &mut self.scratch, batch, cx);
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut v = vec![HandlerDef::read("program", 0)];
+        let mut v = H::all_defs();
         for i in 0..self.patterns.len() {
             v.push(HandlerDef {
                 name: Cow::Owned(format!("pattern{i}")),
                 flags: HandlerFlags::READ_WRITE,
-                kind: HandlerKind::Element(1 + i as u32),
+                kind: HandlerKind::Element((H::ALL.len() + i) as u32),
             });
         }
         v
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            0 => Ok(self.prog.unparse()),
-            i => self
+        match H::from_id(id) {
+            Some(H::Program) => Ok(self.prog.unparse()),
+            None => self
                 .patterns
-                .get(i as usize - 1)
+                .get((id as usize).wrapping_sub(H::ALL.len()))
                 .cloned()
                 .ok_or_else(|| "no such handler".into()),
         }
     }
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
         let idx = (id as usize)
-            .checked_sub(1)
+            .checked_sub(H::ALL.len())
             .filter(|&i| i < self.patterns.len());
         let Some(idx) = idx else {
             return Err("no such handler".into());

@@ -65,6 +65,13 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
 use super::{classify_push, parse_program, ZProgram};
 
+rclick_core::handlers! {
+    /// IPFilter's handlers.
+    enum H {
+        Program = read("program"),
+    }
+}
+
 /// The IPFilter element.
 #[derive(Default)]
 pub struct IPFilter {
@@ -99,12 +106,12 @@ impl Element for IPFilter {
         classify_push(&self.prog, &mut self.scratch, batch, cx);
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("program", 0)]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            0 => Ok(self.prog.unparse()),
-            _ => Err("no such handler".into()),
+        match H::from_id(id) {
+            Some(H::Program) => Ok(self.prog.unparse()),
+            None => Err("no such handler".into()),
         }
     }
 }

@@ -2,16 +2,18 @@
 //! compiled into a decision program of masked 32-bit word tests (Click's
 //! `elements/ip/ipfilter.cc` and `elements/standard/classification.cc`).
 
+#[cfg(test)]
+mod engine_tests;
 pub mod ip_classifier;
 pub mod ip_filter;
 pub mod parser;
-mod table;
-pub mod wordwise;
+mod primitive;
+mod vocab;
 
 use rclick_core::{Ctx, PacketBatch, Registry};
 
 pub use parser::parse_program;
-pub use wordwise::ZProgram;
+pub use rclick_classify::ZProgram;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
@@ -80,19 +82,5 @@ pub(crate) fn classify_push(
     }
 }
 
-/// xorshift64*: deterministic randomness for the classifier tests.
 #[cfg(test)]
-pub(crate) struct TestRng(pub u64);
-
-#[cfg(test)]
-impl TestRng {
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+pub(crate) use rclick_classify::TestRng;

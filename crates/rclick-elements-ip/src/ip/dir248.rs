@@ -19,10 +19,8 @@
 //! four outputs has four next hops. Up to 32,767 distinct next hops and
 //! 32,768 /24s holding prefixes longer than /24 are supported.
 
-use std::collections::HashMap;
-
 use super::iproute::{AddError, Route, RouteEngine};
-use super::route_store::{mask_of, RouteStore};
+use super::route_store::{self, PrefixTable, RouteStore};
 
 const GROUP_FLAG: u16 = 0x8000;
 const MAX_NEXTHOPS: usize = 0x7fff;
@@ -37,10 +35,6 @@ pub struct Dir248 {
     free_groups: Vec<u16>,
     ngroups_used: usize,
     store: RouteStore,
-    default_nh: u16,
-    default_slot: Option<usize>,
-    /// For each prefix length 1..=32: network address → slot.
-    by_len: Vec<HashMap<u32, usize>>,
 }
 
 impl Default for Dir248 {
@@ -53,9 +47,6 @@ impl Default for Dir248 {
             free_groups: Vec::new(),
             ngroups_used: 0,
             store: RouteStore::new(MAX_NEXTHOPS),
-            default_nh: 0,
-            default_slot: None,
-            by_len: (0..=32).map(|_| HashMap::new()).collect(),
         }
     }
 }
@@ -66,19 +57,6 @@ impl Dir248 {
             self.tbl24 = vec![0; 1 << 24];
             self.len24 = vec![0; 1 << 24];
         }
-    }
-
-    /// Finds the longest route strictly shorter than `len` covering `addr`:
-    /// (next hop, stored length), or (0, 0) for none / the default.
-    fn parent(&self, addr: u32, len: u32) -> (u16, u8) {
-        for l in (1..len).rev() {
-            if let Some(&s) = self.by_len[l as usize].get(&(addr & mask_of(l))) {
-                if let Some((_, nh)) = self.store.slot(s) {
-                    return (nh, (l + 1) as u8);
-                }
-            }
-        }
-        (0, 0)
     }
 
     fn alloc_group(&mut self, fill: u16, fill_len: u8) -> Result<u16, String> {
@@ -101,7 +79,7 @@ impl Dir248 {
 
     /// Writes `(v, l)` over every entry of prefix `addr/len` whose stored
     /// length satisfies `pred`.
-    fn paint(&mut self, addr: u32, len: u32, v: u16, l: u8, pred: impl Fn(u8) -> bool) {
+    fn paint_where(&mut self, addr: u32, len: u32, v: u16, l: u8, pred: impl Fn(u8) -> bool) {
         if len <= 24 {
             let start = (addr >> 8) as usize;
             let n = 1usize << (24 - len);
@@ -154,10 +132,7 @@ impl Dir248 {
 
     /// Approximate bytes used by the lookup structures.
     pub fn memory_bytes(&self) -> usize {
-        self.tbl24.len() * 3
-            + self.tbl8.len() * 3
-            + self.store.bytes()
-            + self.by_len.iter().map(|m| m.capacity() * 24).sum::<usize>()
+        self.tbl24.len() * 3 + self.tbl8.len() * 3 + self.store.bytes() + self.store.index_bytes()
     }
 
     /// Bytes the packet path reads from (first- and second-level tables).
@@ -177,20 +152,48 @@ impl Dir248 {
             }
         }
         if v == 0 {
-            v = self.default_nh;
+            v = self.store.default_nh;
         }
         if v == 0 {
             return None;
         }
         self.store.nexthop(v)
     }
+}
 
-    fn existing(&self, r: &Route) -> Option<usize> {
-        let len = r.prefix_len()?;
-        if len == 0 {
-            self.default_slot
-        } else {
-            self.by_len[len as usize].get(&r.addr).copied()
+impl PrefixTable for Dir248 {
+    fn store(&self) -> &RouteStore {
+        &self.store
+    }
+
+    fn store_mut(&mut self) -> &mut RouteStore {
+        &mut self.store
+    }
+
+    /// Allocates the first-level table, and a second-level group for a
+    /// prefix longer than /24 whose /24 has none.
+    fn prepare(&mut self, addr: u32, len: u32) -> Result<(), String> {
+        self.ensure_tables();
+        if len > 24 {
+            let i = (addr >> 8) as usize;
+            if self.tbl24[i] & GROUP_FLAG == 0 {
+                let (fill, fill_len) = (self.tbl24[i], self.len24[i]);
+                let g = self.alloc_group(fill, fill_len)?;
+                self.tbl24[i] = GROUP_FLAG | g;
+            }
+        }
+        Ok(())
+    }
+
+    fn paint(&mut self, addr: u32, len: u32, nh: u16, l: u8) {
+        self.paint_where(addr, len, nh, l, |cur| cur <= l);
+    }
+
+    fn unpaint(&mut self, addr: u32, len: u32, l: u8) {
+        let (pv, pl) = self.store.parent(addr, len);
+        self.paint_where(addr, len, pv, pl, |cur| cur == l);
+        if len > 24 {
+            self.maybe_collapse(addr);
         }
     }
 }
@@ -201,86 +204,11 @@ impl RouteEngine for Dir248 {
     }
 
     fn add(&mut self, r: &Route, set: bool) -> Result<Option<Route>, AddError> {
-        let Some(len) = r.prefix_len() else {
-            return Err(AddError::Other(format!(
-                "route '{}' has a non-prefix mask",
-                r.unparse(false)
-            )));
-        };
-        let old = self.existing(r);
-        if let Some(s) = old {
-            if !set {
-                let old_route = self.store.slot(s).map(|(o, _)| o).unwrap_or(*r);
-                return Err(AddError::Exists(old_route));
-            }
-        }
-        let nh = self
-            .store
-            .nexthop_ref(r.gw, r.port)
-            .map_err(AddError::Other)?;
-        if len == 0 {
-            self.default_nh = nh;
-        } else {
-            self.ensure_tables();
-            if len > 24 {
-                let i = (r.addr >> 8) as usize;
-                if self.tbl24[i] & GROUP_FLAG == 0 {
-                    let (fill, fill_len) = (self.tbl24[i], self.len24[i]);
-                    match self.alloc_group(fill, fill_len) {
-                        Ok(g) => self.tbl24[i] = GROUP_FLAG | g,
-                        Err(e) => {
-                            self.store.nexthop_unref(nh);
-                            return Err(AddError::Other(e));
-                        }
-                    }
-                }
-            }
-            let l = (len + 1) as u8;
-            self.paint(r.addr, len, nh, l, |cur| cur <= l);
-        }
-        let slot = self.store.take_slot(*r, nh);
-        let mut replaced = None;
-        if let Some(s) = old {
-            if let Some((o, onh)) = self.store.slot(s) {
-                replaced = Some(o);
-                self.store.nexthop_unref(onh);
-            }
-            self.store.free_slot(s);
-        }
-        if len == 0 {
-            self.default_slot = Some(slot);
-        } else {
-            self.by_len[len as usize].insert(r.addr, slot);
-        }
-        Ok(replaced)
+        route_store::add(self, r, set)
     }
 
     fn remove(&mut self, r: &Route) -> Result<Route, Option<Route>> {
-        let Some(s) = self.existing(r) else {
-            return Err(None);
-        };
-        let Some((old, onh)) = self.store.slot(s) else {
-            return Err(None);
-        };
-        if !r.matches(&old) {
-            return Err(Some(old));
-        }
-        let len = r.prefix_len().unwrap_or(0);
-        if len == 0 {
-            self.default_nh = 0;
-            self.default_slot = None;
-        } else {
-            self.by_len[len as usize].remove(&r.addr);
-            let (pv, pl) = self.parent(r.addr, len);
-            let l = (len + 1) as u8;
-            self.paint(r.addr, len, pv, pl, |cur| cur == l);
-            if len > 24 {
-                self.maybe_collapse(r.addr);
-            }
-        }
-        self.store.nexthop_unref(onh);
-        self.store.free_slot(s);
-        Ok(old)
+        route_store::remove(self, r)
     }
 
     #[inline]
@@ -299,44 +227,15 @@ impl RouteEngine for Dir248 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::route_store::testing::{ip, reference, route, xorshift};
+    use super::super::route_store::mask_of;
+    use super::super::route_store::testing::{nested_prefixes_add_remove, reference, xorshift};
     use super::*;
 
     #[test]
-    fn nested_prefixes_add_remove() {
-        let mut t = Dir248::default();
-        t.add(&route("10.0.0.0/8", 0, 1), false).unwrap();
-        t.add(&route("10.1.0.0/16", 0, 2), false).unwrap();
-        t.add(&route("10.1.2.128/25", 0, 3), false).unwrap();
-        t.add(&route("10.1.2.130/32", 7, 4), false).unwrap();
-        assert_eq!(t.lookup(ip("10.2.3.4")), Some((0, 1)));
-        assert_eq!(t.lookup(ip("10.1.3.4")), Some((0, 2)));
-        assert_eq!(t.lookup(ip("10.1.2.129")), Some((0, 3)));
-        assert_eq!(t.lookup(ip("10.1.2.130")), Some((7, 4)));
-        assert_eq!(t.lookup(ip("10.1.2.1")), Some((0, 2)));
-        assert_eq!(t.lookup(ip("11.0.0.0")), None);
-        t.remove(&route("10.1.0.0/16", 0, 2)).unwrap();
-        assert_eq!(t.lookup(ip("10.1.2.1")), Some((0, 1)));
-        assert_eq!(t.lookup(ip("10.1.2.129")), Some((0, 3)));
-        t.remove(&route("10.1.2.128/25", 0, 3)).unwrap();
-        t.remove(&route("10.1.2.130/32", 7, 4)).unwrap();
-        assert_eq!(t.lookup(ip("10.1.2.130")), Some((0, 1)));
-        assert!(t.free_groups.len() == 1);
-        t.add(&route("0.0.0.0/0", 0, 9), false).unwrap();
-        assert_eq!(t.lookup(ip("11.0.0.0")), Some((0, 9)));
-        assert!(matches!(
-            t.add(&route("10.0.0.0/8", 0, 5), false),
-            Err(AddError::Exists(_))
-        ));
-        assert_eq!(
-            t.add(&route("10.0.0.0/8", 0, 5), true)
-                .unwrap()
-                .unwrap()
-                .port,
-            1
-        );
-        assert_eq!(t.lookup(ip("10.2.3.4")), Some((0, 5)));
-        assert_eq!(t.routes().len(), 2);
+    fn nested_prefixes() {
+        let t = nested_prefixes_add_remove::<Dir248>();
+        // The /24 that held the /25 and the /32 folded back.
+        assert_eq!(t.free_groups.len(), 1);
     }
 
     #[test]

@@ -56,10 +56,8 @@
 //! Next hops (gateway, output) are shared: a table with 100,000 routes to
 //! four outputs has four next hops. Up to 65,535 distinct next hops.
 
-use std::collections::BTreeMap;
-
 use super::iproute::{AddError, Route, RouteEngine};
-use super::route_store::{mask_of, RouteStore};
+use super::route_store::{self, PrefixTable, RouteStore};
 
 /// Direct-table flag: the low 16 bits are the whole chunk's next hop
 /// (with SHORT clear; both set: INLINE).
@@ -119,10 +117,6 @@ pub struct Dxr {
     /// Inside a batch: rebuilds wait for its end.
     in_batch: bool,
     store: RouteStore,
-    default_nh: u16,
-    default_slot: Option<usize>,
-    /// Every route but the default: (address, length) → slot.
-    prefixes: BTreeMap<(u32, u8), u32>,
     /// Scratch for rebuilds: the ranges being built, the open routes.
     scratch: Vec<(u32, u16)>,
     stack: Vec<(u32, u16)>,
@@ -143,9 +137,6 @@ impl Default for Dxr {
             dirty_map: Vec::new(),
             in_batch: false,
             store: RouteStore::new(MAX_NEXTHOPS),
-            default_nh: 0,
-            default_slot: None,
-            prefixes: BTreeMap::new(),
             scratch: Vec::new(),
             stack: Vec::new(),
         }
@@ -284,28 +275,6 @@ impl Dxr {
         }
     }
 
-    fn existing(&self, r: &Route) -> Option<usize> {
-        let len = r.prefix_len()?;
-        if len == 0 {
-            self.default_slot
-        } else {
-            self.prefixes.get(&(r.addr, len as u8)).map(|&s| s as usize)
-        }
-    }
-
-    /// The longest route strictly shorter than `len` (and not the default)
-    /// covering `addr`: (next hop, length + 1), or (0, 0) for none.
-    fn parent(&self, addr: u32, len: u32) -> (u16, u8) {
-        for l in (1..len).rev() {
-            if let Some(&s) = self.prefixes.get(&(addr & mask_of(l), l as u8)) {
-                if let Some((_, nh)) = self.store.slot(s as usize) {
-                    return (nh, (l + 1) as u8);
-                }
-            }
-        }
-        (0, 0)
-    }
-
     fn mark(&mut self, c: usize) {
         let (w, b) = (c / 64, 1u64 << (c % 64));
         if self.dirty_map[w] & b == 0 {
@@ -359,8 +328,7 @@ impl Dxr {
         // the routes still open on the stack, or after them.
         stack.push((CHUNKS as u32, bg));
         emit(&mut out, 0, bg);
-        for (&(addr, len), &slot) in self.prefixes.range((lo, 17)..=(lo | 0xffff, 32)) {
-            let nh = self.store.slot(slot as usize).map_or(0, |(_, nh)| nh);
+        for ((addr, len), nh) in self.store.prefixes_in((lo, 17), (lo | 0xffff, 32)) {
             let s = addr & 0xffff;
             while let Some(&(end, _)) = stack.last().filter(|t| t.0 <= s) {
                 stack.pop();
@@ -490,7 +458,7 @@ impl Dxr {
             + self.dirty_map.len() * 8
             + self.store.bytes()
             - self.store.nexthop_bytes()
-            + self.prefixes.len() * 3 / 2 * 12
+            + self.store.index_bytes()
     }
 
     /// Looks up `addr` (host order): the next hop's (gateway, output).
@@ -509,7 +477,7 @@ impl Dxr {
             };
         }
         if nh == 0 {
-            nh = self.default_nh;
+            nh = self.store.default_nh;
         }
         if nh == 0 {
             return None;
@@ -551,6 +519,42 @@ impl Dxr {
     }
 }
 
+impl PrefixTable for Dxr {
+    fn store(&self) -> &RouteStore {
+        &self.store
+    }
+
+    fn store_mut(&mut self) -> &mut RouteStore {
+        &mut self.store
+    }
+
+    fn prepare(&mut self, _addr: u32, _len: u32) -> Result<(), String> {
+        self.ensure_tables();
+        Ok(())
+    }
+
+    /// A prefix of /16 or shorter is the background of the chunks it
+    /// covers where no longer one is; a longer one marks its chunk.
+    fn paint(&mut self, addr: u32, len: u32, nh: u16, l: u8) {
+        if len <= 16 {
+            self.paint_bg(addr, len, nh, l, |cur| cur <= l);
+        } else {
+            self.mark((addr >> 16) as usize);
+        }
+        self.flush();
+    }
+
+    fn unpaint(&mut self, addr: u32, len: u32, l: u8) {
+        if len <= 16 {
+            let (pv, pl) = self.store.parent(addr, len);
+            self.paint_bg(addr, len, pv, pl, |cur| cur == l);
+        } else {
+            self.mark((addr >> 16) as usize);
+        }
+        self.flush();
+    }
+}
+
 impl RouteEngine for Dxr {
     fn needs_prefix_masks(&self) -> bool {
         true
@@ -568,77 +572,11 @@ impl RouteEngine for Dxr {
     }
 
     fn add(&mut self, r: &Route, set: bool) -> Result<Option<Route>, AddError> {
-        let Some(len) = r.prefix_len() else {
-            return Err(AddError::Other(format!(
-                "route '{}' has a non-prefix mask",
-                r.unparse(false)
-            )));
-        };
-        let old = self.existing(r);
-        if let Some(s) = old {
-            if !set {
-                let old_route = self.store.slot(s).map(|(o, _)| o).unwrap_or(*r);
-                return Err(AddError::Exists(old_route));
-            }
-        }
-        let nh = self
-            .store
-            .nexthop_ref(r.gw, r.port)
-            .map_err(AddError::Other)?;
-        let slot = self.store.take_slot(*r, nh);
-        let mut replaced = None;
-        if let Some(s) = old {
-            if let Some((o, onh)) = self.store.slot(s) {
-                replaced = Some(o);
-                self.store.nexthop_unref(onh);
-            }
-            self.store.free_slot(s);
-        }
-        if len == 0 {
-            self.default_nh = nh;
-            self.default_slot = Some(slot);
-        } else {
-            self.ensure_tables();
-            self.prefixes.insert((r.addr, len as u8), slot as u32);
-            let l = (len + 1) as u8;
-            if len <= 16 {
-                self.paint_bg(r.addr, len, nh, l, |cur| cur <= l);
-            } else {
-                self.mark((r.addr >> 16) as usize);
-            }
-            self.flush();
-        }
-        Ok(replaced)
+        route_store::add(self, r, set)
     }
 
     fn remove(&mut self, r: &Route) -> Result<Route, Option<Route>> {
-        let Some(s) = self.existing(r) else {
-            return Err(None);
-        };
-        let Some((old, onh)) = self.store.slot(s) else {
-            return Err(None);
-        };
-        if !r.matches(&old) {
-            return Err(Some(old));
-        }
-        let len = r.prefix_len().unwrap_or(0);
-        if len == 0 {
-            self.default_nh = 0;
-            self.default_slot = None;
-        } else {
-            self.prefixes.remove(&(r.addr, len as u8));
-            if len <= 16 {
-                let (pv, pl) = self.parent(r.addr, len);
-                let l = (len + 1) as u8;
-                self.paint_bg(r.addr, len, pv, pl, |cur| cur == l);
-            } else {
-                self.mark((r.addr >> 16) as usize);
-            }
-            self.flush();
-        }
-        self.store.nexthop_unref(onh);
-        self.store.free_slot(s);
-        Ok(old)
+        route_store::remove(self, r)
     }
 
     #[inline]
@@ -653,54 +591,22 @@ impl RouteEngine for Dxr {
 
 #[cfg(test)]
 mod tests {
-    use super::super::route_store::testing::{ip, reference, route, xorshift};
+    use super::super::route_store::mask_of;
+    use super::super::route_store::testing::{
+        ip, nested_prefixes_add_remove, reference, route, xorshift,
+    };
     use super::*;
 
     #[test]
-    fn nested_prefixes_add_remove() {
-        let mut t = Dxr::default();
-        assert_eq!(t.lookup(ip("10.0.0.1")), None);
-        t.add(&route("10.0.0.0/8", 0, 1), false).unwrap();
-        t.add(&route("10.1.0.0/16", 0, 2), false).unwrap();
-        t.add(&route("10.1.2.128/25", 0, 3), false).unwrap();
-        t.add(&route("10.1.2.130/32", 7, 4), false).unwrap();
+    fn nested_prefixes() {
+        let mut t = nested_prefixes_add_remove::<Dxr>();
+        // The last address of a chunk.
         t.add(&route("10.1.255.255/32", 0, 5), false).unwrap();
-        assert_eq!(t.lookup(ip("10.2.3.4")), Some((0, 1)));
-        assert_eq!(t.lookup(ip("10.1.3.4")), Some((0, 2)));
-        assert_eq!(t.lookup(ip("10.1.2.129")), Some((0, 3)));
-        assert_eq!(t.lookup(ip("10.1.2.130")), Some((7, 4)));
-        assert_eq!(t.lookup(ip("10.1.2.131")), Some((0, 3)));
-        assert_eq!(t.lookup(ip("10.1.2.1")), Some((0, 2)));
         assert_eq!(t.lookup(ip("10.1.255.255")), Some((0, 5)));
-        assert_eq!(t.lookup(ip("10.1.255.254")), Some((0, 2)));
-        assert_eq!(t.lookup(ip("11.0.0.0")), None);
-        t.remove(&route("10.1.0.0/16", 0, 2)).unwrap();
-        assert_eq!(t.lookup(ip("10.1.2.1")), Some((0, 1)));
-        assert_eq!(t.lookup(ip("10.1.2.129")), Some((0, 3)));
-        t.remove(&route("10.1.2.128/25", 0, 3)).unwrap();
-        t.remove(&route("10.1.2.130/32", 7, 4)).unwrap();
-        assert_eq!(t.lookup(ip("10.1.2.130")), Some((0, 1)));
-        t.add(&route("0.0.0.0/0", 0, 9), false).unwrap();
-        assert_eq!(t.lookup(ip("11.0.0.0")), Some((0, 9)));
-        assert!(matches!(
-            t.add(&route("10.0.0.0/8", 0, 5), false),
-            Err(AddError::Exists(_))
-        ));
-        assert_eq!(
-            t.add(&route("10.0.0.0/8", 0, 5), true)
-                .unwrap()
-                .unwrap()
-                .port,
-            1
-        );
-        assert_eq!(t.lookup(ip("10.2.3.4")), Some((0, 5)));
-        assert_eq!(t.routes().len(), 3);
-        // A removal must name the stored gateway and output, if any.
-        assert_eq!(
-            t.remove(&route("10.0.0.0/8", 0, 1)).unwrap_err(),
-            Some(route("10.0.0.0/8", 0, 5))
-        );
-        assert_eq!(t.remove(&route("12.0.0.0/8", 0, 1)).unwrap_err(), None);
+        assert_eq!(t.lookup(ip("10.1.255.254")), Some((0, 5)));
+        t.remove(&route("10.0.0.0/8", 0, 5)).unwrap();
+        assert_eq!(t.lookup(ip("10.1.255.254")), Some((0, 9)));
+        assert_eq!(t.lookup(ip("10.1.255.255")), Some((0, 5)));
     }
 
     #[test]

@@ -1,7 +1,11 @@
 //! What every IP route table element shares (Click's IPRouteTable): the
 //! route syntax `ADDR/MASK [GW] OUT`, the `add`, `set`, `remove`, `ctrl`,
-//! `table` and `lookup` handlers, and the push path. The lookup structure
-//! itself is a [`RouteEngine`]: [`Linear`] here, the DIR-24-8
+//! `table` and `lookup` handlers, and the push path. Each lookup class
+//! says in its own file what is its own (a [`LookupClass`]: its name, its
+//! lookup structure, whether routes change at run time, its no-route
+//! message); the lookup structure is a [`RouteEngine`]: the linear
+//! [`Linear`](super::linear_ip_lookup::Linear) or sorted
+//! [`Sorted`](super::sorted_ip_lookup::Sorted) scan, the DIR-24-8
 //! [`Dir248`](super::dir248::Dir248), or the DXR [`Dxr`](super::dxr::Dxr).
 //!
 //! Handler writes run with the element locked, exactly like a push, so a
@@ -117,80 +121,6 @@ pub trait RouteEngine: Default + Send + 'static {
     }
 }
 
-/// Click's LinearIPLookup table: a vector searched in full. Deleted
-/// routes leave holes that later additions fill. As Click's, it remembers
-/// the last two addresses looked up and their results (consecutive packets
-/// of a flow skip the scan); any change to the table forgets them.
-#[derive(Default)]
-pub struct Linear {
-    t: Vec<Option<Route>>,
-    /// The last two lookups, most recent first.
-    cache: std::cell::Cell<[Option<CachedLookup>; 2]>,
-}
-
-/// A remembered lookup: the address and its result.
-type CachedLookup = (u32, Option<(u32, i32)>);
-
-impl RouteEngine for Linear {
-    fn add(&mut self, r: &Route, set: bool) -> Result<Option<Route>, AddError> {
-        self.cache.set([None, None]);
-        for e in self.t.iter_mut().flatten() {
-            if e.addr == r.addr && e.mask == r.mask {
-                if !set {
-                    return Err(AddError::Exists(*e));
-                }
-                let old = *e;
-                e.gw = r.gw;
-                e.port = r.port;
-                return Ok(Some(old));
-            }
-        }
-        if let Some(hole) = self.t.iter_mut().find(|e| e.is_none()) {
-            *hole = Some(*r);
-        } else {
-            self.t.push(Some(*r));
-        }
-        Ok(None)
-    }
-
-    fn remove(&mut self, r: &Route) -> Result<Route, Option<Route>> {
-        self.cache.set([None, None]);
-        let mut same_prefix = None;
-        for e in self.t.iter_mut() {
-            if let Some(x) = *e {
-                if r.matches(&x) {
-                    *e = None;
-                    return Ok(x);
-                }
-                if x.addr == r.addr && x.mask == r.mask {
-                    same_prefix = Some(x);
-                }
-            }
-        }
-        Err(same_prefix)
-    }
-
-    #[inline]
-    fn lookup(&self, a: u32) -> Option<(u32, i32)> {
-        let cache = self.cache.get();
-        if let Some((addr, result)) = cache[0] {
-            if addr == a {
-                return result;
-            }
-        }
-        if let Some((addr, result)) = cache[1] {
-            if addr == a {
-                return result;
-            }
-        }
-        self.lookup_and_remember(a, cache[0])
-    }
-
-    fn routes(&self) -> Vec<Route> {
-        self.t.iter().flatten().copied().collect()
-    }
-}
-
 /// The output noted for a packet without a route.
 const NO_ROUTE: u32 = u32::MAX;
 
@@ -215,31 +145,6 @@ fn take_route(found: Option<(u32, i32)>, p: &mut Packet, n: usize) -> Option<u32
             Some(port as u32)
         }
         _ => None,
-    }
-}
-
-impl Linear {
-    /// A lookup that missed the cache: scans, and remembers the answer in
-    /// front of the most recent one.
-    #[inline(never)]
-    fn lookup_and_remember(&self, a: u32, recent: Option<CachedLookup>) -> Option<(u32, i32)> {
-        let result = self.scan(a);
-        self.cache.set([Some((a, result)), recent]);
-        result
-    }
-
-    /// The longest match for `a`, scanning every route.
-    fn scan(&self, a: u32) -> Option<(u32, i32)> {
-        let mut best: Option<&Route> = None;
-        for r in self.t.iter().flatten() {
-            if r.contains(a) {
-                match best {
-                    Some(b) if r.mask & b.mask != b.mask => {}
-                    _ => best = Some(r),
-                }
-            }
-        }
-        best.map(|r| (r.gw, r.port))
     }
 }
 
@@ -304,46 +209,64 @@ enum Cmd {
     Remove,
 }
 
-const H_ADD: u32 = 0;
-const H_SET: u32 = 1;
-const H_REMOVE: u32 = 2;
-const H_CTRL: u32 = 3;
-const H_TABLE: u32 = 4;
-const H_LOOKUP: u32 = 5;
-const H_MEMORY: u32 = 6;
+rclick_core::handlers! {
+    /// Every route table's handlers; `memory` exists only for engines that
+    /// count their bytes, the writes only for classes whose routes change
+    /// at run time.
+    enum H {
+        Table = read("table").expensive(),
+        Lookup = read_param("lookup"),
+        Memory = read("memory"),
+        Add = write("add"),
+        Set = write("set"),
+        Remove = write("remove"),
+        Ctrl = write("ctrl"),
+    }
+}
 
-/// A route table element over engine `E`.
-pub struct IpRouteTable<E: RouteEngine> {
-    class: &'static str,
-    /// Whether routes may change at run time (not StaticIPLookup).
-    dynamic: bool,
-    pub(crate) engine: E,
+/// What a route-lookup class adds to the shared table element: each
+/// class implements it beside its manual.
+pub trait LookupClass: Send + 'static {
+    /// The class name.
+    const NAME: &'static str;
+    /// Whether routes may change at run time (the `add`, `set`, `remove`
+    /// and `ctrl` handlers).
+    const DYNAMIC: bool = true;
+    /// A warning given whenever the class is configured (a deprecated
+    /// class).
+    const WARNING: Option<&'static str> = None;
+    /// The lookup structure.
+    type Engine: RouteEngine;
+    /// The line logged (for the first five) when a packet to `a` has no
+    /// route, in the words of the Click class that implements it; `None`
+    /// when the class only counts misses.
+    fn no_route_message(a: Ipv4Addr) -> Option<String>;
+}
+
+/// A route table element of lookup class `C`.
+pub struct IpRouteTable<C: LookupClass> {
+    pub(crate) engine: C::Engine,
     outs: Vec<PacketBatch>,
     /// Scratch: the output of each packet of the batch being pushed.
     ports: Vec<u32>,
     complaints: u32,
-    /// A warning to give at configuration (a deprecated class).
-    warning: Option<&'static str>,
 }
 
-impl<E: RouteEngine> IpRouteTable<E> {
-    /// A table element of class `class`.
-    pub fn new(class: &'static str, dynamic: bool) -> Self {
+impl<C: LookupClass> Default for IpRouteTable<C> {
+    fn default() -> Self {
         IpRouteTable {
-            class,
-            dynamic,
-            engine: E::default(),
+            engine: C::Engine::default(),
             outs: Vec::new(),
             ports: Vec::new(),
             complaints: 0,
-            warning: None,
         }
     }
+}
 
-    /// The same, warning `text` whenever it is configured.
-    pub fn with_warning(mut self, text: &'static str) -> Self {
-        self.warning = Some(text);
-        self
+impl<C: LookupClass> IpRouteTable<C> {
+    /// A boxed element of class `C` (what the registry creates).
+    pub fn make() -> Box<dyn rclick_core::Element> {
+        Box::new(Self::default())
     }
 
     fn check_mask(&self, r: &Route) -> Result<(), String> {
@@ -351,7 +274,7 @@ impl<E: RouteEngine> IpRouteTable<E> {
             return Err(format!(
                 "route '{}': {} supports only prefix masks",
                 r.unparse(false),
-                self.class
+                C::NAME
             ));
         }
         Ok(())
@@ -485,28 +408,10 @@ impl<E: RouteEngine> IpRouteTable<E> {
     fn no_route(&mut self, a: Ipv4Addr, cx: &mut Ctx) {
         self.complaints += 1;
         if self.complaints <= 5 {
-            if let Some(line) = no_route_message(self.class, a) {
+            if let Some(line) = C::no_route_message(a) {
                 cx.log(line);
             }
         }
-    }
-}
-
-/// The line Click prints when `class` finds no route for `a`, in the words
-/// of the Click class that implements it: StaticIPLookup is Click's
-/// LinearIPLookup, RadixIPLookup speaks as IPRouteTable, SortedIPLookup
-/// prints the address as a host-order hexadecimal number, and
-/// DirectIPLookup and RangeIPLookup say nothing (misses are still counted).
-fn no_route_message(class: &str, a: Ipv4Addr) -> Option<String> {
-    match class {
-        "StaticIPLookup" | "LinearIPLookup" => Some(format!("LinearIPLookup: no route for {a}")),
-        "RadixIPLookup" => Some(format!("IPRouteTable: no route for {a}")),
-        "SortedIPLookup" => Some(format!(
-            "SortedIPLookup: no gw for {:x}",
-            u32::from_le_bytes(a.octets())
-        )),
-        "DirectIPLookup" | "RangeIPLookup" => None,
-        other => Some(format!("{other}: no route for {a}")),
     }
 }
 
@@ -534,9 +439,9 @@ fn strip_c_comments(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-impl<E: RouteEngine> Element for IpRouteTable<E> {
+impl<C: LookupClass> Element for IpRouteTable<C> {
     fn class_name(&self) -> &'static str {
-        self.class
+        C::NAME
     }
     /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
     fn batch_transparent(&self) -> bool {
@@ -555,7 +460,7 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         let ctx = cx.arg_context();
         let nout = cx.noutputs();
-        let mut engine = E::default();
+        let mut engine = C::Engine::default();
         let mut errors = Vec::new();
         engine.batch(true);
         for (i, arg) in conf.iter().enumerate() {
@@ -565,7 +470,7 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
                         errors.push(format!(
                             "argument {}: {} supports only prefix masks",
                             i + 1,
-                            self.class
+                            C::NAME
                         ));
                         continue;
                     }
@@ -585,7 +490,7 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
         }
         engine.batch(false);
         self.engine = engine;
-        if let Some(w) = self.warning {
+        if let Some(w) = C::WARNING {
             cx.warning(w);
         }
         Ok(())
@@ -653,26 +558,21 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut h = vec![
-            HandlerDef::read("table", H_TABLE).expensive(),
-            HandlerDef::read_param("lookup", H_LOOKUP),
-        ];
-        if self.engine.memory().is_some() {
-            h.push(HandlerDef::read("memory", H_MEMORY));
-        }
-        if self.dynamic {
-            h.push(HandlerDef::write("add", H_ADD));
-            h.push(HandlerDef::write("set", H_SET));
-            h.push(HandlerDef::write("remove", H_REMOVE));
-            h.push(HandlerDef::write("ctrl", H_CTRL));
-        }
-        h
+        H::ALL
+            .iter()
+            .filter(|h| match h {
+                H::Table | H::Lookup => true,
+                H::Memory => self.engine.memory().is_some(),
+                H::Add | H::Set | H::Remove | H::Ctrl => C::DYNAMIC,
+            })
+            .flat_map(|h| h.defs())
+            .collect()
     }
 
     fn read_handler(&mut self, id: u32, param: &str, cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_TABLE => Ok(self.dump()),
-            H_LOOKUP => {
+        match H::from_id(id) {
+            Some(H::Table) => Ok(self.dump()),
+            Some(H::Lookup) => {
                 let text = param.trim();
                 let a = Ipv4Addr::from_arg(text, cx.arg_context())
                     .map_err(|_| format!("expected IP address, not '{text}'"))?;
@@ -682,7 +582,7 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
                     None => "-1".to_string(),
                 })
             }
-            H_MEMORY => match self.engine.memory() {
+            Some(H::Memory) => match self.engine.memory() {
                 Some((lookup, total)) => Ok(format!("lookup {lookup}\ntotal {total}\n")),
                 None => Err("no such handler".into()),
             },
@@ -693,11 +593,13 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let n = cx.noutputs();
         let ctx = cx.arg_context();
-        match id {
-            H_ADD => self.run_command(Cmd::Add, value, n, ctx).map(|_| ()),
-            H_SET => self.run_command(Cmd::Set, value, n, ctx).map(|_| ()),
-            H_REMOVE => self.run_command(Cmd::Remove, value, n, ctx).map(|_| ()),
-            H_CTRL => self.ctrl(value, n, ctx),
+        match H::from_id(id) {
+            Some(H::Add) if C::DYNAMIC => self.run_command(Cmd::Add, value, n, ctx).map(|_| ()),
+            Some(H::Set) if C::DYNAMIC => self.run_command(Cmd::Set, value, n, ctx).map(|_| ()),
+            Some(H::Remove) if C::DYNAMIC => {
+                self.run_command(Cmd::Remove, value, n, ctx).map(|_| ())
+            }
+            Some(H::Ctrl) if C::DYNAMIC => self.ctrl(value, n, ctx),
             _ => Err("no such handler".into()),
         }
     }
@@ -707,31 +609,6 @@ impl<E: RouteEngine> Element for IpRouteTable<E> {
 mod tests {
     use super::*;
 
-    /// Each class's miss message, as the reference Click prints it
-    /// (checked with clickdiff for one miss of 10.0.0.2).
-    #[test]
-    fn no_route_messages_like_click() {
-        let a = Ipv4Addr::new(10, 0, 0, 2);
-        let m = |c| no_route_message(c, a);
-        assert_eq!(
-            m("StaticIPLookup").unwrap(),
-            "LinearIPLookup: no route for 10.0.0.2"
-        );
-        assert_eq!(
-            m("LinearIPLookup").unwrap(),
-            "LinearIPLookup: no route for 10.0.0.2"
-        );
-        assert_eq!(
-            m("RadixIPLookup").unwrap(),
-            "IPRouteTable: no route for 10.0.0.2"
-        );
-        assert_eq!(
-            m("SortedIPLookup").unwrap(),
-            "SortedIPLookup: no gw for 200000a"
-        );
-        assert_eq!(m("DirectIPLookup"), None);
-        assert_eq!(m("RangeIPLookup"), None);
-    }
     use rclick_core::args::NoContext;
 
     /// Batches whose packets take different outputs (two wired to one
@@ -804,27 +681,6 @@ mod tests {
     }
 
     #[test]
-    fn linear_cache_forgets_on_change() {
-        let mut t = Linear::default();
-        let r = |s: &str| parse_route(s, false, &NoContext).unwrap();
-        t.add(&r("10.0.0.0/8 1"), false).unwrap();
-        let a = u32::from(Ipv4Addr::new(10, 1, 2, 3));
-        let b = u32::from(Ipv4Addr::new(192, 0, 2, 1));
-        assert_eq!(t.lookup(a), Some((0, 1)));
-        assert_eq!(t.lookup(b), None);
-        assert_eq!(t.lookup(a), Some((0, 1)));
-        t.add(&r("10.1.0.0/16 192.0.2.9 2"), false).unwrap();
-        assert_eq!(
-            t.lookup(a),
-            Some((u32::from(Ipv4Addr::new(192, 0, 2, 9)), 2))
-        );
-        t.add(&r("0.0.0.0/0 3"), false).unwrap();
-        assert_eq!(t.lookup(b), Some((0, 3)));
-        t.remove(&r("10.1.0.0/16 192.0.2.9 2")).unwrap();
-        assert_eq!(t.lookup(a), Some((0, 1)));
-    }
-
-    #[test]
     fn parses_routes() {
         let r = parse_route("18.26/16 1.0.0.1 0", false, &NoContext).unwrap();
         assert_eq!(r.unparse(false), "18.26.0.0/16 1.0.0.1 0");
@@ -851,27 +707,6 @@ mod tests {
             .unparse(true),
             "1.2.0.0/20\t\t-\t\t1"
         );
-    }
-
-    #[test]
-    fn linear_most_specific() {
-        let mut t = Linear::default();
-        t.add(
-            &parse_route("10.0.0.0/8 1", false, &NoContext).unwrap(),
-            false,
-        )
-        .unwrap();
-        t.add(
-            &parse_route("10.1.0.0/16 2.2.2.2 2", false, &NoContext).unwrap(),
-            false,
-        )
-        .unwrap();
-        assert_eq!(t.lookup(0x0a01_0101), Some((0x0202_0202, 2)));
-        assert_eq!(t.lookup(0x0a02_0101), Some((0, 1)));
-        assert_eq!(t.lookup(0x0b02_0101), None);
-        let r = parse_route("10.1.0.0/16", true, &NoContext).unwrap();
-        assert!(t.remove(&r).is_ok());
-        assert_eq!(t.lookup(0x0a01_0101), Some((0, 1)));
     }
 }
 

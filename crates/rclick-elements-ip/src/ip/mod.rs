@@ -61,7 +61,7 @@ pub mod unstrip_ip_header;
 
 /// Registers this module's classes.
 pub fn register(r: &mut Registry) {
-    use iproute::{IpRouteTable, Linear};
+    use iproute::IpRouteTable;
     r.add(
         "AddressInfo",
         || Box::<address_info::AddressInfo>::default(),
@@ -124,38 +124,38 @@ pub fn register(r: &mut Registry) {
     );
     r.add(
         "LinearIPLookup",
-        || Box::new(IpRouteTable::<Linear>::new("LinearIPLookup", true)),
+        IpRouteTable::<linear_ip_lookup::LinearIPLookup>::make,
         include_str!("linear_ip_lookup.rs"),
     );
     r.add(
         "StaticIPLookup",
-        || Box::new(IpRouteTable::<Linear>::new("StaticIPLookup", false)),
+        IpRouteTable::<static_ip_lookup::StaticIPLookup>::make,
         include_str!("static_ip_lookup.rs"),
     );
     r.alias("LookupIPRoute", "StaticIPLookup");
     r.add(
         "LookupIPRouteMP",
-        lookup_ip_route_mp::make,
+        IpRouteTable::<lookup_ip_route_mp::LookupIPRouteMP>::make,
         include_str!("lookup_ip_route_mp.rs"),
     );
     r.add(
         "SortedIPLookup",
-        sorted_ip_lookup::make,
+        IpRouteTable::<sorted_ip_lookup::SortedIPLookup>::make,
         include_str!("sorted_ip_lookup.rs"),
     );
     r.add(
         "RadixIPLookup",
-        radix_ip_lookup::make,
+        IpRouteTable::<radix_ip_lookup::RadixIPLookup>::make,
         include_str!("radix_ip_lookup.rs"),
     );
     r.add(
         "DirectIPLookup",
-        direct_ip_lookup::make,
+        IpRouteTable::<direct_ip_lookup::DirectIPLookup>::make,
         include_str!("direct_ip_lookup.rs"),
     );
     r.add(
         "RangeIPLookup",
-        range_ip_lookup::make,
+        IpRouteTable::<range_ip_lookup::RangeIPLookup>::make,
         include_str!("range_ip_lookup.rs"),
     );
     r.add(

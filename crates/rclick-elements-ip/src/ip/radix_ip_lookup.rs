@@ -77,12 +77,34 @@
 //! DirectIPLookup, RangeIPLookup, LinearIPLookup, StaticIPLookup,
 //! AddressInfo
 
-use rclick_core::Element;
+use std::net::Ipv4Addr;
 
 use super::dxr::Dxr;
-use super::iproute::IpRouteTable;
+use super::iproute::LookupClass;
 
-/// Creates a RadixIPLookup.
-pub fn make() -> Box<dyn Element> {
-    Box::new(IpRouteTable::<Dxr>::new("RadixIPLookup", true))
+/// RadixIPLookup's part of the route table element.
+pub struct RadixIPLookup;
+
+impl LookupClass for RadixIPLookup {
+    const NAME: &'static str = "RadixIPLookup";
+    type Engine = Dxr;
+    /// Click's RadixIPLookup is an IPRouteTable and speaks as one.
+    fn no_route_message(a: Ipv4Addr) -> Option<String> {
+        Some(format!("IPRouteTable: no route for {a}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The miss message, as the reference Click prints it (checked with
+    /// clickdiff for one miss of 10.0.0.2).
+    #[test]
+    fn no_route_message_like_click() {
+        use super::RadixIPLookup;
+        use crate::ip::iproute::LookupClass;
+        assert_eq!(
+            RadixIPLookup::no_route_message(std::net::Ipv4Addr::new(10, 0, 0, 2)),
+            Some("IPRouteTable: no route for 10.0.0.2".to_string())
+        );
+    }
 }

@@ -20,8 +20,13 @@
 //!
 //! ## Handlers
 //!
-//! * `table` (read), `lookup` (read with parameter ADDR), `add`, `set`,
-//!   `remove`, `ctrl` (write): as LinearIPLookup's.
+//! * `table` (read): the routes, one per line, in the sorted order.
+//! * `lookup` (read with parameter ADDR): `OUT GW`, `OUT`, or `-1`.
+//! * `add` (write): adds the route `ADDR/MASK [GW] OUT`; a route for that
+//!   prefix must not exist.
+//! * `set` (write): adds a route, replacing one for the same prefix.
+//! * `remove` (write): removes the route `ADDR/MASK [GW OUT]`.
+//! * `ctrl` (write): `add`, `set` and `remove` lines, all or nothing.
 //!
 //! ## Examples
 //!
@@ -33,17 +38,26 @@
 //!
 //! LinearIPLookup, RadixIPLookup
 
-use rclick_core::Element;
+use std::net::Ipv4Addr;
 
-use super::iproute::{AddError, IpRouteTable, Route, RouteEngine};
+use super::iproute::{AddError, LookupClass, Route, RouteEngine};
 
-/// Creates a SortedIPLookup.
-pub fn make() -> Box<dyn Element> {
-    Box::new(
-        IpRouteTable::<Sorted>::new("SortedIPLookup", true).with_warning(
-            "SortedIPLookup is deprecated; use LinearIPLookup or RadixIPLookup instead",
-        ),
-    )
+/// SortedIPLookup's part of the route table element.
+pub struct SortedIPLookup;
+
+impl LookupClass for SortedIPLookup {
+    const NAME: &'static str = "SortedIPLookup";
+    const WARNING: Option<&'static str> =
+        Some("SortedIPLookup is deprecated; use LinearIPLookup or RadixIPLookup instead");
+    type Engine = Sorted;
+    /// Click's SortedIPLookup prints the address as a host-order
+    /// hexadecimal number.
+    fn no_route_message(a: Ipv4Addr) -> Option<String> {
+        Some(format!(
+            "SortedIPLookup: no gw for {:x}",
+            u32::from_le_bytes(a.octets())
+        ))
+    }
 }
 
 /// Routes kept with every route before the routes containing it.
@@ -151,6 +165,18 @@ impl RouteEngine for Sorted {
 mod tests {
     use crate::ip::test_util::registry;
     use rclick_core::testing;
+
+    /// The miss message, as the reference Click prints it (checked with
+    /// clickdiff for one miss of 10.0.0.2).
+    #[test]
+    fn no_route_message_like_click() {
+        use super::SortedIPLookup;
+        use crate::ip::iproute::LookupClass;
+        assert_eq!(
+            SortedIPLookup::no_route_message(std::net::Ipv4Addr::new(10, 0, 0, 2)),
+            Some("SortedIPLookup: no gw for 200000a".to_string())
+        );
+    }
 
     /// Checked against Click: the warning, the sorted table, lookups.
     #[test]

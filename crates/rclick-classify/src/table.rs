@@ -408,7 +408,7 @@ impl CrossTable {
 mod tests {
     use super::{feasible, walk, CrossTable, TableStep};
 
-    use crate::classifier::TestRng as Rng;
+    use crate::TestRng as Rng;
 
     /// Words 0..4 in the network header, 4..8 in the transport header
     /// (in reverse order, so offsets and word numbers differ).
