@@ -101,57 +101,6 @@ const IP_PROTOS: &[(&str, i32)] = &[
     ("udp", IP_PROTO_UDP),
 ];
 
-/// Click's built-in port names, then a few common service names Click
-/// would find in /etc/services.
-const PORTS: &[(&str, i32)] = &[
-    ("auth", 113),
-    ("bootpc", 68),
-    ("bootps", 67),
-    ("chargen", 19),
-    ("daytime", 13),
-    ("discard", 9),
-    ("dns", 53),
-    ("domain", 53),
-    ("echo", 7),
-    ("finger", 79),
-    ("ftp", 21),
-    ("ftp-data", 20),
-    ("https", 443),
-    ("imap3", 220),
-    ("imaps", 993),
-    ("irc", 194),
-    ("netbios-dgm", 138),
-    ("netbios-ns", 137),
-    ("netbios-ssn", 139),
-    ("nntp", 119),
-    ("ntp", 123),
-    ("pop3", 110),
-    ("pop3s", 995),
-    ("rip", 520),
-    ("route", 520),
-    ("smtp", 25),
-    ("snmp", 161),
-    ("snmp-trap", 162),
-    ("ssh", 22),
-    ("sunrpc", 111),
-    ("telnet", 23),
-    ("tftp", 69),
-    ("www", 80),
-    // from a typical /etc/services
-    ("http", 80),
-    ("imap", 143),
-    ("imap2", 143),
-    ("ldap", 389),
-    ("ldaps", 636),
-    ("bgp", 179),
-    ("kerberos", 88),
-    ("microsoft-ds", 445),
-    ("submission", 587),
-    ("syslog", 514),
-    ("mysql", 3306),
-    ("postgresql", 5432),
-];
-
 const TCP_OPTS: &[(&str, i32)] = &[
     ("ack", 0x10),
     ("fin", 0x01),
@@ -178,6 +127,17 @@ const ICMP_TYPES: &[(&str, i32)] = &[
     ("timestamp-reply", 14),
     ("unreachable", 3),
 ];
+
+/// A port name for `proto`: PortInfo names through `ctx`, then Click's
+/// built-in names and the system's services. Numbers are not names.
+fn port_name(word: &str, proto: &str, ctx: &dyn ArgContext) -> Option<i32> {
+    if word.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    ctx.lookup_port(word, proto)
+        .or_else(|| crate::ip::port_info::well_known_port(word, proto))
+        .map(i32::from)
+}
 
 fn table(t: &[(&str, i32)], w: &str) -> Option<i32> {
     t.iter().find(|(n, _)| *n == w).map(|&(_, v)| v)
@@ -334,6 +294,7 @@ fn lookup(
     word: &str,
     type_: i32,
     proto: i32,
+    ctx: &dyn ArgContext,
     errh: Option<&mut Errors>,
 ) -> Result<Option<(i32, u32)>, ()> {
     if type_ == 0 || type_ == TYPE_TYPE {
@@ -347,8 +308,8 @@ fn lookup(
     }
     let got = [
         table(IP_PROTOS, word),
-        table(PORTS, word),
-        table(PORTS, word),
+        port_name(word, "tcp", ctx),
+        port_name(word, "udp", ctx),
         table(TCP_OPTS, word),
         table(ICMP_TYPES, word),
     ];
@@ -1274,7 +1235,7 @@ impl<'a> Parser<'a> {
         let mut header: u8 = 0;
         while pos < n {
             let wd = self.words[pos].as_str();
-            match lookup(wd, 0, UNKNOWN, None) {
+            match lookup(wd, 0, UNKNOWN, self.ctx, None) {
                 Ok(Some((TYPE_TYPE, d))) => {
                     let d = d as i32;
                     prim.set_type(d, self.errh);
@@ -1391,7 +1352,13 @@ impl<'a> Parser<'a> {
         if pos < n {
             let wd = self.words[pos].clone();
             pos += 1;
-            match lookup(&wd, prim.type_, prim.transp_proto, Some(self.errh)) {
+            match lookup(
+                &wd,
+                prim.type_,
+                prim.transp_proto,
+                self.ctx,
+                Some(self.errh),
+            ) {
                 Err(()) => prim.type_ = -2,
                 Ok(Some((t, d))) if t != TYPE_TYPE => {
                     prim.data = t;
