@@ -481,7 +481,7 @@ impl FromTcpdump {
             if s.get(i) == Some(&b'>') {
                 i += 1;
             }
-            while opt.len() % 4 != 0 {
+            while !opt.len().is_multiple_of(4) {
                 opt.push(0);
             }
             // The data offset field has 4 bits: at most 40 option bytes.
@@ -848,8 +848,16 @@ impl Element for FromTcpdump {
             .as_ref()
             .is_some_and(|l| l.first().is_some_and(u8::is_ascii_digit))
         {
-            cx.warning(format!(
-                "{}: first line suspicious; is this a tcpdump output file?",
+            // Click's wording: the file name as the warning's landmark.
+            let info = cx.element_info(cx.id());
+            let head = format!(
+                "{}: While initializing '{}':",
+                info.landmark,
+                info.declaration()
+            );
+            cx.log(head);
+            cx.log(format!(
+                "{}:   warning: first line suspicious; is this a tcpdump output file?",
                 print_name(&self.filename)
             ));
         }
@@ -931,26 +939,8 @@ impl Element for FromTcpdump {
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         match id {
             H_ACTIVE => {
-                let v = rclick_core::confparse::uncomment(value);
-                let active = match v.trim() {
-                    "true" | "1" | "yes" | "on" => true,
-                    "false" | "0" | "no" | "off" => false,
-                    _ => return Err("syntax error".into()),
-                };
-                self.active = active;
-                if self.pull_mode {
-                    if active {
-                        let n = self.notifier.clone();
-                        cx.wake_notifier(&n);
-                    } else {
-                        self.notifier.set_active(false);
-                    }
-                } else if active {
-                    if let Some(t) = self.task {
-                        cx.schedule_task(t);
-                    }
-                }
-                Ok(())
+                let pull = self.pull_mode.then_some(&self.notifier);
+                cx.write_source_active(value, "syntax error", &mut self.active, pull, self.task)
             }
             H_STOP => {
                 self.active = false;
