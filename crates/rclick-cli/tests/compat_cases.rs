@@ -187,7 +187,13 @@ fn recorded_compat_cases_hold() {
             std::fs::create_dir_all(&tmp).unwrap();
             checked += 1;
             let got = run(&case.args, &tmp);
-            let want = (status.trim_start_matches("exit ").to_string(), out, err);
+            // Recorded outputs name the data directory `@DATA@`.
+            let (out, err) = (out.replace("@DATA@", &data), err.replace("@DATA@", &data));
+            let want = (
+                status.trim_start_matches("exit ").to_string(),
+                out.as_str(),
+                err.as_str(),
+            );
             match got {
                 Some((rc, o, e)) if rc.to_string() == want.0 && o == want.1 && e == want.2 => {}
                 got => failures.push(format!(

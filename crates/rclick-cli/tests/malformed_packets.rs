@@ -139,6 +139,7 @@ const ARGS: &[(&str, &str)] = &[
     ("VLANEncap", "VLAN_ID 1"),
     ("IP6NDSolicitor", "2001:db8::1, 00:00:c0:00:0a:01"),
     ("IPsecEncap", "50"),
+    ("IPRateMonitor", "PACKETS, 1, 0"),
     ("StatelessTCPResponder", "hello"),
 ];
 

@@ -27,6 +27,14 @@ pub trait ArgContext {
     /// Returns the literal text for `name` as an address of kind `kind`, or
     /// `None` if the name is unknown.
     fn lookup_address(&self, name: &str, kind: AddrKind) -> Option<String>;
+
+    /// Returns the port `name` stands for with protocol `proto` (`"tcp"`,
+    /// `"udp"`), as Click's PortInfo and service names define it, or
+    /// `None` if this context knows no such name (the default).
+    fn lookup_port(&self, name: &str, proto: &str) -> Option<u16> {
+        let _ = (name, proto);
+        None
+    }
 }
 
 /// The context used by [`Args::new`](super::Args::new): it resolves nothing.

@@ -90,6 +90,8 @@ mod error;
 mod net;
 mod parser;
 mod quote;
+mod real;
+mod services;
 mod units;
 
 pub use basic::{AnyArg, Data, FromArg, Keyword, SpaceSep, Word};
@@ -99,4 +101,6 @@ pub use net::{
     parse_ether, parse_ip_addr, parse_ip_prefix, parse_ip_prefix_with, EtherAddr, IpPrefix,
 };
 pub use parser::{Args, Flags};
+pub use real::{parse_real2, unparse_real2};
+pub use services::service_port;
 pub use units::{parse_bandwidth, parse_interval, unparse_bandwidth, Bandwidth, Interval};

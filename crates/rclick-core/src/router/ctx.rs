@@ -1546,6 +1546,34 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A file source's `active` write handler (FromIPSummaryDump,
+    /// FromTcpdump): `value` is Click's boolean once comments are removed,
+    /// else the error `bad`. Becoming active schedules the source's `task`
+    /// (a push source) or wakes its empty notifier (`pull`, a pull
+    /// source); becoming inactive puts the notifier to sleep.
+    pub fn write_source_active(
+        &mut self,
+        value: &str,
+        bad: &str,
+        active: &mut bool,
+        pull: Option<&Notifier>,
+        task: Option<TaskId>,
+    ) -> Result<(), String> {
+        let v = rclick_lang::confparse::uncomment(value);
+        let on = <bool as crate::args::FromArg>::from_arg(v.trim(), &crate::args::NoContext)
+            .map_err(|_| bad.to_string())?;
+        *active = on;
+        match (pull, task) {
+            (Some(n), _) if on => self.wake_notifier(n),
+            (Some(n), _) => {
+                n.set_active(false);
+            }
+            (None, Some(t)) if on => self.schedule_task(t),
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// Click's `please_stop_driver`: lowers the run count by one.
     pub fn request_stop(&mut self) {
         self.rt.adjust_runcount(-1);

@@ -819,26 +819,8 @@ impl Element for FromIPSummaryDump {
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         match H::from_id(id) {
             Some(H::Active) => {
-                let v = rclick_core::confparse::uncomment(value);
-                let active = match v.trim() {
-                    "true" | "1" | "yes" | "on" => true,
-                    "false" | "0" | "no" | "off" => false,
-                    _ => return Err("type mismatch".into()),
-                };
-                self.active = active;
-                if self.pull_mode {
-                    if active {
-                        let n = self.notifier.clone();
-                        cx.wake_notifier(&n);
-                    } else {
-                        self.notifier.set_active(false);
-                    }
-                } else if active {
-                    if let Some(t) = self.task {
-                        cx.schedule_task(t);
-                    }
-                }
-                Ok(())
+                let pull = self.pull_mode.then_some(&self.notifier);
+                cx.write_source_active(value, "type mismatch", &mut self.active, pull, self.task)
             }
             Some(H::Stop) => {
                 self.active = false;

@@ -106,6 +106,7 @@ use rclick_core::args::ArgContext;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, PacketBatch};
 
 use super::{classify_push, parse_program, ZProgram};
+use crate::ip::port_info::PortNames;
 
 rclick_core::handlers! {
     /// IPClassifier's handlers.
@@ -157,7 +158,7 @@ impl Element for IPClassifier {
         "h/h"
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        let prog = compile(conf, cx.noutputs(), cx.arg_context())?;
+        let prog = compile(conf, cx.noutputs(), &PortNames { cx })?;
         self.prog = prog;
         self.patterns = conf.to_vec();
         Ok(())

@@ -64,6 +64,7 @@
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
 use super::{classify_push, parse_program, ZProgram};
+use crate::ip::port_info::PortNames;
 
 rclick_core::handlers! {
     /// IPFilter's handlers.
@@ -97,8 +98,8 @@ impl Element for IPFilter {
         "h/h"
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        let prog =
-            parse_program(conf, cx.noutputs(), cx.arg_context()).map_err(|e| e.join("\n"))?;
+        let names = PortNames { cx };
+        let prog = parse_program(conf, cx.noutputs(), &names).map_err(|e| e.join("\n"))?;
         self.prog = prog;
         Ok(())
     }

@@ -309,7 +309,7 @@ impl<'a> Parser<'a> {
         let mut header: u8 = 0;
         while pos < n {
             let wd = self.words[pos].as_str();
-            match lookup(wd, 0, UNKNOWN, None) {
+            match lookup(wd, 0, UNKNOWN, self.ctx, None) {
                 Ok(Some((TYPE_TYPE, d))) => {
                     let d = d as i32;
                     prim.set_type(d, self.errh);
@@ -426,7 +426,13 @@ impl<'a> Parser<'a> {
         if pos < n {
             let wd = self.words[pos].clone();
             pos += 1;
-            match lookup(&wd, prim.type_, prim.transp_proto, Some(self.errh)) {
+            match lookup(
+                &wd,
+                prim.type_,
+                prim.transp_proto,
+                self.ctx,
+                Some(self.errh),
+            ) {
                 Err(()) => prim.type_ = -2,
                 Ok(Some((t, d))) if t != TYPE_TYPE => {
                     prim.data = t;

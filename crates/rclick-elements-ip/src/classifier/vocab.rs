@@ -2,7 +2,7 @@
 //! primitive types and fields, the keyword, protocol, port, TCP option and
 //! ICMP type tables, word lookup, and how types print in messages.
 
-use rclick_core::args::{FromArg, NoContext};
+use rclick_core::args::{ArgContext, FromArg, NoContext};
 
 pub const OFFSET_MAC: u32 = 0;
 pub const OFFSET_NET: u32 = 256;
@@ -93,57 +93,6 @@ pub(crate) const IP_PROTOS: &[(&str, i32)] = &[
     ("tcpudp", IP_PROTO_TCP_OR_UDP),
     ("transp", IP_PROTO_TRANSP),
     ("udp", IP_PROTO_UDP),
-];
-
-/// Click's built-in port names, then a few common service names Click
-/// would find in /etc/services.
-pub(crate) const PORTS: &[(&str, i32)] = &[
-    ("auth", 113),
-    ("bootpc", 68),
-    ("bootps", 67),
-    ("chargen", 19),
-    ("daytime", 13),
-    ("discard", 9),
-    ("dns", 53),
-    ("domain", 53),
-    ("echo", 7),
-    ("finger", 79),
-    ("ftp", 21),
-    ("ftp-data", 20),
-    ("https", 443),
-    ("imap3", 220),
-    ("imaps", 993),
-    ("irc", 194),
-    ("netbios-dgm", 138),
-    ("netbios-ns", 137),
-    ("netbios-ssn", 139),
-    ("nntp", 119),
-    ("ntp", 123),
-    ("pop3", 110),
-    ("pop3s", 995),
-    ("rip", 520),
-    ("route", 520),
-    ("smtp", 25),
-    ("snmp", 161),
-    ("snmp-trap", 162),
-    ("ssh", 22),
-    ("sunrpc", 111),
-    ("telnet", 23),
-    ("tftp", 69),
-    ("www", 80),
-    // from a typical /etc/services
-    ("http", 80),
-    ("imap", 143),
-    ("imap2", 143),
-    ("ldap", 389),
-    ("ldaps", 636),
-    ("bgp", 179),
-    ("kerberos", 88),
-    ("microsoft-ds", 445),
-    ("submission", 587),
-    ("syslog", 514),
-    ("mysql", 3306),
-    ("postgresql", 5432),
 ];
 
 pub(crate) const TCP_OPTS: &[(&str, i32)] = &[
@@ -321,6 +270,17 @@ pub(crate) const DB_TYPES: [i32; 5] = [
     FIELD_ICMP_TYPE,
 ];
 
+/// A port name for `proto`: PortInfo names through `ctx`, then Click's
+/// built-in names and the system's services. Numbers are not names.
+fn port_name(word: &str, proto: &str, ctx: &dyn ArgContext) -> Option<i32> {
+    if word.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    ctx.lookup_port(word, proto)
+        .or_else(|| crate::ip::port_info::well_known_port(word, proto))
+        .map(i32::from)
+}
+
 /// Looks a word up: `Ok(Some((kind, data)))`, `Ok(None)` for "not a
 /// name", `Err(())` for an ambiguous or meaningless name (reported when
 /// `errh` is given).
@@ -328,6 +288,7 @@ pub(crate) fn lookup(
     word: &str,
     type_: i32,
     proto: i32,
+    ctx: &dyn ArgContext,
     errh: Option<&mut Errors>,
 ) -> Result<Option<(i32, u32)>, ()> {
     if type_ == 0 || type_ == TYPE_TYPE {
@@ -341,8 +302,8 @@ pub(crate) fn lookup(
     }
     let got = [
         table(IP_PROTOS, word),
-        table(PORTS, word),
-        table(PORTS, word),
+        port_name(word, "tcp", ctx),
+        port_name(word, "udp", ctx),
         table(TCP_OPTS, word),
         table(ICMP_TYPES, word),
     ];
@@ -402,13 +363,13 @@ mod tests {
 
     #[test]
     fn words_name_types_protocols_and_ports() {
-        assert_eq!(lookup("tcp", 0, UNKNOWN, None), Ok(Some((TYPE_PROTO, 6))));
+        assert_eq!(lookup("tcp", 0, UNKNOWN, &NoContext, None), Ok(Some((TYPE_PROTO, 6))));
         assert_eq!(
-            lookup("www", TYPE_PORT, IP_PROTO_TCP, None),
+            lookup("www", TYPE_PORT, IP_PROTO_TCP, &NoContext, None),
             Ok(Some((TYPE_PORT, 80)))
         );
         assert_eq!(table(ICMP_TYPES, "echo"), Some(8));
-        assert_eq!(lookup("frobnicate", 0, UNKNOWN, None), Ok(None));
+        assert_eq!(lookup("frobnicate", 0, UNKNOWN, &NoContext, None), Ok(None));
         assert_eq!(table(TCP_OPTS, "syn"), Some(2));
         assert_eq!(table(IP_PROTOS, "nosuch"), None);
     }

@@ -33,6 +33,7 @@ pub mod ip_input_combo;
 pub mod ip_mirror;
 pub mod ip_name_info;
 pub mod ip_output_combo;
+pub mod ip_rate_monitor;
 pub mod iproute;
 pub mod linear_ip_lookup;
 pub mod lookup_ip_route_mp;
@@ -222,6 +223,11 @@ pub fn register(r: &mut Registry) {
         "IPMirror",
         || Box::<ip_mirror::IPMirror>::default(),
         include_str!("ip_mirror.rs"),
+    );
+    r.add(
+        "IPRateMonitor",
+        || Box::<ip_rate_monitor::IPRateMonitor>::default(),
+        include_str!("ip_rate_monitor.rs"),
     );
     r.add(
         "SetIPECN",

@@ -14,8 +14,10 @@
 //! that take port numbers (UDPIPEncap, ...) then accept the names. Names
 //! are scoped like Click's: a PortInfo inside a compound element defines
 //! names for that compound's elements only, overriding outer definitions.
-//! Well-known service names (`ssh`, `http`, `domain`, ...) are understood
-//! without any PortInfo.
+//! Without a PortInfo, Click's built-in service names (`ssh`, `www`,
+//! `domain`, ...) and those of `/etc/services` (`http`, `nfs`, ...) for the
+//! protocol asked are understood, as in Click; IPClassifier and IPFilter
+//! look names up the same way.
 //!
 //! ## Examples
 //!
@@ -27,6 +29,7 @@
 //!
 //! AddressInfo
 
+use rclick_core::args::{AddrKind, ArgContext};
 use rclick_core::confparse::split_space;
 use rclick_core::{phase, ConfigureCx, Element};
 
@@ -34,45 +37,22 @@ use rclick_core::{phase, ConfigureCx, Element};
 #[derive(Default)]
 pub struct PortInfo;
 
-/// Well-known ports (a subset of `/etc/services`), for TCP and UDP alike.
-const SERVICES: &[(&str, u16)] = &[
-    ("echo", 7),
-    ("discard", 9),
-    ("daytime", 13),
-    ("ftp-data", 20),
-    ("ftp", 21),
-    ("ssh", 22),
-    ("telnet", 23),
-    ("smtp", 25),
-    ("time", 37),
-    ("domain", 53),
-    ("dns", 53),
-    ("bootps", 67),
-    ("bootpc", 68),
-    ("tftp", 69),
-    ("finger", 79),
-    ("http", 80),
-    ("www", 80),
-    ("pop3", 110),
-    ("sunrpc", 111),
-    ("auth", 113),
-    ("nntp", 119),
-    ("ntp", 123),
-    ("imap", 143),
-    ("snmp", 161),
-    ("snmp-trap", 162),
-    ("bgp", 179),
-    ("ldap", 389),
-    ("https", 443),
-    ("syslog", 514),
-    ("rip", 520),
-    ("route", 520),
-];
+pub(crate) use rclick_core::args::service_port as well_known_port;
 
-/// A well-known service's port (`www`, `dns`...), the names Click knows
-/// without a PortInfo.
-pub(crate) fn well_known_port(word: &str) -> Option<u16> {
-    SERVICES.iter().find(|(n, _)| *n == word).map(|&(_, p)| p)
+/// An [`ArgContext`] that adds, to the names `cx` resolves, the ports
+/// PortInfo elements name for `element` and the well-known services.
+pub(crate) struct PortNames<'a, 'b> {
+    /// The configuring element's context.
+    pub cx: &'a ConfigureCx<'b>,
+}
+
+impl ArgContext for PortNames<'_, '_> {
+    fn lookup_address(&self, name: &str, kind: AddrKind) -> Option<String> {
+        self.cx.arg_context().lookup_address(name, kind)
+    }
+    fn lookup_port(&self, name: &str, proto: &str) -> Option<u16> {
+        parse_port(name, proto, self.cx.name(), self.cx)
+    }
 }
 
 /// Parses a port for protocol `proto` (`"tcp"` or `"udp"`): a number, a
@@ -85,7 +65,7 @@ pub fn parse_port(word: &str, proto: &str, element: &str, cx: &ConfigureCx) -> O
     if let Some(v) = super::scoped_lookup(|k, n| cx.lookup_name(k, n), &kind, element, word) {
         return v.parse().ok();
     }
-    well_known_port(word)
+    well_known_port(word, proto)
 }
 
 impl Element for PortInfo {
@@ -166,8 +146,8 @@ mod tests {
     /// UDPIPEncap's ports.
     #[test]
     fn names_ports() {
-        assert_eq!(well_known_port("ssh"), Some(22));
-        assert_eq!(well_known_port("no-such-service"), None);
+        assert_eq!(well_known_port("ssh", "tcp"), Some(22));
+        assert_eq!(well_known_port("no-such-service", "tcp"), None);
         let r = testing::run(
             "PortInfo(foo 4660/udp bar # a comment);
              InfiniteSource(DATA \\<>, LIMIT 1, STOP true) -> UDPIPEncap(1.0.0.1, bar, 2.0.0.2, domain)
@@ -176,5 +156,53 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.take_log(), ["u:    8 | 12340035"]);
+    }
+
+    fn program(conf: &str) -> Result<String, String> {
+        let r = testing::build(conf, &registry(), true)?;
+        Ok(testing::read(&r, "c.program"))
+    }
+
+    /// Checked against the reference: IPClassifier and IPFilter take
+    /// PortInfo names for the protocol they were defined for (a name
+    /// defined for UDP only is not a TCP port), inner compound scopes
+    /// first, and service names.
+    #[test]
+    fn classifiers_take_port_names() {
+        let same = |a: &str, b: &str| {
+            let pa = program(&format!(
+                "PortInfo(myport 4567/udp, other 80); Idle -> c :: IPClassifier({a}, -) -> Discard; c[1] -> Discard;"
+            ))
+            .unwrap();
+            let pb = program(&format!(
+                "Idle -> c :: IPClassifier({b}, -) -> Discard; c[1] -> Discard;"
+            ))
+            .unwrap();
+            assert_eq!(pa, pb, "{a} / {b}");
+        };
+        same("udp port myport", "udp port 4567");
+        same("tcp port other", "tcp port 80");
+        same("udp port other", "udp port 80");
+        same("tcp port www", "tcp port 80");
+        same("tcp port pptp", "tcp port 1723");
+        assert!(program(
+            "PortInfo(myport 4567/udp); Idle -> c :: IPClassifier(tcp port myport, -) -> Discard; c[1] -> Discard;"
+        )
+        .is_err());
+        let f = program(
+            "PortInfo(p 99); Idle -> c :: IPFilter(allow src port p, deny all) -> Discard;",
+        )
+        .unwrap();
+        let g = program("Idle -> c :: IPFilter(allow src port 99, deny all) -> Discard;").unwrap();
+        assert_eq!(f, g);
+        // The compound's own definition wins: the program reads port 2.
+        let r = testing::build(
+            "PortInfo(p 1); elementclass E { PortInfo(p 2); input -> c :: IPClassifier(tcp port p, -) -> output; c[1] -> Discard };
+             Idle -> e :: E -> Discard;",
+            &registry(),
+            true,
+        )
+        .unwrap();
+        assert!(testing::read(&r, "e/c.program").contains("00000002%0000ffff"));
     }
 }

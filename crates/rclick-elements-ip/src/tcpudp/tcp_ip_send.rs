@@ -79,7 +79,7 @@ fn parse_addr(s: &str) -> Result<Ipv4Addr, String> {
 fn parse_port(s: &str) -> Result<u16, String> {
     u16::from_arg(s, &NoContext)
         .ok()
-        .or_else(|| well_known_port(s))
+        .or_else(|| well_known_port(s, "tcp"))
         .ok_or_else(|| "expected port number".to_string())
 }
 

@@ -549,66 +549,7 @@ impl RateEwma {
     }
 }
 
-/// Click's `cp_unparse_real2`: the shortest decimal that reads back as the
-/// fixed-point number `value / 2^frac_bits`.
-pub(crate) fn unparse_real2(value: u64, frac_bits: u32) -> String {
-    let frac_bits = frac_bits.min(62);
-    let one = 1u128 << frac_bits;
-    let int_part = u128::from(value) >> frac_bits;
-    let frac = u128::from(value) & (one - 1);
-    if frac == 0 {
-        return int_part.to_string();
-    }
-    // Steele & White: emit digits until the remainder is within half a
-    // unit of the last place of the fixed-point value.
-    let two_one = 2 * one;
-    let mut r = 2 * frac;
-    let mut m: u128 = 1;
-    let mut digits: Vec<u8> = Vec::new();
-    loop {
-        r *= 10;
-        m *= 10;
-        let mut d = (r / two_one) as u8;
-        r %= two_one;
-        let low = r < m;
-        let high = r > two_one - m;
-        if low || high {
-            if high && (!low || 2 * r >= two_one) {
-                d += 1;
-            }
-            digits.push(d);
-            break;
-        }
-        digits.push(d);
-        if digits.len() > 40 {
-            break;
-        }
-    }
-    // Propagate a carry from rounding.
-    let mut int_part = int_part;
-    let mut i = digits.len();
-    while i > 0 && digits[i - 1] >= 10 {
-        digits[i - 1] -= 10;
-        if i >= 2 {
-            digits[i - 2] += 1;
-        } else {
-            int_part += 1;
-        }
-        i -= 1;
-    }
-    while digits.last() == Some(&0) {
-        digits.pop();
-    }
-    if digits.is_empty() {
-        return int_part.to_string();
-    }
-    let mut s = int_part.to_string();
-    s.push('.');
-    for d in digits {
-        s.push((b'0' + d) as char);
-    }
-    s
-}
+pub(crate) use rclick_core::args::unparse_real2;
 
 /// Click's `String(double)`: `%.12g`-like, without trailing zeros.
 pub(crate) fn unparse_double(v: f64) -> String {
@@ -691,14 +632,6 @@ pub(crate) mod test_util {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn real2() {
-        assert_eq!(unparse_real2(3 << 10, 10), "3");
-        assert_eq!(unparse_real2((3 << 10) + 512, 10), "3.5");
-        assert_eq!(unparse_real2(1, 10), "0.001");
-        assert_eq!(unparse_real2((1 << 10) + 102, 10), "1.1");
-    }
 
     #[test]
     fn double() {

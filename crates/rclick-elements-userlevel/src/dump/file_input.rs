@@ -180,6 +180,38 @@ impl FileInput {
         Ok(Ok(&self.buf[start..start + n]))
     }
 
+    /// The next line without its line ending (`\n`, `\r\n` or `\r`),
+    /// consumed; `None` at the end of the source. A last line without an
+    /// ending counts as a line.
+    pub fn read_line(&mut self) -> io::Result<Option<Vec<u8>>> {
+        let mut line = Vec::new();
+        loop {
+            self.fill(1)?;
+            if self.buffered() == 0 {
+                return Ok((!line.is_empty()).then_some(line));
+            }
+            let avail = &self.buf[self.pos..self.len];
+            match avail.iter().position(|&b| b == b'\n' || b == b'\r') {
+                Some(i) => {
+                    line.extend_from_slice(&avail[..i]);
+                    let cr = avail[i] == b'\r';
+                    self.pos += i + 1;
+                    if cr {
+                        self.fill(1)?;
+                        if self.buffered() > 0 && self.buf[self.pos] == b'\n' {
+                            self.pos += 1;
+                        }
+                    }
+                    return Ok(Some(line));
+                }
+                None => {
+                    line.extend_from_slice(avail);
+                    self.pos = self.len;
+                }
+            }
+        }
+    }
+
     /// Skips `n` bytes (seeking when possible).
     pub fn skip(&mut self, n: u64) -> io::Result<()> {
         let b = self.buffered() as u64;

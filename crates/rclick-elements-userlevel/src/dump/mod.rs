@@ -1,7 +1,9 @@
-//! Trace files: FromDump and ToDump read and write tcpdump (pcap) files.
+//! Trace files: FromDump and ToDump read and write tcpdump (pcap) files;
+//! FromTcpdump reads tcpdump's text output.
 
 pub mod file_input;
 pub mod from_dump;
+pub mod from_tcpdump;
 pub mod pcap;
 pub mod to_dump;
 
@@ -16,6 +18,11 @@ pub fn register(r: &mut Registry) {
         "FromDump",
         || Box::new(FromDump::default()),
         include_str!("from_dump.rs"),
+    );
+    r.add(
+        "FromTcpdump",
+        || Box::<from_tcpdump::FromTcpdump>::default(),
+        include_str!("from_tcpdump.rs"),
     );
     r.add(
         "ToDump",

@@ -33,7 +33,9 @@
 //! * `UNBUFFERED` (boolean): write each packet to the file at once instead
 //!   of through a buffer. Default false.
 //! * `NANO` (boolean): write nanosecond timestamps (magic `a1b23c4d`).
-//!   Default false (microseconds, which every reader understands).
+//!   Default true, as the reference Click (built with nanosecond
+//!   timestamps) writes; `NANO false` writes microseconds (magic
+//!   `a1b2c3d4`), which older readers understand.
 //!
 //! Packets whose timestamp annotation is zero are stamped with the current
 //! time. If writing fails, ToDump prints `ToDump(FILE): reason` and stops
@@ -158,7 +160,7 @@ impl Default for ToDump {
             use_encap_from: Vec::new(),
             extra_length: true,
             unbuffered: false,
-            nano: false,
+            nano: true,
             out: None,
             active: false,
             count: 0,
@@ -293,7 +295,7 @@ impl Element for ToDump {
         let mut use_encap_from = AnyArg::default();
         let mut extra_length = true;
         let mut unbuffered = false;
-        let mut nano = false;
+        let mut nano = true;
         Args::new(conf)
             .read_mp("FILENAME", &mut filename)
             .read_p("SNAPLEN", &mut snaplen)
@@ -431,6 +433,33 @@ mod tests {
 
     fn temp_path(name: &str) -> String {
         temp_dir().join(name).to_string_lossy().into_owned()
+    }
+
+    /// As the reference Click writes by default: the nanosecond format,
+    /// 1000000002.5 s stored as 1000000002 and 500,000,000; `NANO false`
+    /// writes microseconds (500,000). Checked against the reference.
+    #[test]
+    fn nanoseconds_by_default() {
+        let src = write_pcap(
+            "nd-src.pcap",
+            Order::Little,
+            true,
+            1,
+            &sample_records()[2..],
+        );
+        for (nano, magic, frac) in [
+            ("", 0xA1B2_3C4Du32, 500_000_000u32),
+            (", NANO true", 0xA1B2_3C4D, 500_000_000),
+            (", NANO false", 0xA1B2_C3D4, 500_000),
+        ] {
+            let out = temp_path(&format!("nano-default{}.pcap", nano.len()));
+            let conf = format!("FromDump({src}, STOP true) -> ToDump({out}{nano});");
+            drop(testing::run(&conf, &registry()).unwrap());
+            let b = std::fs::read(&out).unwrap();
+            assert_eq!(b[..4], magic.to_ne_bytes(), "{nano}");
+            assert_eq!(b[24..28], 1_000_000_002u32.to_ne_bytes(), "{nano}");
+            assert_eq!(b[28..32], frac.to_ne_bytes(), "{nano}");
+        }
     }
 
     #[test]
