@@ -19,7 +19,7 @@ pub(crate) const MAX_EXPANSION_BYTES: usize = 128 << 20;
 
 /// `n` bytes as the expansion error prints them: whole MiB, or bytes.
 fn bytes_text(n: usize) -> String {
-    if n >= 1 << 20 && n % (1 << 20) == 0 {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{} MiB", n >> 20)
     } else {
         format!("{n} bytes")
