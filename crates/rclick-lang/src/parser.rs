@@ -326,10 +326,7 @@ impl<'a> Parser<'a> {
         if let Some(&i) = self.cur_ref().map.get(name) {
             return i;
         }
-        let all_digit_component = name
-            .split('/')
-            .any(|c| c.bytes().all(|b| b.is_ascii_digit()));
-        if all_digit_component {
+        if has_all_digit_component(name) {
             self.error(format!("element name '{}' has all-digit component", name));
         }
         let c = self.cur();
@@ -648,6 +645,18 @@ impl<'a> Parser<'a> {
                 if let Some(ty) = e.ty {
                     let cn = self.class_name(ty).to_string();
                     e.name = self.anon_name(&cn);
+                    // Named after its class, an anonymous element must
+                    // pass the check a declared name does, or the flat
+                    // configuration prints (`unparse`, `flatconfig`) as
+                    // text that does not parse: `Idle -> 000/s -> Discard`
+                    // made `000/s@2` (found by the `lang_parse` target).
+                    let shown = &e.name[1..];
+                    if has_all_digit_component(shown) {
+                        self.lx.error_at(
+                            e.landmark.clone(),
+                            format!("element name '{shown}' has all-digit component"),
+                        );
+                    }
                 }
                 let class = e.ty.or(e.decl).expect("class");
                 items[k].elem =
@@ -1207,6 +1216,13 @@ impl<'a> Parser<'a> {
             self.define_in_scope(&name, &value, false);
         }
     }
+}
+
+/// Whether a `/`-separated component of element name `name` is all
+/// digits (or empty), which names may not have (Click's rule).
+fn has_all_digit_component(name: &str) -> bool {
+    name.split('/')
+        .any(|c| c.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Click's anonymous-name resolution: `name` unless taken, else the number

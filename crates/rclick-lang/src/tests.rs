@@ -878,6 +878,39 @@ fn many_class_declarations_parse_in_linear_time() {
     assert_eq!(classes, ["Idle", "B", "Discard"]);
 }
 
+/// An anonymous element is named after its class; a class name with an
+/// all-digit component would give it a name that no declaration may have,
+/// so its flat configuration would print as text that does not parse
+/// (found by the `lang_parse` fuzz target: `voice :: Rat, 000/s`). It is
+/// refused as a declared name is.
+#[test]
+fn anonymous_names_with_an_all_digit_component_are_refused() {
+    for text in [
+        "Idle -> 000/s -> Discard;",
+        "elementclass 000/s { input -> Null -> output }\nIdle -> 000/s -> Discard;",
+        "voice :: Rat, 000/s;",
+    ] {
+        let e = errors(text, "x");
+        assert!(
+            e.iter()
+                .any(|m| m.contains("element name '000/s@2' has all-digit component")),
+            "{text}: {e:?}"
+        );
+    }
+    // What still parses prints as text that parses to the same print.
+    for text in [
+        "Idle -> 0 -> Discard;",
+        "x :: 0/a;",
+        "Idle -> a/0 -> Discard;",
+        "elementclass 000/s { input -> Null -> output }\nIdle -> x :: 000/s -> Discard;",
+    ] {
+        let f = parse(text, &opts("x")).unwrap();
+        let printed = f.unparse();
+        let again = parse(&printed, &opts("x")).unwrap_or_else(|e| panic!("{printed}: {e:?}"));
+        assert_eq!(again.unparse(), printed);
+    }
+}
+
 /// Smaller bounds (what the fuzz targets use) refuse what the production
 /// bounds accept, with the bound in the message; the default limits are
 /// the production ones.
