@@ -10,5 +10,5 @@ thread_local! {
 
 fuzz_target!(|data: &[u8]| {
     let frames = rclick_fuzz::frames(data);
-    CONFIG.with(|c| rclick_fuzz::run_router(c, frames));
+    CONFIG.with(|c| rclick_fuzz::feed_router(c, frames));
 });

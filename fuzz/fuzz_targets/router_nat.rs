@@ -6,5 +6,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    rclick_fuzz::run_router(rclick_fuzz::NAT_CONFIG, rclick_fuzz::frames(data));
+    rclick_fuzz::feed_router(rclick_fuzz::NAT_CONFIG, rclick_fuzz::frames(data));
 });

@@ -7,15 +7,25 @@
 //! A router run must end without a panic (libFuzzer's panic hook aborts
 //! even when the router catches the panic, and [`run_router`] checks the
 //! router's own panic count as well).
+//!
+//! The router targets build their router once per process and feed it
+//! input after input ([`feed_router`]): building one took three quarters
+//! of the time per input. State carries over from one input to the next
+//! (ARP tables, NAT mappings, aggregates, simulated time), as in a router
+//! that runs for long; `RCLICK_FUZZ_FRESH=1` in the environment builds a
+//! fresh router per input instead (to see whether a crash replays alone).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use rclick_core::args::{Args, Word};
 use rclick_core::{
-    BuildOptions, ConfigureCx, Ctx, Element, InitCx, Packet, PacketBatch, Registry, Router,
-    TimerId, Timestamp,
+    BuildOptions, ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch, Registry,
+    Router, TimerId, Timestamp,
 };
+use rclick_lang::FlatConfig;
 
 /// One frame of a router target's input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,7 +78,8 @@ thread_local! {
 /// `FuzzSource`: pushes the frames given to [`run_router`], one per timer
 /// expiry (the frame's delay after the previous one, 1 ms for the first),
 /// each out of output `port % noutputs`; 10 ms after the last it asks the
-/// router to stop. Takes no configuration.
+/// router to stop. Takes no configuration. Writing its `go` handler takes
+/// the frames given to [`feed_router`] and starts again (1 ms later).
 #[derive(Default)]
 pub struct FuzzSource {
     frames: std::vec::IntoIter<Frame>,
@@ -92,6 +103,18 @@ impl Element for FuzzSource {
             .read("NAME", &mut w)
             .complete()
             .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+    fn handlers(&self) -> Vec<HandlerDef> {
+        vec![HandlerDef::write("go", 0)]
+    }
+    fn write_handler(&mut self, _id: u32, _value: &str, cx: &mut Ctx) -> Result<(), String> {
+        let t = self.timer.ok_or("not initialized")?;
+        self.frames = PENDING
+            .with(|p| std::mem::take(&mut *p.borrow_mut()))
+            .into_iter();
+        self.done = false;
+        cx.schedule_timer_after(t, Timestamp::from_nsec(1_000_000));
         Ok(())
     }
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
@@ -147,18 +170,41 @@ pub fn registry() -> Registry {
 }
 
 thread_local! {
-    static REGISTRY: Registry = registry();
+    static REGISTRY: Arc<Registry> = Arc::new(registry());
+    /// Configurations parsed so far (the targets build one or two
+    /// configurations over and over; parsing took a fifth of a build).
+    static PARSED: RefCell<HashMap<String, FlatConfig>> = RefCell::new(HashMap::new());
 }
 
-/// Builds `config` in simulated time, one thread, log captured.
+/// Builds `config` in simulated time, one thread, log captured. The
+/// parsed configuration is kept for the next build of the same text.
 pub fn build(config: &str) -> Result<Router, String> {
+    let flat = PARSED.with(|p| {
+        if let Some(f) = p.borrow().get(config) {
+            return Ok(f.clone());
+        }
+        let opts = rclick_lang::Options {
+            file_name: "config".into(),
+            defines: Vec::new(),
+        };
+        let f = rclick_lang::parse(config, &opts).map_err(|errs| {
+            errs.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
+        p.borrow_mut().insert(config.to_string(), f.clone());
+        Ok::<_, String>(f)
+    })?;
     let opts = BuildOptions {
         simtime: true,
         threads: 1,
         capture_log: true,
+        source_text: config.to_string(),
         ..Default::default()
     };
-    REGISTRY.with(|r| rclick_core::testing::build_with(config, r, opts))
+    let reg = REGISTRY.with(Arc::clone);
+    Router::build(flat, reg, opts).map_err(|e| e.messages.join("\n"))
 }
 
 /// Builds `config` (which must build: a fixed configuration), runs it with
@@ -171,6 +217,62 @@ pub fn run_router(config: &str, frames: Vec<Frame>) -> Router {
     let panics = r.stats().panics.load(Ordering::Relaxed);
     assert_eq!(panics, 0, "{:?}", r.read_handler("router_drops", ""));
     r
+}
+
+/// A router built once and fed frames in rounds: [`FedRouter::new`]
+/// builds `config` (which must build, and whose `FuzzSource` is named
+/// `fs`) and runs it once without frames; each [`FedRouter::feed`]
+/// restarts it ([`Router::restart`]), writes `fs.go` and runs it until the
+/// source stops it again.
+pub struct FedRouter {
+    /// The router.
+    pub router: Router,
+}
+
+impl FedRouter {
+    /// Builds and runs `config` once, without frames.
+    pub fn new(config: &str) -> FedRouter {
+        let router = run_router(config, Vec::new());
+        let _ = (router.take_log(), router.take_stdout());
+        FedRouter { router }
+    }
+
+    /// Runs the router on `frames`. Panics if any element ever panicked.
+    pub fn feed(&self, frames: Vec<Frame>) {
+        let r = &self.router;
+        PENDING.with(|p| *p.borrow_mut() = frames);
+        r.restart();
+        r.write_handler("fs.go", "")
+            .unwrap_or_else(|e| panic!("fs.go: {e}"));
+        r.run();
+        let panics = r.stats().panics.load(Ordering::Relaxed);
+        assert_eq!(panics, 0, "{:?}", r.read_handler("router_drops", ""));
+        // What elements printed would pile up over millions of inputs.
+        let _ = (r.take_log(), r.take_stdout());
+    }
+}
+
+thread_local! {
+    /// The router [`feed_router`] feeds, with its configuration's text.
+    static FED: RefCell<Option<(String, FedRouter)>> = const { RefCell::new(None) };
+    static FRESH: bool = std::env::var_os("RCLICK_FUZZ_FRESH").is_some_and(|v| v != "0");
+}
+
+/// Feeds `frames` to a [`FedRouter`] of `config` built once per process
+/// (per thread). With `RCLICK_FUZZ_FRESH=1` in the environment it is
+/// [`run_router`] instead (a fresh router per call).
+pub fn feed_router(config: &str, frames: Vec<Frame>) {
+    if FRESH.with(|f| *f) {
+        run_router(config, frames);
+        return;
+    }
+    FED.with(|fed| {
+        let mut fed = fed.borrow_mut();
+        if fed.as_ref().is_none_or(|(c, _)| c != config) {
+            *fed = Some((config.to_string(), FedRouter::new(config)));
+        }
+        fed.as_ref().expect("built above").1.feed(frames);
+    });
 }
 
 /// A file for a target's input in a directory of this process's own
@@ -384,5 +486,34 @@ mod tests {
             vec![f(0, &frame[14..]), f(1, &frame[14..])],
         );
         assert_eq!(r.read_handler("agc.count", "").unwrap(), "2");
+    }
+
+    /// A router fed in rounds forwards each round's frames, as a fresh
+    /// one does (what the router targets rely on).
+    #[test]
+    fn a_fed_router_forwards_every_round() {
+        let frame = rclick_core::confparse::unquote_bytes(
+            "\\<00 00 c0 00 01 01 00 00 c0 00 01 02 08 00 45 00 00 32 00 00 00 00 40 11 77 b8 01 00 00 02 02 00 00 02 04 d2 16 2e 00 1e 00 00 52 6f 75 74 65 64 20 62 79 20 72 63 6c 69 63 6b 20 46 69 67 20 38>",
+        );
+        let f = Frame {
+            port: 0,
+            delay_ms: 1,
+            bytes: frame.clone(),
+        };
+        let fed = FedRouter::new(&iprouter_config());
+        for round in 1..=4 {
+            fed.feed(vec![f.clone(); round]);
+            let sent = fed.router.read_handler("todev1.count", "").unwrap();
+            assert_eq!(sent, (round * (round + 1) / 2).to_string());
+        }
+        let ip = |b: &[u8]| Frame {
+            port: 1,
+            delay_ms: 0,
+            bytes: b.to_vec(),
+        };
+        let fed = FedRouter::new(ANALYSIS_CONFIG);
+        fed.feed(vec![ip(&frame[14..])]);
+        fed.feed(vec![ip(&frame[14..]), ip(&frame[14..])]);
+        assert_eq!(fed.router.read_handler("agc.count", "").unwrap(), "3");
     }
 }

@@ -5,17 +5,26 @@
 use crate::confparse::{keyword, split_args};
 use crate::parser::{deanonymize, port_signature, ClassDef, ClassId, Compound, EKind, PConn};
 use crate::vars::{expand, Budget, Env};
-use crate::{Diagnostic, FlatConfig, FlatConnection, FlatElement, Landmark};
+use crate::{Diagnostic, FlatConfig, FlatConnection, FlatElement, Landmark, Limits};
 use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Expansion refuses to nest compounds deeper than this.
 const MAX_EXPANSION_DEPTH: usize = 100;
 /// Expansion stops creating elements beyond this many.
-const MAX_ELEMENTS: usize = 100_000;
+pub(crate) const MAX_ELEMENTS: usize = 100_000;
 /// Variable expansion of a whole configuration produces at most this many
 /// bytes (each substitution charged once per level it passes through).
 pub(crate) const MAX_EXPANSION_BYTES: usize = 128 << 20;
+
+/// `n` bytes as the expansion error prints them: whole MiB, or bytes.
+fn bytes_text(n: usize) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
+}
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum FKind {
@@ -52,6 +61,8 @@ struct Flattener<'a> {
     too_many: bool,
     /// What variable expansion may still produce.
     budget: Budget,
+    /// The bounds (for the messages when they bite).
+    limits: Limits,
 }
 
 /// Click's `cp_assign_arguments` for compound formals: returns the formal
@@ -273,8 +284,8 @@ impl<'a> Flattener<'a> {
             self.error(
                 lm,
                 format!(
-                    "variable expansion too large (over {} MiB; does a definition refer to itself?)",
-                    MAX_EXPANSION_BYTES >> 20
+                    "variable expansion too large (over {}; does a definition refer to itself?)",
+                    bytes_text(self.limits.expansion_bytes)
                 ),
             );
         }
@@ -336,7 +347,7 @@ impl<'a> Flattener<'a> {
         let mut map: Vec<Option<usize>> = vec![Some(xin), Some(xout)];
         let mut i = 2;
         while i < c.elems.len() {
-            if self.names.len() >= MAX_ELEMENTS {
+            if self.names.len() >= self.limits.elements {
                 if !self.too_many {
                     self.too_many = true;
                     self.error(&lm, "too many elements after compound expansion");
@@ -471,6 +482,7 @@ pub(crate) fn flatten(
     cmdline: &[(String, String)],
     requirement_pairs: Vec<(String, String)>,
     diags: &mut Vec<Diagnostic>,
+    limits: Limits,
 ) -> FlatConfig {
     let mut f = Flattener {
         classes,
@@ -488,7 +500,8 @@ pub(crate) fn flatten(
         ends: HashMap::new(),
         diags: Vec::new(),
         too_many: false,
-        budget: Budget::new(MAX_EXPANSION_BYTES),
+        budget: Budget::new(limits.expansion_bytes),
+        limits,
     };
     for e in &top.elems {
         f.names.push(e.name.clone());

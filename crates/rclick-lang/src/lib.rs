@@ -145,12 +145,52 @@ pub struct Options {
 /// All errors of the file are collected; if there is any, they are
 /// returned in the order Click reports them.
 pub fn parse(text: &str, opts: &Options) -> Result<FlatConfig, Vec<Diagnostic>> {
+    parse_with_limits(text, opts, Limits::default())
+}
+
+/// What compound and variable expansion may grow a configuration to;
+/// beyond either bound the configuration is refused with an error.
+/// [`parse`] uses the default, the production bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes that `$variable` expansion may produce over the whole
+    /// configuration (each substitution charged once per level it passes
+    /// through); 128 MiB by default.
+    pub expansion_bytes: usize,
+    /// Elements that compound expansion may create; 100,000 by default.
+    pub elements: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            expansion_bytes: flatten::MAX_EXPANSION_BYTES,
+            elements: flatten::MAX_ELEMENTS,
+        }
+    }
+}
+
+/// [`parse`] with other bounds than the production ones (the fuzz targets
+/// use smaller ones, so that an input growing to the bound does not take
+/// a second).
+pub fn parse_with_limits(
+    text: &str,
+    opts: &Options,
+    limits: Limits,
+) -> Result<FlatConfig, Vec<Diagnostic>> {
     let mut p = parser::Parser::new(text, &opts.file_name);
     p.parse();
     let mut diags = std::mem::take(&mut p.lx.diags);
     let requirements = std::mem::take(&mut p.requirements);
     let top = p.stack.first().expect("file scope");
-    let flat = flatten::flatten(&p.classes, top, &opts.defines, requirements, &mut diags);
+    let flat = flatten::flatten(
+        &p.classes,
+        top,
+        &opts.defines,
+        requirements,
+        &mut diags,
+        limits,
+    );
     if diags.is_empty() {
         Ok(flat)
     } else {

@@ -151,6 +151,14 @@ impl Env {
             let value = expand_bytes(val.as_bytes(), self, false, depth + 1, budget);
             match index {
                 Some(mut i) => {
+                    // The whole value was made to take one word of it;
+                    // charge it, or a value that takes words of itself
+                    // (`${x[1]} ${x[1]} ...`) does exponential work with
+                    // a small result (a 436-byte input took 4.5 s at any
+                    // budget; found by the `lang_expand` target).
+                    if !budget.charge(value.len()) {
+                        return Some(Vec::new());
+                    }
                     let (mut word, mut rest) = (Vec::new(), value);
                     while i >= 0 && (!rest.is_empty() || !word.is_empty()) {
                         let (w, r) = shift_spacevec(&rest);
@@ -435,6 +443,30 @@ mod tests {
         let b = Budget::new(8);
         assert_eq!(super::expand("$a", &e, &b).as_deref(), Some("xyxy"));
         assert_eq!(b.left(), 0);
+    }
+
+    /// A value that takes words of its own expansion does work
+    /// exponential in the nesting depth while its result stays small; the
+    /// whole value made for `${x[i]}` is charged, so the budget bounds
+    /// the work.
+    #[test]
+    fn indexed_self_reference_is_bounded_by_the_budget() {
+        // the words asked for are past the end: each is empty, so the
+        // substitutions add nothing to charge
+        let v = format!(
+            "{} ${{x[9]}} ${{x[9]}} ${{x[9]}} ${{x[9]}}",
+            "a".repeat(100)
+        );
+        let e = env(&[("x", v.as_str())]);
+        let b = Budget::new(1 << 20);
+        let t = std::time::Instant::now();
+        assert_eq!(super::expand("$x", &e, &b), None);
+        assert!(b.exhausted());
+        assert!(t.elapsed() < std::time::Duration::from_secs(5));
+        // indexing within the budget still works
+        let e = env(&[("x", "a b c"), ("y", "${x[1]}")]);
+        let b = Budget::new(1 << 20);
+        assert_eq!(super::expand("$y ${x[2]}", &e, &b).as_deref(), Some("b c"));
     }
 
     #[test]

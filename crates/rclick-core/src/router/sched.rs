@@ -870,6 +870,18 @@ impl Router {
         });
     }
 
+    /// Makes a router that stopped runnable again: clears the quit flag
+    /// that [`run`](Router::run) leaves set when it returns and sets the
+    /// run count to 1, so that `run` can be called again. Tasks still
+    /// scheduled and timers still set when it stopped, and work handler
+    /// writes scheduled since, run in the next `run` (the fuzz targets
+    /// build one router and feed it input after input this way).
+    pub fn restart(&self) {
+        let rt = &*self.inner;
+        rt.quit.store(false, Ordering::SeqCst);
+        rt.set_runcount(1);
+    }
+
     /// Makes a scheduler for calling handlers from outside the driver
     /// (after it stopped, or from a control thread): work it schedules is
     /// posted to the driver threads, and elements owned by a running thread

@@ -68,7 +68,7 @@ impl Parser<'_> {
         } else if tnext.is(Tok::Ident) {
             let id = self.force_element_type(&tnext.text);
             if !name.is_empty() {
-                self.declared.insert(name, id);
+                self.declare(name, id);
             }
         } else {
             self.syntax_error(&tnext);
@@ -155,7 +155,7 @@ impl Parser<'_> {
     /// Returns the class of the first alternative.
     pub(super) fn ycompound(&mut self, name: String) -> ClassId {
         let anonymous = name.is_empty();
-        let saved_declared = self.declared.clone();
+        let saved_declared = self.declared_undo.len();
         let mut first: Option<ClassId> = None;
         let mut last: Option<ClassId> = None;
         let mut extension: Option<ClassId> = None;
@@ -191,7 +191,7 @@ impl Parser<'_> {
                 self.ycompound_arguments();
                 while self.ystatement(Ctx::Compound) {}
             }
-            self.declared = saved_declared.clone();
+            self.undeclare_to(saved_declared);
             let c = self.finish_compound();
             let id = self.classes.len();
             self.classes.push(ClassDef::Compound(Box::new(c)));
@@ -219,7 +219,7 @@ impl Parser<'_> {
             }
         }
         if !anonymous {
-            self.declared.insert(name, first);
+            self.declare(name, first);
         }
         first
     }
