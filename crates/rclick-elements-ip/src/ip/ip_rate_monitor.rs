@@ -72,6 +72,8 @@
 //!   (at least 1). Errors: `expecting 3 arguments`, `not an IP address`,
 //!   `2nd argument specifies a level, between 0 and 3, to annotate`,
 //!   `3rd argument specifies when this rule expires, must be > 0`.
+//! * `unmeasured` (read): packets passed on without an IP header (not in
+//!   Click).
 //!
 //! ## Differences from Click
 //!
