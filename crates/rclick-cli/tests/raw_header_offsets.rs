@@ -139,6 +139,11 @@ const ALLOWED: &[(&str, usize, &str)] = &[
         "a store into a local table of probabilities, not into a packet",
     ),
     (
+        "rclick-elements-userlevel/src/dump/from_tcpdump.rs",
+        24,
+        "builds IP/TCP/UDP/ICMP packets field by field from tcpdump's text, as ipsumdump injection does: to move onto the views' setters",
+    ),
+    (
         "rclick-elements-userlevel/src/dump/pcap.rs",
         5,
         "pcap file headers of either byte order and the capture-only link layers (Linux cooked, PPP) that rclick-wire has no view for",

@@ -363,7 +363,10 @@ mod tests {
 
     #[test]
     fn words_name_types_protocols_and_ports() {
-        assert_eq!(lookup("tcp", 0, UNKNOWN, &NoContext, None), Ok(Some((TYPE_PROTO, 6))));
+        assert_eq!(
+            lookup("tcp", 0, UNKNOWN, &NoContext, None),
+            Ok(Some((TYPE_PROTO, 6)))
+        );
         assert_eq!(
             lookup("www", TYPE_PORT, IP_PROTO_TCP, &NoContext, None),
             Ok(Some((TYPE_PORT, 80)))

@@ -105,6 +105,7 @@ use rclick_core::args::{parse_ip_addr, parse_real2, unparse_real2, Args, Word};
 use rclick_core::confparse::split_args;
 use rclick_core::random::{random, random_range};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch, Timestamp};
+use rclick_wire::Ipv4Packet;
 
 /// Fraction bits of the averages.
 const SCALE: u32 = 10;
@@ -553,9 +554,11 @@ impl IPRateMonitor {
             return;
         };
         let forward = port == 0;
-        let len = u32::from(u16::from_be_bytes([h[2], h[3]]));
-        let src = u32::from_be_bytes([h[12], h[13], h[14], h[15]]);
-        let dst = u32::from_be_bytes([h[16], h[17], h[18], h[19]]);
+        // Twenty bytes: the fixed header's accessors stay inside them.
+        let ip = Ipv4Packet::new_unchecked(&h[..]);
+        let len = u32::from(ip.total_len());
+        let src = u32::from(ip.src_addr());
+        let dst = u32::from(ip.dst_addr());
         let val = if self.count_packets { 1 } else { len };
         let ewma = ((random() >> 5) & 0xffff) <= self.ratio;
         let addr = if forward { src } else { dst };
