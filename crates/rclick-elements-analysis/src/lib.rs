@@ -2,7 +2,6 @@
 //! elements): IP summary dumps (the text format of Click's test suite),
 //! aggregates, and time-based filtering and scheduling.
 #![forbid(unsafe_code)]
-#![forbid(unsafe_code)]
 
 pub mod analysis;
 

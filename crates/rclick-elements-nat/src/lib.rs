@@ -1,7 +1,6 @@
 //! Network address translation (Click's IPRewriter family): rewriters with
 //! mapping tables and timeouts, mappers, and the FTP port mapper.
 #![forbid(unsafe_code)]
-#![forbid(unsafe_code)]
 
 pub mod rewriter;
 

@@ -4,7 +4,6 @@
 //! for several threads (`threads/`: thread-safe queues, thread
 //! schedulers).
 #![forbid(unsafe_code)]
-#![forbid(unsafe_code)]
 
 pub mod basic;
 pub mod control;
