@@ -166,7 +166,7 @@ check_ping() { # NS DST LABEL
     local out
     out=$(ip netns exec "$1" ping -n -c 5 -i 0.2 -W 2 "$2" 2>&1)
     echo "  $3 ping $2: $(echo "$out" | grep -E 'packets transmitted') $(echo "$out" | grep -oE 'rtt.*')"
-    echo "$out" | grep -q " 5 received" || { echo "$out"; cat "$work/router.log"; fail "$3: ping $2 lost packets"; }
+    echo "$out" | grep " 5 received" >/dev/null || { echo "$out"; cat "$work/router.log"; fail "$3: ping $2 lost packets"; }
 }
 
 if [ "$mode" = test ]; then
@@ -214,11 +214,11 @@ if [ "$mode" = test ]; then
         fi
         kill -0 "$router_pid" 2>/dev/null || { cat "$work/router.log"; fail "$m: the router died"; }
         if [ "$m" = XDP ]; then
-            ip -n "$nsr" link show eth0 | grep -q xdpgeneric || fail "XDP: no generic XDP program on eth0 while the router runs"
-            ip -n "$nsr" -d link show eth0 | grep -q "promiscuity [1-9]" || fail "XDP: eth0 is not promiscuous with PROMISC true"
+            ip -n "$nsr" link show eth0 | grep xdpgeneric >/dev/null || fail "XDP: no generic XDP program on eth0 while the router runs"
+            ip -n "$nsr" -d link show eth0 | grep "promiscuity [1-9]" >/dev/null || fail "XDP: eth0 is not promiscuous with PROMISC true"
         fi
         stop_router
-        if ip -n "$nsr" link show eth0 | grep -q xdp; then
+        if ip -n "$nsr" link show eth0 | grep xdp >/dev/null; then
             fail "$m: an XDP program is still attached to eth0 after the router exited"
         fi
         echo "  $m: 5 MB over TCP intact; router counters: $(grep . "$work/router.log" | paste -sd' ' -)"

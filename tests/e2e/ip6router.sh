@@ -56,14 +56,14 @@ check_ping() { # NS-RUNNER DST [-6]
     local out
     out=$("$1" ping ${3:-} -n -c 3 -i 0.2 -W 2 "$2" 2>&1)
     echo "$out" | grep -E "packets transmitted|rtt" | sed "s/^/  $1 -> $2: /"
-    echo "$out" | grep -q " 3 received" || { echo "$out"; fail "ping $2 from $1 lost packets"; }
+    echo "$out" | grep " 3 received" >/dev/null || { echo "$out"; fail "ping $2 from $1 lost packets"; }
 }
 check_ping h0 2001:db8:2::2 -6
 check_ping h1 2001:db8:1::2 -6
 
 # Hop limit 1: ICMPv6 time exceeded (type 3) from the router.
 out=$(h0 ping -6 -n -c 1 -t 1 -W 2 2001:db8:2::2 2>&1)
-echo "$out" | grep -q "From 2001:db8:1::1 .*Time exceeded: Hop limit" \
+echo "$out" | grep "From 2001:db8:1::1 .*Time exceeded: Hop limit" >/dev/null \
     || { echo "$out"; fail "no ICMPv6 time exceeded from 2001:db8:1::1 for a hop-limit-1 ping"; }
 echo "  h0 -> 2001:db8:2::2 hop limit 1: $(echo "$out" | grep -m1 'Time exceeded')"
 
@@ -72,8 +72,8 @@ for pair in h0=2001:db8:1::1=02:00:00:00:00:01 h1=2001:db8:2::1=02:00:00:00:01:0
     IFS== read -r h a mac <<<"$pair"
     n=$($h ip -6 neigh show "$a" dev eth0)
     echo "  $h neighbour: $n"
-    echo "$n" | grep -q "lladdr $mac" || fail "$h did not learn $a's address $mac ($n)"
-    echo "$n" | grep -q PERMANENT && fail "$h's entry for $a is static"
+    echo "$n" | grep "lladdr $mac" >/dev/null || fail "$h did not learn $a's address $mac ($n)"
+    echo "$n" | grep PERMANENT >/dev/null && fail "$h's entry for $a is static"
 done
 
 # 20 MB over HTTP, IPv6, hash compared.
@@ -90,13 +90,13 @@ h1 ip -6 neigh flush dev eth0
 check_ping h1 2001:db8:1::2 -6
 n=$(h1 ip -6 neigh show 2001:db8:2::1 dev eth0)
 echo "  h1 neighbour after a flush: $n"
-echo "$n" | grep -q "lladdr 02:00:00:00:01:01" || fail "h1 did not learn 2001:db8:2::1 again ($n)"
+echo "$n" | grep "lladdr 02:00:00:00:01:01" >/dev/null || fail "h1 did not learn 2001:db8:2::1 again ($n)"
 
 # IPv4 through the same configuration.
 check_ping h0 198.51.100.2
 check_ping h1 192.0.2.2
 out=$(h0 ping -n -c 1 -t 1 -W 2 198.51.100.2 2>&1)
-echo "$out" | grep -q "From 192.0.2.1 .*Time to live exceeded" \
+echo "$out" | grep "From 192.0.2.1 .*Time to live exceeded" >/dev/null \
     || { echo "$out"; fail "no ICMP time exceeded from 192.0.2.1 for a TTL-1 ping"; }
 
 e2e_stop_router
@@ -127,7 +127,7 @@ for _ in $(seq 1 30); do
 done
 [ -n "$ok" ] || fail "no IPv6 ping crossed the router run with MTU1=1280"
 out=$(h0 ping -6 -n -c 1 -s 1300 -W 2 2001:db8:2::2 2>&1)
-echo "$out" | grep -q "From 2001:db8:2::1 .*Packet too big: mtu=1280" \
+echo "$out" | grep "From 2001:db8:2::1 .*Packet too big: mtu=1280" >/dev/null \
     || { echo "$out"; fail "no ICMPv6 packet too big (mtu 1280) for a 1300-byte ping"; }
 echo "  h0 -> 2001:db8:2::2 1300 bytes: $(echo "$out" | grep -m1 'Packet too big')"
 check_ping h0 2001:db8:2::2 "-6 -s 1300"

@@ -26,16 +26,16 @@ for i in 0 1 2 3; do
     for j in 0 1 2 3; do
         [ "$i" = "$j" ] && continue
         out=$(ip netns exec "rclick-h$i" ping -n -c 2 -i 0.2 -W 2 "${hosts[$j]}" 2>&1)
-        echo "$out" | grep -q " 2 received" || { echo "$out"; fail "ping ${hosts[$j]} from rclick-h$i lost packets"; }
+        echo "$out" | grep " 2 received" >/dev/null || { echo "$out"; fail "ping ${hosts[$j]} from rclick-h$i lost packets"; }
         pairs=$((pairs + 1))
     done
     out=$(ip netns exec "rclick-h$i" ping -n -c 1 -W 2 "${gws[$i]}" 2>&1)
-    echo "$out" | grep -q " 1 received" || { echo "$out"; fail "rclick-h$i cannot ping its router ${gws[$i]}"; }
+    echo "$out" | grep " 1 received" >/dev/null || { echo "$out"; fail "rclick-h$i cannot ping its router ${gws[$i]}"; }
 done
 echo "  ping: all $pairs host pairs and every router address answer"
 
 out=$(ip netns exec rclick-h3 ping -n -c 1 -t 1 -W 2 192.0.2.2 2>&1)
-echo "$out" | grep -q "From 203.0.113.129 .*Time to live exceeded" \
+echo "$out" | grep "From 203.0.113.129 .*Time to live exceeded" >/dev/null \
     || { echo "$out"; fail "no ICMP time exceeded from 203.0.113.129 for a TTL-1 ping"; }
 echo "  h3 -> 192.0.2.2 TTL 1: $(echo "$out" | grep -m1 'Time to live exceeded')"
 

@@ -30,13 +30,13 @@ check_ping() { # NS-RUNNER DST
     local out
     out=$("$1" ping -n -c 3 -i 0.2 -W 2 "$2" 2>&1)
     echo "$out" | grep -E "packets transmitted|rtt" | sed "s/^/  $1 -> $2: /"
-    echo "$out" | grep -q " 3 received" || { echo "$out"; fail "ping $2 from $1 lost packets"; }
+    echo "$out" | grep " 3 received" >/dev/null || { echo "$out"; fail "ping $2 from $1 lost packets"; }
 }
 check_ping h0 198.51.100.2
 check_ping h1 192.0.2.2
 
 out=$(h0 ping -n -c 1 -t 1 -W 2 198.51.100.2 2>&1)
-echo "$out" | grep -q "From 192.0.2.1 .*Time to live exceeded" \
+echo "$out" | grep "From 192.0.2.1 .*Time to live exceeded" >/dev/null \
     || { echo "$out"; fail "no ICMP time exceeded from 192.0.2.1 for a TTL-1 ping"; }
 echo "  h0 -> 198.51.100.2 TTL 1: $(echo "$out" | grep -m1 'Time to live exceeded')"
 

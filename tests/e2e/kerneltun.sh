@@ -82,7 +82,7 @@ run_router() {
     router_pid=$!
     for _ in $(seq 1 50); do
         kill -0 "$router_pid" 2>/dev/null || { cat "$log"; fail "$1: the router exited"; }
-        if in_ns ip -o link show "$dev" 2>/dev/null | grep -q "[<,]UP[,>]"; then
+        if in_ns ip -o link show "$dev" 2>/dev/null | grep "[<,]UP[,>]" >/dev/null; then
             return 0
         fi
         sleep 0.1
@@ -95,7 +95,7 @@ check_ping() { # LABEL DST
     local res
     res=$(in_ns ping -n -c 3 -i 0.2 -W 2 "$2" 2>&1)
     echo "$res" | grep -E "packets transmitted|rtt" | sed "s/^/  $1 ping $2: /"
-    echo "$res" | grep -q " 3 received" || { echo "$res"; cat "$log"; fail "$1: ping $2 lost packets"; }
+    echo "$res" | grep " 3 received" >/dev/null || { echo "$res"; cat "$log"; fail "$1: ping $2 lost packets"; }
 }
 
 # handler_value NAME: the value `click -h NAME` printed at exit.
@@ -111,7 +111,7 @@ run_router KernelTun rtun0 \
 addr=$(in_ns ip -o -4 addr show dev rtun0 | awk '{print $4}')
 [ "$addr" = "192.0.2.1/24" ] || fail "KernelTun: rtun0 has address '$addr', not 192.0.2.1/24"
 route=$(in_ns ip -4 route show default)
-echo "$route" | grep -q "default via 192.0.2.254 dev rtun0" || fail "KernelTun: GATEWAY gave no default route: '$route'"
+echo "$route" | grep "default via 192.0.2.254 dev rtun0" >/dev/null || fail "KernelTun: GATEWAY gave no default route: '$route'"
 check_ping KernelTun 192.0.2.2
 check_ping KernelTun 192.0.2.77
 stop_router
@@ -147,7 +147,7 @@ mac=$(in_ns ip -o link show rtap0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/
 check_ping KernelTap 192.0.2.2
 check_ping KernelTap 192.0.2.3
 neigh=$(in_ns ip neigh show 192.0.2.2 dev rtap0)
-echo "$neigh" | grep -q "02:00:00:00:00:02" || fail "KernelTap: no ARP entry from the router: '$neigh'"
+echo "$neigh" | grep "02:00:00:00:00:02" >/dev/null || fail "KernelTap: no ARP entry from the router: '$neigh'"
 stop_router
 n=$(handler_value tap.packets)
 w=$(handler_value tap.written)
@@ -169,7 +169,7 @@ run_router FromHost rfh0 \
 addr=$(in_ns ip -o -4 addr show dev rfh0 | awk '{print $4}')
 [ "$addr" = "192.0.2.1/24" ] || fail "FromHost: rfh0 has address '$addr', not 192.0.2.1/24"
 route=$(in_ns ip -4 route show default)
-echo "$route" | grep -q "default via 192.0.2.254 dev rfh0" || fail "FromHost: GATEWAY gave no default route: '$route'"
+echo "$route" | grep "default via 192.0.2.254 dev rfh0" >/dev/null || fail "FromHost: GATEWAY gave no default route: '$route'"
 check_ping FromHost 192.0.2.2
 stop_router
 [ "$(handler_value fh.dev_name)" = "rfh0" ] || { cat "$out"; fail "FromHost: dev_name handler"; }
@@ -192,11 +192,11 @@ else
     run_router KernelFilter rfk0 \
         'FromHost(rfk0, 192.0.2.1/24) -> Discard; k :: KernelFilter(drop dev rfk0);' \
         k.devices k.class
-    in_ns "$ipt" -S INPUT | grep -q -- "-A INPUT -i rfk0 -j DROP" \
+    in_ns "$ipt" -S INPUT | grep -- "-A INPUT -i rfk0 -j DROP" >/dev/null \
         || { in_ns "$ipt" -S INPUT; cat "$log"; fail "KernelFilter: no rule while the router runs"; }
     stop_router
     [ "$(handler_value k.devices)" = "rfk0" ] || { cat "$out"; fail "KernelFilter: devices handler"; }
-    if in_ns "$ipt" -S INPUT | grep -q -- "-i rfk0"; then
+    if in_ns "$ipt" -S INPUT | grep -- "-i rfk0" >/dev/null; then
         in_ns "$ipt" -S INPUT
         fail "KernelFilter: the rule is still there after the router stopped"
     fi

@@ -164,7 +164,7 @@ e2e_listening() {
     local flag=-ltn
     [ "${3:-}" = udp ] && flag=-lun
     for _ in $(seq 1 50); do
-        ip netns exec "$1" ss -H "$flag" "sport = :$2" 2>/dev/null | grep -q . && return 0
+        ip netns exec "$1" ss -H "$flag" "sport = :$2" 2>/dev/null | grep . >/dev/null && return 0
         sleep 0.1
     done
     fail "nothing listens on port $2 in $1"
