@@ -30,7 +30,8 @@
 //! Missing directories in the expanded name are created. A pattern with no
 //! escape draws a configure-time warning (`OUTPUT_PATTERN has no %
 //! escapes, so output files will get overwritten`); a bad escape is
-//! reported when the flow is written (`bad filename pattern`).
+//! reported when the flow is written (`` bad filename pattern `%q' ``), as is
+//! a directory that cannot be made (`making directory D: ...`).
 //!
 //! A file starts with `!IPSummaryDump 1.3`, a `!flowid SRC SPORT DST DPORT
 //! P` line, an `!aggregate N` line and a `!data` line. TCP flows list
@@ -161,8 +162,22 @@ rclick_core::handlers! {
     }
 }
 
-/// Expands `pattern` for flow `agg`, or returns None on a bad escape.
-fn expand(pattern: &str, agg: u32, f: &Flow) -> Option<String> {
+/// Expands `pattern` for flow `agg`, or returns the bad escape.
+fn expand(pattern: &str, agg: u32, f: &Flow) -> Result<String, String> {
+    let mut at = 0;
+    expand_at(pattern, agg, f, &mut at).ok_or_else(|| {
+        // the escape: `%`, flags, width and part, then its letter
+        let rest = &pattern[at + 1..];
+        let n = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .map_or(rest.len(), |i| {
+                i + rest[i..].chars().next().map_or(0, char::len_utf8)
+            });
+        pattern[at..at + 1 + n].to_string()
+    })
+}
+
+fn expand_at(pattern: &str, agg: u32, f: &Flow, at: &mut usize) -> Option<String> {
     let b = pattern.as_bytes();
     let mut out = String::new();
     let mut i = 0;
@@ -175,6 +190,7 @@ fn expand(pattern: &str, agg: u32, f: &Flow) -> Option<String> {
             out.push_str(&pattern[start..i]);
             continue;
         }
+        *at = i;
         i += 1;
         let zero = b.get(i) == Some(&b'0');
         if zero {
@@ -192,6 +208,7 @@ fn expand(pattern: &str, agg: u32, f: &Flow) -> Option<String> {
         }
         let conv = *b.get(i)?;
         i += 1;
+        let esc_end = i;
         let byte = |a: Ipv4Addr, k: Option<u8>| -> Option<String> {
             match k {
                 None => Some(a.to_string()),
@@ -223,6 +240,7 @@ fn expand(pattern: &str, agg: u32, f: &Flow) -> Option<String> {
             b'%' if part.is_none() && width == 0 => "%".to_string(),
             _ => return None,
         };
+        *at = esc_end;
         let pad = if zero { '0' } else { ' ' };
         for _ in text.len()..width {
             out.push(pad);
@@ -390,25 +408,39 @@ impl ToIPFlowDumps {
             if (f.recs.len() as u64) < u64::from(self.mincount) {
                 continue;
             }
-            let Some(name) = expand(&self.pattern, *agg, f) else {
-                cx.log(format!("bad filename pattern `{}'", self.pattern));
-                self.write_errors += 1;
-                continue;
+            let name = match expand(&self.pattern, *agg, f) {
+                Ok(name) => name,
+                Err(esc) => {
+                    cx.log(format!("bad filename pattern `{esc}'"));
+                    self.write_errors += 1;
+                    continue;
+                }
             };
             let path = std::path::Path::new(&name);
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 if let Err(e) = std::fs::create_dir_all(dir) {
-                    cx.log(format!("making directory {}: {e}", dir.display()));
+                    cx.log(format!(
+                        "making directory {}: {}",
+                        dir.display(),
+                        strerror(&e)
+                    ));
                     self.write_errors += 1;
                     continue;
                 }
             }
             if let Err(e) = std::fs::write(path, self.text(*agg, f)) {
-                cx.log(format!("{name}: {e}"));
+                cx.log(format!("{name}: {}", strerror(&e)));
                 self.write_errors += 1;
             }
         }
     }
+}
+
+/// An I/O error's text without Rust's `(os error N)` suffix.
+fn strerror(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    s.find(" (os error")
+        .map_or(s.clone(), |i| s[..i].to_string())
 }
 
 /// Click's TCP flag letters, `.` for none.
@@ -492,7 +524,7 @@ impl Element for ToIPFlowDumps {
         if self.nagg == 0 && self.ignored > 0 {
             cx.log(format!(
                 "{}: warning: saw no packets with aggregate annotations",
-                cx.name()
+                cx.declaration()
             ));
         }
     }
@@ -613,9 +645,9 @@ mod tests {
             super::expand("%05n-%x-%.2s-%d-%S-%D-%p-%%-%.5n", 0x1_0203, &f).unwrap(),
             "66051-10203-3-5.6.7.8-53-99-U-%-515"
         );
-        assert!(super::expand("f%q", 1, &f).is_none());
-        assert!(super::expand("f%", 1, &f).is_none());
-        assert!(super::expand("%.9s", 1, &f).is_none());
+        assert_eq!(super::expand("f%q.txt", 1, &f).unwrap_err(), "%q");
+        assert_eq!(super::expand("%n%", 1, &f).unwrap_err(), "%");
+        assert_eq!(super::expand("%.9s", 1, &f).unwrap_err(), "%.9s");
     }
 
     /// Packets without an aggregate are counted; bad patterns, unwritable
