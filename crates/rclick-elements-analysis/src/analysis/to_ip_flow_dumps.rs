@@ -46,7 +46,8 @@
 //! number is 0 on packets without ACK. A UDP packet's `payload_len` is,
 //! as in Click, its IP length less 8. With TCP_WINDOW the window
 //! follows the acknowledgement number (as in Click, the `!data` line does
-//! not name it); options follow last when present.
+//! not name it); options follow last when present, SACK edges relative to
+//! the other direction's first sequence number unless ABSOLUTE_SEQ.
 //!
 //! Keywords:
 //!
@@ -106,7 +107,8 @@ use rclick_wire::tcp::TcpPacket;
 use rclick_wire::udp::UdpPacket;
 
 use super::ipsumdump_fields::{
-    unparse_tcp_opt, write_timestamp, TCPOPT_ALL_NOPAD, TCPOPT_MSS, TCPOPT_SACK, TCPOPT_WSCALE,
+    relative_sack, unparse_tcp_opt, write_timestamp, TCPOPT_ALL_NOPAD, TCPOPT_MSS, TCPOPT_SACK,
+    TCPOPT_WSCALE,
 };
 
 /// One packet's summary.
@@ -287,6 +289,7 @@ impl ToIPFlowDumps {
             opt: String::new(),
         };
         let (sport, dport);
+        let mut opts: Option<Vec<u8>> = None;
         if tcp {
             let t = TcpPacket::new_unchecked(th);
             sport = t.src_port();
@@ -298,10 +301,7 @@ impl ToIPFlowDumps {
             let off = usize::from(t.header_len());
             rec.payload_len = h.total_len().wrapping_sub((hl + off) as u16);
             if self.opt_mask != 0 && off > 20 && th.len() >= off {
-                unparse_tcp_opt(&mut rec.opt, &th[20..off], self.opt_mask);
-                if rec.opt == "." || rec.opt == "?" {
-                    rec.opt.clear();
-                }
+                opts = Some(th[20..off].to_vec());
             }
         } else {
             let u = UdpPacket::new_unchecked(th);
@@ -328,6 +328,18 @@ impl ToIPFlowDumps {
         });
         if tcp && flow.first_seq[usize::from(dir)].is_none() {
             flow.first_seq[usize::from(dir)] = Some(rec.seq);
+        }
+        if let Some(mut o) = opts {
+            if !self.absolute_seq {
+                // as in Click, SACK edges count from the other direction's
+                // first sequence number
+                let base = flow.first_seq[usize::from(1 - dir)].unwrap_or(0);
+                relative_sack(&mut o, base);
+            }
+            unparse_tcp_opt(&mut rec.opt, &o, self.opt_mask);
+            if rec.opt == "." || rec.opt == "?" {
+                rec.opt.clear();
+            }
         }
         flow.recs.push(rec);
         self.count += 1;
@@ -628,6 +640,13 @@ mod tests {
             "{tcp}"
         );
         assert!(tcp.ends_with("1.700000 > A 1001 10 5001\n"), "{tcp}");
+    }
+
+    #[test]
+    fn sack_edges_are_relative() {
+        let mut o = vec![1, 1, 5, 10, 0, 0, 0x13, 0x89, 0, 0, 0x13, 0x8d];
+        super::relative_sack(&mut o, 5000);
+        assert_eq!(o, [1, 1, 5, 10, 0, 0, 0, 1, 0, 0, 0, 5]);
     }
 
     #[test]
