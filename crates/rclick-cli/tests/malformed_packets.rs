@@ -128,6 +128,7 @@ const ARGS: &[(&str, &str)] = &[
     ("TimeFilter", "START 0"),
     ("TimedUnqueue", "0.001, 100"),
     ("ToDump", "/dev/null"),
+    ("ToIPFlowDumps", "/dev/null/f%n, TCP_OPT true, IP_ID true"),
     (
         "ToIPSummaryDump",
         "/dev/null, FIELDS ip_src ip_dst ip_opt tcp_opt payload",

@@ -40,8 +40,8 @@ const ALLOWED: &[(&str, usize, &str)] = &[
     ),
     (
         "rclick-elements-analysis/src/analysis/ipsumdump_fields/options.rs",
-        11,
-        "IP and TCP option bytes parsed and printed as text: rclick-wire has no TCP option view",
+        13,
+        "IP and TCP option bytes parsed and printed as text, SACK edges made relative (ToIPFlowDumps): rclick-wire has no TCP option view",
     ),
     (
         "rclick-elements-analysis/src/analysis/to_ip_summary_dump.rs",

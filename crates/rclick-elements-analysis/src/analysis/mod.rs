@@ -25,6 +25,7 @@ mod store_timestamp;
 mod time_filter;
 mod time_range;
 mod time_sorted_sched;
+mod to_ip_flow_dumps;
 mod to_ip_summary_dump;
 
 #[cfg(test)]
@@ -51,6 +52,7 @@ pub use store_timestamp::StoreTimestamp;
 pub use time_filter::TimeFilter;
 pub use time_range::TimeRange;
 pub use time_sorted_sched::TimeSortedSched;
+pub use to_ip_flow_dumps::ToIPFlowDumps;
 pub use to_ip_summary_dump::ToIPSummaryDump;
 
 /// Parses a (possibly negative or `+`-signed) time argument in seconds,
@@ -119,6 +121,11 @@ pub fn register(r: &mut Registry) {
         "FromIPSummaryDump",
         || Box::new(FromIPSummaryDump::default()),
         include_str!("from_ip_summary_dump.rs"),
+    );
+    r.add(
+        "ToIPFlowDumps",
+        || Box::new(ToIPFlowDumps::default()),
+        include_str!("to_ip_flow_dumps.rs"),
     );
     r.add(
         "ToIPSummaryDump",

@@ -530,6 +530,30 @@ pub fn unparse_ip_opt(out: &mut String, opts: &[u8]) {
     }
 }
 
+/// Subtracts `base` from every SACK block edge in TCP options `o`.
+pub(crate) fn relative_sack(o: &mut [u8], base: u32) {
+    let mut i = 0;
+    while i < o.len() {
+        match o[i] {
+            0 => break,
+            1 => i += 1,
+            kind => {
+                let len = usize::from(*o.get(i + 1).unwrap_or(&0));
+                if len < 2 || i + len > o.len() {
+                    break;
+                }
+                if kind == 5 {
+                    for e in o[i + 2..i + len].chunks_exact_mut(4) {
+                        let v = u32::from_be_bytes([e[0], e[1], e[2], e[3]]).wrapping_sub(base);
+                        e.copy_from_slice(&v.to_be_bytes());
+                    }
+                }
+                i += len;
+            }
+        }
+    }
+}
+
 /// Prints TCP options in Click's text form, keeping the kinds in `mask`.
 pub(crate) fn unparse_tcp_opt(out: &mut String, opts: &[u8], mask: u32) {
     let start_len = out.len();
