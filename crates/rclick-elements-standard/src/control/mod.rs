@@ -3,7 +3,6 @@ use rclick_core::Registry;
 
 pub mod drivermanager;
 pub mod script;
-mod script_ops;
 pub mod signals;
 
 /// Registers this module's classes.
@@ -11,7 +10,7 @@ pub fn register(r: &mut Registry) {
     r.add(
         "Script",
         || Box::<script::Script>::default(),
-        include_str!("script.rs"),
+        include_str!("script/mod.rs"),
     );
     r.add(
         "DriverManager",
