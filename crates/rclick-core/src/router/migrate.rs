@@ -131,13 +131,11 @@ impl RouterInner {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use rclick_packet::{Packet, PacketBatch};
 
     use crate::element::{Element, HandlerDef, TaskId, TimerId};
     use crate::registry::Registry;
-    use crate::router::{BuildOptions, Ctx, InitCx, Router};
+    use crate::router::{BuildOptions, Ctx, InitCx};
     use crate::Timestamp;
 
     /// Pushes one packet per run, `LIMIT` in all, then stops the router.
@@ -248,17 +246,9 @@ mod tests {
         );
         r.add("Sink", || Box::<Sink>::default(), "");
         r.add("Mover", || Box::<Mover>::default(), "");
-        let flat = rclick_lang::parse(
+        let router = crate::testing::build_with(
             "s :: Src -> k :: Sink; m :: Mover;",
-            &rclick_lang::Options {
-                file_name: "t".into(),
-                defines: vec![],
-            },
-        )
-        .unwrap();
-        let router = Router::build(
-            flat,
-            Arc::new(r),
+            &r,
             BuildOptions {
                 threads: 2,
                 ..Default::default()

@@ -1272,17 +1272,9 @@ mod tests {
         r.add("RunSrc", || Box::<RunSrc>::default(), "");
         r.add("Sink", || Box::<Sink>::default(), "");
         r.add("Flip", || Box::<Flip>::default(), "");
-        let flat = rclick_lang::parse(
+        crate::testing::build_with(
             text,
-            &rclick_lang::Options {
-                file_name: "t".into(),
-                defines: vec![],
-            },
-        )
-        .unwrap();
-        Router::build(
-            flat,
-            Arc::new(r),
+            &r,
             BuildOptions {
                 simtime,
                 threads: 1,
@@ -1502,17 +1494,9 @@ mod tests {
         let mut r = Registry::new();
         r.add("Spread", || Box::<Spread>::default(), "");
         r.add("Count", || Box::<Count>::default(), "");
-        let flat = rclick_lang::parse(
+        let router = crate::testing::build_with(
             "s :: Spread -> c :: Count;",
-            &rclick_lang::Options {
-                file_name: "t".into(),
-                defines: vec![],
-            },
-        )
-        .unwrap();
-        let router = Router::build(
-            flat,
-            Arc::new(r),
+            &r,
             BuildOptions {
                 threads: 2,
                 ..Default::default()
