@@ -80,7 +80,6 @@ use std::sync::atomic::{fence, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crossbeam_queue::ArrayQueue;
-use rclick_core::args::Args;
 use rclick_core::{
     ConcurrentPorts, ConfigureCx, Ctx, Element, HandlerDef, Notifier, Packet, PacketBatch,
 };
@@ -88,7 +87,7 @@ use rclick_core::{
 /// Click's default capacity, and the failed pulls tolerated before the
 /// "empty" notifier goes to sleep: Queue's.
 pub use crate::queues::storage::DEFAULT_CAPACITY;
-use crate::queues::storage::SLEEPINESS_TRIGGER;
+use crate::queues::storage::{parse_capacity, SLEEPINESS_TRIGGER};
 /// Failed pulls tolerated for a puller on another thread than the last pusher: about
 /// 10-30 us of pulling an empty queue.
 const CROSS_THREAD_SLEEPINESS_TRIGGER: u32 = 512;
@@ -498,15 +497,6 @@ impl ThreadSafeQueue {
     pub fn shared(&self) -> &Arc<Shared> {
         &self.shared
     }
-
-    fn parse_capacity(conf: &[String]) -> Result<usize, String> {
-        let mut cap: u32 = DEFAULT_CAPACITY as u32;
-        Args::new(conf)
-            .read_p("CAPACITY", &mut cap)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        Ok(cap as usize)
-    }
 }
 
 impl Element for ThreadSafeQueue {
@@ -523,7 +513,7 @@ impl Element for ThreadSafeQueue {
     }
 
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        let cap = Self::parse_capacity(conf)?;
+        let cap = parse_capacity(conf)?;
         self.shared.set_capacity(cap);
         Ok(())
     }
@@ -533,7 +523,7 @@ impl Element for ThreadSafeQueue {
     }
 
     fn live_reconfigure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        let cap = Self::parse_capacity(conf)?;
+        let cap = parse_capacity(conf)?;
         self.shared.set_capacity(cap);
         Ok(())
     }
@@ -665,49 +655,21 @@ impl Element for ThreadSafeQueue {
 
 #[cfg(test)]
 mod tests {
-    use crate::queues::test_registry;
+    use crate::queues::{queue_checks, test_registry};
     use crate::threads::{build_threads, wait_for, wait_until, while_running};
     use rclick_core::testing;
 
     #[test]
     fn full_queue_puts_source_to_sleep() {
-        let r = testing::run(
-            "i :: InfiniteSource(LIMIT 15) -> c :: Counter -> q :: ThreadSafeQueue(5) -> Idle;",
-            &test_registry(),
-        )
-        .unwrap();
-        assert_eq!(testing::read(&r, "c.count"), "5");
-        assert_eq!(testing::read(&r, "q.drops"), "0");
+        let r = queue_checks::full_queue_puts_source_to_sleep("ThreadSafeQueue");
         assert_eq!(testing::read(&r, "q.length"), "5");
         assert_eq!(testing::read(&r, "q.highwater_length"), "5");
-        assert_eq!(testing::read(&r, "i.scheduled"), "false");
         assert_eq!(testing::read(&r, "q.class"), "ThreadSafeQueue");
     }
 
     #[test]
     fn capacity_changes_wake_and_drop() {
-        // As Queue's (Click's Queue-notifiers-01).
-        let r = testing::run(
-            "i :: InfiniteSource -> q :: ThreadSafeQueue -> Idle;
-             At(0.02, read i.count, write q.capacity 10, read q.config, read q.length);
-             At(0.04, read i.count, write q.capacity 1000, read q.config);
-             At(0.06, read i.count, read q.capacity);
-             StopAfter(0.1);",
-            &test_registry(),
-        )
-        .unwrap();
-        assert_eq!(
-            r.take_log(),
-            [
-                "i.count: 1000",
-                "q.config: CAPACITY 10",
-                "q.length: 10",
-                "i.count: 1000",
-                "q.config: CAPACITY 1000",
-                "i.count: 1990",
-                "q.capacity: 1000"
-            ]
-        );
+        queue_checks::capacity_changes_wake_and_drop("ThreadSafeQueue");
     }
 
     #[test]
