@@ -22,6 +22,7 @@ pub mod discard_no_free;
 pub mod hash_switch;
 pub mod idle;
 pub mod infinite_source;
+pub(crate) mod length_arg;
 pub mod message;
 pub mod null;
 pub mod nulls;

@@ -26,6 +26,7 @@ pub mod notifier_queue;
 pub mod prio_sched;
 pub mod queue;
 pub mod quick_note_queue;
+pub(crate) mod rated;
 pub mod rated_unqueue;
 pub mod red;
 pub mod red_core;
