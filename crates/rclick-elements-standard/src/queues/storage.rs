@@ -30,8 +30,9 @@ pub(crate) const SLEEPINESS_TRIGGER: u32 = 9;
 const PREALLOC_MAX: usize = 4096;
 
 rclick_core::handlers! {
-    /// The handlers every queue class has (the manuals' lists).
-    enum H {
+    /// The handlers every queue class has (the manuals' lists), and
+    /// ThreadSafeQueue.
+    pub(crate) enum H {
         Length = read("length"),
         Highwater = read("highwater_length"),
         Capacity = read("capacity"),
@@ -370,6 +371,22 @@ pub enum Taken {
     },
 }
 
+/// The handlers of a queue ([`H`]): `capacity` is written by
+/// reconfiguring CAPACITY.
+pub(crate) fn queue_handlers() -> Vec<HandlerDef> {
+    H::all_defs()
+        .into_iter()
+        .map(|d| {
+            if d.name == "capacity" {
+                HandlerDef::reconfigure_positional("capacity", "CAPACITY", 0)
+                    .with_read(H::Capacity.id())
+            } else {
+                d
+            }
+        })
+        .collect()
+}
+
 /// The CAPACITY argument of a queue (the Queue family and
 /// ThreadSafeQueue): positional, 1000 by default.
 pub(crate) fn parse_capacity(conf: &[String]) -> Result<usize, String> {
@@ -499,17 +516,7 @@ impl<C: QueueClass> Element for QueueElement<C> {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-            .into_iter()
-            .map(|d| {
-                if d.name == "capacity" {
-                    HandlerDef::reconfigure_positional("capacity", "CAPACITY", 0)
-                        .with_read(H::Capacity.id())
-                } else {
-                    d
-                }
-            })
-            .collect()
+        queue_handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {

@@ -87,17 +87,10 @@ use rclick_core::{
 /// Click's default capacity, and the failed pulls tolerated before the
 /// "empty" notifier goes to sleep: Queue's.
 pub use crate::queues::storage::DEFAULT_CAPACITY;
-use crate::queues::storage::{parse_capacity, SLEEPINESS_TRIGGER};
+use crate::queues::storage::{parse_capacity, queue_handlers, H, SLEEPINESS_TRIGGER};
 /// Failed pulls tolerated for a puller on another thread than the last pusher: about
 /// 10-30 us of pulling an empty queue.
 const CROSS_THREAD_SLEEPINESS_TRIGGER: u32 = 512;
-
-const H_LENGTH: u32 = 0;
-const H_HIGHWATER: u32 = 1;
-const H_CAPACITY: u32 = 2;
-const H_DROPS: u32 = 3;
-const H_RESET_COUNTS: u32 = 4;
-const H_RESET: u32 = 5;
 
 /// The batches in the queue. It has one slot per packet of capacity
 /// (every batch in it holds at least one packet), so its slots never run
@@ -545,31 +538,24 @@ impl Element for ThreadSafeQueue {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("length", H_LENGTH),
-            HandlerDef::read("highwater_length", H_HIGHWATER),
-            HandlerDef::reconfigure_positional("capacity", "CAPACITY", 0).with_read(H_CAPACITY),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::write("reset_counts", H_RESET_COUNTS),
-            HandlerDef::write("reset", H_RESET),
-        ]
+        queue_handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         let s = &self.shared;
-        Ok(match id {
-            H_LENGTH => s.len().to_string(),
-            H_HIGHWATER => s.producer.highwater.load(Ordering::Relaxed).to_string(),
-            H_CAPACITY => s.capacity().to_string(),
-            H_DROPS => s.drops().to_string(),
-            _ => return Err("no such handler".into()),
+        Ok(match H::from_id(id) {
+            Some(H::Length) => s.len().to_string(),
+            Some(H::Highwater) => s.producer.highwater.load(Ordering::Relaxed).to_string(),
+            Some(H::Capacity) => s.capacity().to_string(),
+            Some(H::Drops) => s.drops().to_string(),
+            Some(H::ResetCounts | H::Reset) | None => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, cx: &mut Ctx) -> Result<(), String> {
         let s = &self.shared;
-        match id {
-            H_RESET_COUNTS => {
+        match H::from_id(id) {
+            Some(H::ResetCounts) => {
                 s.producer.drops.store(0, Ordering::Relaxed);
                 let _p = lock(&s.producer.lock);
                 s.producer
@@ -577,7 +563,7 @@ impl Element for ThreadSafeQueue {
                     .store(s.len() as u64, Ordering::Relaxed);
                 Ok(())
             }
-            H_RESET => {
+            Some(H::Reset) => {
                 let all = {
                     let mut p = lock(&s.producer.lock);
                     let mut c = lock(&s.consumer.lock);
