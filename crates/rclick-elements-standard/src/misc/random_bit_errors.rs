@@ -72,7 +72,6 @@ const P_ONE: u64 = 1 << P_BITS;
 rclick_core::handlers! {
     /// The handlers (the manual's list).
     enum H {
-        /// Each written by reconfiguring its argument.
         P = read("p_bit_error"),
         Kind = read("error_kind"),
         Active = read("active"),
@@ -258,15 +257,16 @@ impl Element for RandomBitErrors {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
+        // each is written by reconfiguring its argument, at its position
         H::ALL
             .iter()
-            .zip([
-                ("p_bit_error", "P"),
-                ("error_kind", "KIND"),
-                ("active", "ACTIVE"),
-            ])
             .enumerate()
-            .map(|(pos, (h, (name, keyword)))| {
+            .map(|(pos, &h)| {
+                let (name, keyword) = match h {
+                    H::P => ("p_bit_error", "P"),
+                    H::Kind => ("error_kind", "KIND"),
+                    H::Active => ("active", "ACTIVE"),
+                };
                 HandlerDef::reconfigure_positional(name, keyword, pos).with_read(h.id())
             })
             .collect()
