@@ -39,6 +39,13 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::crc32::click_crc32;
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 /// The CheckCRC32 element.
 #[derive(Default)]
 pub struct CheckCRC32 {
@@ -93,9 +100,12 @@ impl Element for CheckCRC32 {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Drops) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.drops.to_string())
     }
 }

@@ -38,6 +38,13 @@ use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
 
 use super::parse_int;
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Length = read_write("length"),
+    }
+}
+
 /// The CheckLength element.
 #[derive(Default)]
 pub struct CheckLength {
@@ -87,12 +94,18 @@ impl Element for CheckLength {
         ok
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("length", 0)]
+        H::all_defs()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Length) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.max.to_string())
     }
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        let Some(H::Length) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         self.max = parse_int::<u32>(value).ok_or("expected unsigned integer")?;
         Ok(())
     }

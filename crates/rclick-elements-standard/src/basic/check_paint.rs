@@ -36,14 +36,12 @@
 
 use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
 
-use super::paint::{parse_color, write_color};
-use super::AnnoSlot;
+use super::paint_color::PaintColor;
 
 /// The CheckPaint element.
 #[derive(Default)]
 pub struct CheckPaint {
-    color: u8,
-    anno: AnnoSlot,
+    color: PaintColor,
 }
 
 impl Element for CheckPaint {
@@ -61,12 +59,12 @@ impl Element for CheckPaint {
         conf: &[String],
         cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
-        (self.color, self.anno) = parse_color(conf, cx)?;
+        self.color = PaintColor::configure(conf, cx)?;
         Ok(())
     }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        let (anno, color) = (self.anno, self.color);
-        let (good, bad) = batch.partition(|p| anno.get(p) == color);
+        let color = self.color;
+        let (good, bad) = batch.partition(|p| color.matches(p));
         if !good.is_empty() {
             cx.push(0, good);
         }
@@ -76,22 +74,21 @@ impl Element for CheckPaint {
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let batch = cx.pull(0, max);
-        let (anno, color) = (self.anno, self.color);
-        let (good, bad) = batch.partition(|p| anno.get(p) == color);
+        let color = self.color;
+        let (good, bad) = batch.partition(|p| color.matches(p));
         if !bad.is_empty() {
             cx.checked_push(1, bad);
         }
         good
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("color", 0)]
+        PaintColor::handlers()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.color.to_string())
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        self.color.read(id)
     }
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        self.color = write_color(value)?;
-        Ok(())
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.color.write(id, value)
     }
 }
 

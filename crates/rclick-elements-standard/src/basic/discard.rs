@@ -70,9 +70,15 @@ impl Default for Discard {
     }
 }
 
-const H_COUNT: u32 = 0;
-const H_RESET: u32 = 1;
-const H_ACTIVE: u32 = 2;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Count = read("count"),
+        Reset = write("reset_counts"),
+        /// In pull mode only.
+        Active = read_write("active"),
+    }
+}
 
 impl Element for Discard {
     fn class_name(&self) -> &'static str {
@@ -156,28 +162,26 @@ impl Element for Discard {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut v = vec![
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::write("reset_counts", H_RESET),
-        ];
+        let mut v = H::Count.defs();
+        v.extend(H::Reset.defs());
         if self.pull_mode {
-            v.push(HandlerDef::read_write("active", H_ACTIVE));
+            v.extend(H::Active.defs());
         }
         v
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_COUNT => Ok(self.count.to_string()),
-            H_ACTIVE => Ok(self.active.to_string()),
-            _ => Err("no such handler".into()),
+        match H::from_id(id) {
+            Some(H::Count) => Ok(self.count.to_string()),
+            Some(H::Active) => Ok(self.active.to_string()),
+            Some(H::Reset) | None => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_RESET => self.count = 0,
-            H_ACTIVE => {
+        match H::from_id(id) {
+            Some(H::Reset) => self.count = 0,
+            Some(H::Active) => {
                 self.active = parse_bool(value).ok_or("syntax error")?;
                 if let Some(t) = self.task {
                     if self.active {

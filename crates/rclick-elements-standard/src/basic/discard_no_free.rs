@@ -39,6 +39,13 @@ use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, PacketBatch, TaskId,
 };
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Count = read("count"),
+    }
+}
+
 /// The DiscardNoFree element.
 pub struct DiscardNoFree {
     count: u64,
@@ -87,9 +94,12 @@ impl Element for DiscardNoFree {
         got
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("count", 0)]
+        H::all_defs()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Count) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.count.to_string())
     }
 }

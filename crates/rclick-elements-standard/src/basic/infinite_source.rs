@@ -57,28 +57,19 @@
 //!
 //! RatedSource, TimedSource, Discard
 
-use rclick_core::args::{AnyArg, Args, Data};
-use rclick_core::{
-    Ctx, Element, HandlerDef, InitCx, Notifier, NotifierSignal, PacketBatch, TaskId,
-};
+use rclick_core::args::{Args, Data};
+use rclick_core::{Ctx, Element, HandlerDef, InitCx, Notifier, PacketBatch, TaskId};
 use rclick_packet::Packet;
 
-use super::{parse_bool, parse_int, sized_data, template_packet, DEFAULT_DATA};
+use super::source::{LengthArgs, Source, SourceArgs};
+use super::{parse_int, sized_data, template_packet, DEFAULT_DATA};
 
 /// The InfiniteSource element.
 pub struct InfiniteSource {
     data: Vec<u8>,
     length: i64,
-    limit: i64,
-    burst: u32,
-    active: bool,
-    end: super::SourceEnd,
-    timestamp: bool,
-    count: u64,
+    src: Source,
     packet: Packet,
-    task: Option<TaskId>,
-    nonfull: NotifierSignal,
-    notifier: Notifier,
 }
 
 impl Default for InfiniteSource {
@@ -86,27 +77,26 @@ impl Default for InfiniteSource {
         InfiniteSource {
             data: DEFAULT_DATA.to_vec(),
             length: -1,
-            limit: -1,
-            burst: 1,
-            active: true,
-            end: super::SourceEnd::default(),
-            timestamp: true,
-            count: 0,
+            src: Source::default(),
             packet: Packet::from_slice(DEFAULT_DATA),
-            task: None,
-            nonfull: NotifierSignal::Busy,
-            notifier: Notifier::new(true),
         }
     }
 }
 
-const H_DATA: u32 = 0;
-const H_LIMIT: u32 = 1;
-const H_BURST: u32 = 2;
-const H_ACTIVE: u32 = 3;
-const H_COUNT: u32 = 4;
-const H_RESET: u32 = 5;
-const H_LENGTH: u32 = 6;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Data = read_write("data").raw(),
+        Limit = read_write("limit"),
+        Burst = read_write("burst"),
+        Active = read_write("active"),
+        Count = read("count"),
+        Reset = write("reset"),
+        Length = read_write("length"),
+        BurstSize = read_write("burstsize"),
+        DataSize = read_write("datasize"),
+    }
+}
 
 impl InfiniteSource {
     /// Builds the template packet every emitted packet is cloned from. Its
@@ -118,10 +108,6 @@ impl InfiniteSource {
             .unwrap_or_else(|_| template_packet(rclick_packet::DEFAULT_HEADROOM, &data));
     }
 
-    fn below_limit(&self) -> bool {
-        self.limit < 0 || self.count < self.limit as u64
-    }
-
     /// `n` (≥ 1) clones of the template, each timestamped unless
     /// TIMESTAMP is false.
     #[inline]
@@ -129,14 +115,14 @@ impl InfiniteSource {
         if n == 1 {
             // BURST 1 (the default): no vector at all.
             let mut p = self.packet.clone();
-            if self.timestamp {
+            if self.src.timestamp {
                 p.set_timestamp_anno(cx.now());
             }
             return PacketBatch::from(p);
         }
         let mut b = PacketBatch::with_capacity(n);
         b.push_clones(&self.packet, n);
-        if self.timestamp {
+        if self.src.timestamp {
             // The packets of one batch are made in the same instant: one
             // clock read for all of them. A read per packet (the vDSO's
             // clock_gettime and its conversions) made this function 160
@@ -154,38 +140,18 @@ impl InfiniteSource {
     /// limit) as one batch and reschedules; returns the runs used, 0 when
     /// the limit had been reached (then stops or calls END_CALL).
     fn emit_runs(&mut self, runs: u32, cx: &mut Ctx) -> u32 {
-        let burst = u64::from(self.burst.max(1));
-        let mut n = burst.saturating_mul(u64::from(runs));
-        if self.limit >= 0 {
-            n = n.min((self.limit as u64).saturating_sub(self.count));
-        }
+        let n = self.src.take_runs(runs, cx);
         if n == 0 {
-            if !self.below_limit() {
-                self.at_end(cx);
-            }
             return 0;
         }
         let b = self.make_batch(n as usize, cx);
-        self.count += n;
         cx.push(0, b);
         cx.reschedule();
         // Whole runs, and the last (partial) one that reached the limit.
         if runs == 1 {
             1
         } else {
-            n.div_ceil(burst) as u32
-        }
-    }
-
-    /// The limit was reached: stop the driver or call END_CALL.
-    fn at_end(&mut self, cx: &mut Ctx) {
-        self.end.fire(cx);
-    }
-
-    /// Resumes after a handler changed something (Click's change_param tail).
-    fn resume(&mut self, cx: &mut Ctx) {
-        if self.active && self.below_limit() {
-            super::wake_source(self.task, &self.notifier, cx);
+            n.div_ceil(u64::from(self.src.burst.max(1))) as u32
         }
     }
 }
@@ -204,63 +170,34 @@ impl Element for InfiniteSource {
         _cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
         let mut data = Data(DEFAULT_DATA.to_vec());
-        let mut limit: i64 = -1;
-        let mut burst: i64 = 1;
-        let mut active = true;
-        let mut timestamp = true;
-        let mut length: i64 = -1;
-        let mut datasize: i64 = i64::MIN;
-        let mut stop = false;
-        let mut end_call = AnyArg::default();
-        Args::new(conf)
-            .read_p("DATA", &mut data)
-            .read_p("LIMIT", &mut limit)
-            .read_p("BURST", &mut burst)
-            .read_p("ACTIVE", &mut active)
-            .read("TIMESTAMP", &mut timestamp)
-            .read("LENGTH", &mut length)
-            .read("DATASIZE", &mut datasize)
-            .read("STOP", &mut stop)
-            .read("END_CALL", &mut end_call)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        if datasize != i64::MIN {
-            length = datasize;
-        }
-        let length = super::check_length(length)?;
-        if burst < 1 {
-            return Err("burst size must be >= 1".into());
-        }
-        let end = super::SourceEnd::new(stop, &end_call.0)?;
+        let mut src = SourceArgs::default();
+        let mut length = LengthArgs::default();
+        src.read(Args::new(conf).read_p("DATA", &mut data), |a| {
+            length.read(a)
+        })
+        .complete()
+        .map_err(|e| e.to_string())?;
+        let length = length.get()?;
+        self.src.configure(src)?;
         self.data = data.0;
-        self.limit = limit;
-        self.burst = u32::try_from(burst).unwrap_or(u32::MAX);
-        self.active = active;
-        self.timestamp = timestamp;
         self.length = length;
-        self.end = end;
-        self.count = 0;
         self.setup_packet();
         Ok(())
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        if cx.output_is_push(0) {
-            let t = cx.new_task(true);
-            self.task = Some(t);
-            self.nonfull = cx.downstream_full_signal(0, Some(t));
-        }
+        self.src.initialize(cx);
         Ok(())
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
-        self.active && self.nonfull.active() && self.emit_runs(1, cx) > 0
+        self.src.may_send() && self.emit_runs(1, cx) > 0
     }
 
     /// `runs` runs of BURST packets each, pushed as one batch (the
     /// scheduler offers this only when nothing downstream could tell).
     fn run_task_runs(&mut self, _task: TaskId, runs: u32, cx: &mut Ctx) -> u32 {
-        if self.active && self.nonfull.active() {
+        if self.src.may_send() {
             self.emit_runs(runs, cx).max(1)
         } else {
             1
@@ -268,79 +205,50 @@ impl Element for InfiniteSource {
     }
 
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        if !self.active {
-            self.notifier.set_active(false);
-            return PacketBatch::new();
+        match self.src.take_pull(max, cx) {
+            0 => PacketBatch::new(),
+            n => self.make_batch(n as usize, cx),
         }
-        let mut n = max.max(1) as u64;
-        if self.limit >= 0 {
-            n = n.min((self.limit as u64).saturating_sub(self.count));
-        }
-        if n == 0 {
-            self.at_end(cx);
-            self.notifier.set_active(false);
-            return PacketBatch::new();
-        }
-        let b = self.make_batch(n as usize, cx);
-        self.count += n;
-        b
     }
 
     fn empty_notifier(&self) -> Option<Notifier> {
-        Some(self.notifier.clone())
+        Some(self.src.empty_notifier())
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("data", H_DATA).raw(),
-            HandlerDef::read_write("limit", H_LIMIT),
-            HandlerDef::read_write("burst", H_BURST),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::write("reset", H_RESET),
-            HandlerDef::read_write("length", H_LENGTH),
-            HandlerDef::read_write("burstsize", H_BURST),
-            HandlerDef::read_write("datasize", H_LENGTH),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_DATA => String::from_utf8_lossy(&self.data).into_owned(),
-            H_LIMIT => self.limit.to_string(),
-            H_BURST => self.burst.to_string(),
-            H_ACTIVE => self.active.to_string(),
-            H_COUNT => self.count.to_string(),
-            H_LENGTH => self.length.to_string(),
-            _ => return Err("no such handler".into()),
+        Ok(match H::from_id(id) {
+            Some(H::Data) => String::from_utf8_lossy(&self.data).into_owned(),
+            Some(H::Limit) => self.src.limit.to_string(),
+            Some(H::Burst | H::BurstSize) => self.src.burst.to_string(),
+            Some(H::Active) => self.src.active.to_string(),
+            Some(H::Count) => self.src.count.to_string(),
+            Some(H::Length | H::DataSize) => self.length.to_string(),
+            Some(H::Reset) | None => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_DATA => {
+        match H::from_id(id) {
+            Some(H::Data) => {
                 self.data = value.as_bytes().to_vec();
                 self.setup_packet();
             }
-            H_LIMIT => {
-                self.limit = parse_int::<i64>(value).ok_or("limit parameter must be integer")?
-            }
-            H_BURST => {
-                let b = parse_int::<u32>(value).filter(|&b| b >= 1);
-                self.burst = b.ok_or("burstsize parameter must be integer >= 1")?;
-            }
-            H_ACTIVE => {
-                self.active = parse_bool(value).ok_or("active parameter must be boolean")?
-            }
-            H_RESET => self.count = 0,
-            H_LENGTH => {
+            Some(H::Limit) => self.src.write_limit(value)?,
+            Some(H::Burst | H::BurstSize) => self.src.write_burst("burstsize", value)?,
+            Some(H::Active) => self.src.write_active(value)?,
+            Some(H::Reset) => self.src.count = 0,
+            Some(H::Length | H::DataSize) => {
                 let l = parse_int::<i64>(value).ok_or("length must be integer")?;
                 self.length = super::check_length(l)?;
                 self.setup_packet();
             }
-            _ => return Err("no such handler".into()),
+            Some(H::Count) | None => return Err("no such handler".into()),
         }
-        self.resume(cx);
+        self.src.resume(cx);
         Ok(())
     }
 }

@@ -36,37 +36,14 @@
 //!
 //! PaintTee, CheckPaint, PaintSwitch
 
-use rclick_core::args::Args;
 use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 
-use super::{parse_int, AnnoSlot};
+use super::paint_color::PaintColor;
 
 /// The Paint element.
 #[derive(Default)]
 pub struct Paint {
-    color: u8,
-    anno: AnnoSlot,
-}
-
-/// Parses `COLOR [, ANNO]` (Paint, CheckPaint, PaintTee).
-pub(crate) fn parse_color(
-    conf: &[String],
-    cx: &rclick_core::ConfigureCx,
-) -> Result<(u8, AnnoSlot), String> {
-    let conf = super::resolve_anno_names(conf, cx);
-    let mut color: u8 = 0;
-    let mut anno = AnnoSlot::Paint;
-    Args::new(&conf)
-        .read_mp("COLOR", &mut color)
-        .read_p("ANNO", &mut anno)
-        .complete()
-        .map_err(|e| e.to_string())?;
-    Ok((color, anno))
-}
-
-/// The `color` handler's read and write.
-pub(crate) fn write_color(value: &str) -> Result<u8, String> {
-    parse_int::<u8>(value).ok_or_else(|| "expected integer between 0 and 255".to_string())
+    color: PaintColor,
 }
 
 impl Element for Paint {
@@ -78,7 +55,7 @@ impl Element for Paint {
         true
     }
     fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
-        self.anno.set(&mut p, self.color);
+        self.color.paint(&mut p);
         Some(p)
     }
     /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
@@ -90,31 +67,30 @@ impl Element for Paint {
         conf: &[String],
         cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
-        (self.color, self.anno) = parse_color(conf, cx)?;
+        self.color = PaintColor::configure(conf, cx)?;
         Ok(())
     }
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
         for p in batch.iter_mut() {
-            self.anno.set(p, self.color);
+            self.color.paint(p);
         }
         cx.push(0, batch);
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let mut batch = cx.pull(0, max);
         for p in batch.iter_mut() {
-            self.anno.set(p, self.color);
+            self.color.paint(p);
         }
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("color", 0)]
+        PaintColor::handlers()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.color.to_string())
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        self.color.read(id)
     }
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        self.color = write_color(value)?;
-        Ok(())
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.color.write(id, value)
     }
 }
 

@@ -37,14 +37,12 @@
 
 use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 
-use super::paint::{parse_color, write_color};
-use super::AnnoSlot;
+use super::paint_color::PaintColor;
 
 /// The PaintTee element.
 #[derive(Default)]
 pub struct PaintTee {
-    color: u8,
-    anno: AnnoSlot,
+    color: PaintColor,
 }
 
 impl PaintTee {
@@ -53,7 +51,7 @@ impl PaintTee {
     fn copies(&self, batch: &PacketBatch, cx: &mut Ctx) {
         // Usually nothing matches (PaintTee marks the rare packet going
         // back out its own interface): only this test is inlined.
-        if batch.iter().any(|p| self.anno.get(p) == self.color) {
+        if batch.iter().any(|p| self.color.matches(p)) {
             self.push_copies(batch, cx);
         }
     }
@@ -63,7 +61,7 @@ impl PaintTee {
     fn push_copies(&self, batch: &PacketBatch, cx: &mut Ctx) {
         let copies: PacketBatch = batch
             .iter()
-            .filter(|p| self.anno.get(p) == self.color)
+            .filter(|p| self.color.matches(p))
             .cloned()
             .collect();
         if !copies.is_empty() {
@@ -81,7 +79,7 @@ impl Element for PaintTee {
         true
     }
     fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
-        if self.anno.get(&p) == self.color {
+        if self.color.matches(&p) {
             cx.push_one(1, p.clone());
         }
         Some(p)
@@ -97,7 +95,7 @@ impl Element for PaintTee {
         conf: &[String],
         cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
-        (self.color, self.anno) = parse_color(conf, cx)?;
+        self.color = PaintColor::configure(conf, cx)?;
         Ok(())
     }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
@@ -110,14 +108,13 @@ impl Element for PaintTee {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("color", 0)]
+        PaintColor::handlers()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.color.to_string())
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        self.color.read(id)
     }
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        self.color = write_color(value)?;
-        Ok(())
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.color.write(id, value)
     }
 }
 

@@ -62,6 +62,13 @@ enum Contents {
     Ascii,
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Active = read_write("active"),
+    }
+}
+
 /// The Print element.
 pub struct Print {
     label: String,
@@ -86,8 +93,6 @@ impl Default for Print {
         }
     }
 }
-
-const H_ACTIVE: u32 = 0;
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -238,19 +243,19 @@ impl Element for Print {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("active", H_ACTIVE)]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_ACTIVE => Ok(self.active.to_string()),
+        match H::from_id(id) {
+            Some(H::Active) => Ok(self.active.to_string()),
             _ => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_ACTIVE => {
+        match H::from_id(id) {
+            Some(H::Active) => {
                 self.active = parse_bool(value).ok_or("expected boolean")?;
                 Ok(())
             }

@@ -39,47 +39,23 @@
 //!
 //! SimplePullSwitch, Switch, PrioSched
 
-use rclick_core::args::Args;
 use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier, NotifierSignal, PacketBatch, TaskId,
 };
 
-use super::parse_int;
-use super::switch::clamp_port;
+use super::pull_input::{self, pull_input, read_input, PassedNotifier};
 
 /// The PullSwitch element.
+#[derive(Default)]
 pub struct PullSwitch {
     input: i64,
-    notifier: Notifier,
+    notifier: PassedNotifier,
     signals: Vec<NotifierSignal>,
-    /// Woken by the inputs' upstream notifiers; passes the wake-up on.
-    task: Option<TaskId>,
-}
-
-impl Default for PullSwitch {
-    fn default() -> Self {
-        PullSwitch {
-            input: 0,
-            notifier: Notifier::new(false),
-            signals: Vec::new(),
-            task: None,
-        }
-    }
 }
 
 impl PullSwitch {
     fn input_signal_active(&self) -> bool {
         self.input >= 0 && !matches!(self.signals.get(self.input as usize), Some(s) if !s.active())
-    }
-
-    fn set_input(&mut self, n: i64, nports: usize, cx: &mut Ctx) {
-        self.input = clamp_port(n, nports);
-        if self.input < 0 {
-            self.notifier.set_active(false);
-        } else if self.input_signal_active() {
-            let n = self.notifier.clone();
-            cx.wake_notifier(&n);
-        }
     }
 }
 
@@ -97,63 +73,56 @@ impl Element for PullSwitch {
         true
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        let mut input: i64 = 0;
-        Args::new(conf)
-            .read_p("INPUT", &mut input)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        self.input = clamp_port(input, cx.ninputs());
+        self.input = read_input(conf, false, cx)?;
         Ok(())
     }
     fn live_reconfigure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         // The notifier catches up on the next pull or wake-up.
         self.configure(conf, cx)?;
         if self.input < 0 {
-            self.notifier.set_active(false);
+            self.notifier.notifier().set_active(false);
         }
         Ok(())
     }
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.notifier.set_active(self.input >= 0);
+        self.notifier.notifier().set_active(self.input >= 0);
+        // Woken by the inputs' upstream notifiers; passes the wake-up on.
         let t = cx.new_task(false);
-        self.task = Some(t);
         self.signals = (0..cx.ninputs())
             .map(|i| cx.upstream_empty_signal(i, Some(t)))
             .collect();
         Ok(())
     }
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
-        if self.input_signal_active() && !self.notifier.active() {
-            let n = self.notifier.clone();
-            cx.wake_notifier(&n);
-        }
+        self.notifier.wake_if(self.input_signal_active(), cx);
         false
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         if self.input < 0 {
             return PacketBatch::new();
         }
-        let b = cx.pull(self.input as usize, max);
-        if !b.is_empty() {
-            self.notifier.set_active(true);
-        } else if !self.input_signal_active() {
-            self.notifier.set_active(false);
-        }
+        let b = pull_input(self.input, max, cx);
+        self.notifier
+            .after_pull(b.len(), self.input_signal_active());
         b
     }
     fn empty_notifier(&self) -> Option<Notifier> {
-        Some(self.notifier.clone())
+        Some(self.notifier.notifier().clone())
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("switch", 0)]
+        pull_input::handlers()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.input.to_string())
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        pull_input::read_switch(id, self.input)
     }
-    fn write_handler(&mut self, _id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        let n = parse_int::<i64>(value).ok_or("PullSwitch input must be integer")?;
-        let nports = cx.ninputs();
-        self.set_input(n, nports, cx);
+    fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
+        self.input = pull_input::write_switch(id, value, cx.ninputs())?;
+        if self.input < 0 {
+            self.notifier.notifier().set_active(false);
+        } else if self.input_signal_active() {
+            let n = self.notifier.notifier().clone();
+            cx.wake_notifier(&n);
+        }
         Ok(())
     }
 }

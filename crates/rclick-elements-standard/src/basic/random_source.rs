@@ -60,14 +60,14 @@
 //!
 //! InfiniteSource, RandomSeed
 
-use rclick_core::args::{AnyArg, Args};
+use rclick_core::args::Args;
 use rclick_core::{
-    random, ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier, NotifierSignal, PacketBatch,
-    TaskId,
+    random, ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier, PacketBatch, TaskId,
 };
 use rclick_packet::Packet;
 
-use super::{parse_bool, parse_int};
+use super::parse_int;
+use super::source::{Source, SourceArgs};
 
 /// The longest packet RandomSource makes (Click's bound).
 const MAX_LENGTH: i64 = 65535;
@@ -85,34 +85,10 @@ rclick_core::handlers! {
 }
 
 /// The RandomSource element.
+#[derive(Default)]
 pub struct RandomSource {
     length: usize,
-    limit: i64,
-    burst: u32,
-    active: bool,
-    end: super::SourceEnd,
-    timestamp: bool,
-    count: u64,
-    task: Option<TaskId>,
-    nonfull: NotifierSignal,
-    notifier: Notifier,
-}
-
-impl Default for RandomSource {
-    fn default() -> Self {
-        RandomSource {
-            length: 0,
-            limit: -1,
-            burst: 1,
-            active: true,
-            end: super::SourceEnd::default(),
-            timestamp: true,
-            count: 0,
-            task: None,
-            nonfull: NotifierSignal::Busy,
-            notifier: Notifier::new(true),
-        }
-    }
+    src: Source,
 }
 
 /// `len` random bytes: one draw for each four bytes (little-endian), and
@@ -160,12 +136,8 @@ fn check_length(l: i64) -> Result<usize, String> {
 }
 
 impl RandomSource {
-    fn below_limit(&self) -> bool {
-        self.limit < 0 || self.count < self.limit as u64
-    }
-
     fn make_batch(&self, n: usize, cx: &Ctx) -> PacketBatch {
-        let now = self.timestamp.then(|| cx.now());
+        let now = self.src.timestamp.then(|| cx.now());
         let mut b = PacketBatch::with_capacity(n);
         for _ in 0..n {
             let data = random_bytes(self.length);
@@ -177,26 +149,6 @@ impl RandomSource {
             b.push(p);
         }
         b
-    }
-
-    /// Packets left to send now, at most `want`.
-    fn quota(&self, want: u64) -> u64 {
-        if self.limit >= 0 {
-            want.min((self.limit as u64).saturating_sub(self.count))
-        } else {
-            want
-        }
-    }
-
-    fn at_end(&mut self, cx: &mut Ctx) {
-        self.end.fire(cx);
-    }
-
-    /// Resumes after a handler changed something (Click's change_param tail).
-    fn resume(&mut self, cx: &mut Ctx) {
-        if self.active && self.below_limit() {
-            super::wake_source(self.task, &self.notifier, cx);
-        }
     }
 }
 
@@ -210,79 +162,44 @@ impl Element for RandomSource {
 
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         let (length, rest) = split_length(conf)?;
-        let mut limit: i64 = -1;
-        let mut burst: i64 = 1;
-        let mut active = true;
-        let mut timestamp = true;
-        let mut stop = false;
-        let mut end_call = AnyArg::default();
-        Args::new(&rest)
-            .read_p("LIMIT", &mut limit)
-            .read_p("BURST", &mut burst)
-            .read_p("ACTIVE", &mut active)
-            .read("TIMESTAMP", &mut timestamp)
-            .read("STOP", &mut stop)
-            .read("END_CALL", &mut end_call)
+        let mut src = SourceArgs::default();
+        src.read(Args::new(&rest), |a| a)
             .complete()
             .map_err(|e| e.to_string())?;
         let length = check_length(length)?;
-        if burst < 1 {
-            return Err("burst size must be >= 1".into());
-        }
-        let end = super::SourceEnd::new(stop, &end_call.0)?;
+        self.src.configure(src)?;
         self.length = length;
-        self.limit = limit;
-        self.burst = u32::try_from(burst).unwrap_or(u32::MAX);
-        self.active = active;
-        self.timestamp = timestamp;
-        self.end = end;
-        self.count = 0;
         Ok(())
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        if cx.output_is_push(0) {
-            let t = cx.new_task(true);
-            self.task = Some(t);
-            self.nonfull = cx.downstream_full_signal(0, Some(t));
-        }
+        self.src.initialize(cx);
         Ok(())
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
-        if !self.active || !self.nonfull.active() {
+        if !self.src.may_send() {
             return false;
         }
-        let n = self.quota(u64::from(self.burst));
+        let n = self.src.take_runs(1, cx);
         if n == 0 {
-            self.at_end(cx);
             return false;
         }
         let b = self.make_batch(n as usize, cx);
-        self.count += n;
         cx.push(0, b);
         cx.reschedule();
         true
     }
 
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        if !self.active {
-            self.notifier.set_active(false);
-            return PacketBatch::new();
+        match self.src.take_pull(max, cx) {
+            0 => PacketBatch::new(),
+            n => self.make_batch(n as usize, cx),
         }
-        let n = self.quota(max.max(1) as u64);
-        if n == 0 {
-            self.at_end(cx);
-            self.notifier.set_active(false);
-            return PacketBatch::new();
-        }
-        let b = self.make_batch(n as usize, cx);
-        self.count += n;
-        b
     }
 
     fn empty_notifier(&self) -> Option<Notifier> {
-        Some(self.notifier.clone())
+        Some(self.src.empty_notifier())
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
@@ -292,11 +209,11 @@ impl Element for RandomSource {
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(match H::from_id(id) {
             Some(H::Length) => self.length.to_string(),
-            Some(H::Limit) => self.limit.to_string(),
-            Some(H::Burst) => self.burst.to_string(),
-            Some(H::Active) => self.active.to_string(),
-            Some(H::Count) => self.count.to_string(),
-            _ => return Err("no such handler".into()),
+            Some(H::Limit) => self.src.limit.to_string(),
+            Some(H::Burst) => self.src.burst.to_string(),
+            Some(H::Active) => self.src.active.to_string(),
+            Some(H::Count) => self.src.count.to_string(),
+            Some(H::Reset) | None => return Err("no such handler".into()),
         })
     }
 
@@ -306,20 +223,13 @@ impl Element for RandomSource {
                 let l = parse_int::<i64>(value).ok_or("length must be integer")?;
                 self.length = check_length(l)?;
             }
-            Some(H::Limit) => {
-                self.limit = parse_int::<i64>(value).ok_or("limit parameter must be integer")?
-            }
-            Some(H::Burst) => {
-                let b = parse_int::<u32>(value).filter(|&b| b >= 1);
-                self.burst = b.ok_or("burst parameter must be integer >= 1")?;
-            }
-            Some(H::Active) => {
-                self.active = parse_bool(value).ok_or("active parameter must be boolean")?
-            }
-            Some(H::Reset) => self.count = 0,
-            _ => return Err("no such handler".into()),
+            Some(H::Limit) => self.src.write_limit(value)?,
+            Some(H::Burst) => self.src.write_burst("burst", value)?,
+            Some(H::Active) => self.src.write_active(value)?,
+            Some(H::Reset) => self.src.count = 0,
+            Some(H::Count) | None => return Err("no such handler".into()),
         }
-        self.resume(cx);
+        self.src.resume(cx);
         Ok(())
     }
 }

@@ -57,6 +57,7 @@ use rclick_core::args::{Args, Bandwidth, Data};
 use rclick_core::{Ctx, Element, HandlerDef, InitCx, PacketBatch, TaskId, TimerId, Timestamp};
 use rclick_packet::Packet;
 
+use super::source::LengthArgs;
 use super::{parse_bool, parse_int, sized_data, template_packet, TokenBucket, DEFAULT_DATA};
 
 /// The RatedSource element.
@@ -147,25 +148,21 @@ impl Element for RatedSource {
         let mut rate: u32 = 10;
         let mut limit: i64 = -1;
         let mut active = true;
-        let mut length: i64 = -1;
-        let mut datasize: i64 = i64::MIN;
+        let mut length = LengthArgs::default();
         let mut stop = false;
         let mut bandwidth = Bandwidth(0.0);
-        Args::new(conf)
+        let args = Args::new(conf)
             .read_p("DATA", &mut data)
             .read_p("RATE", &mut rate)
             .read_p("LIMIT", &mut limit)
-            .read_p("ACTIVE", &mut active)
-            .read("LENGTH", &mut length)
-            .read("DATASIZE", &mut datasize)
+            .read_p("ACTIVE", &mut active);
+        length
+            .read(args)
             .read("STOP", &mut stop)
             .read("BANDWIDTH", &mut bandwidth)
             .complete()
             .map_err(|e| e.to_string())?;
-        if datasize != i64::MIN {
-            length = datasize;
-        }
-        let length = super::check_length(length)?;
+        let length = length.get()?;
         let mut rate = u64::from(rate);
         let bw = bandwidth.bytes_per_sec();
         let plen = if length < 0 {

@@ -51,8 +51,13 @@ const OBSOLETE: &str = "SetAnnoByte(ANNO, VALUE) is obsolete, use Paint(VALUE, A
 /// Click's offset of the paint annotation, as the `anno` handler shows it.
 const PAINT_OFFSET: usize = 16;
 
-const H_ANNO: u32 = 0;
-const H_VALUE: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Value = read_write("value"),
+        Anno = read("anno"),
+    }
+}
 
 /// The SetAnnoByte element.
 #[derive(Default)]
@@ -112,19 +117,20 @@ impl Element for SetAnnoByte {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("value", H_VALUE),
-            HandlerDef::read("anno", H_ANNO),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match (id, self.anno) {
-            (H_ANNO, AnnoSlot::Paint) => PAINT_OFFSET.to_string(),
-            (H_ANNO, AnnoSlot::User(o)) => o.to_string(),
-            _ => self.value.to_string(),
+        Ok(match (H::from_id(id), self.anno) {
+            (Some(H::Anno), AnnoSlot::Paint) => PAINT_OFFSET.to_string(),
+            (Some(H::Anno), AnnoSlot::User(o)) => o.to_string(),
+            (Some(H::Value), _) => self.value.to_string(),
+            (None, _) => return Err("no such handler".into()),
         })
     }
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        let Some(H::Value) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         self.value = parse_int::<u8>(value).ok_or("expected uint8_t")?;
         Ok(())
     }

@@ -40,6 +40,13 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::crc32::click_crc32;
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 /// The SetCRC32 element.
 #[derive(Default)]
 pub struct SetCRC32 {
@@ -91,9 +98,12 @@ impl Element for SetCRC32 {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("drops", 0)]
+        H::all_defs()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Drops) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.drops.to_string())
     }
 }

@@ -36,6 +36,13 @@ use rclick_core::args::{Args, Word};
 use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
 use rclick_packet::PacketType;
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Type = read_write("type"),
+    }
+}
+
 /// The SetPacketType element.
 #[derive(Default)]
 pub struct SetPacketType {
@@ -78,12 +85,18 @@ impl Element for SetPacketType {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("type", 0)]
+        H::all_defs()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Type) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.ptype.name().to_string())
     }
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        let Some(H::Type) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         self.ptype = parse_type(value)?;
         Ok(())
     }

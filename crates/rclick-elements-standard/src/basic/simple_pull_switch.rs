@@ -36,11 +36,9 @@
 //!
 //! PullSwitch, Switch
 
-use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
-use super::parse_int;
-use super::switch::clamp_port;
+use super::pull_input::{self, pull_input, read_input};
 
 /// The SimplePullSwitch element.
 #[derive(Default)]
@@ -62,30 +60,20 @@ impl Element for SimplePullSwitch {
         true
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        let mut input: i64 = 0;
-        Args::new(conf)
-            .read_p("INPUT", &mut input)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        self.input = clamp_port(input, cx.ninputs());
+        self.input = read_input(conf, false, cx)?;
         Ok(())
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        if self.input < 0 {
-            PacketBatch::new()
-        } else {
-            cx.pull(self.input as usize, max)
-        }
+        pull_input(self.input, max, cx)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("switch", 0)]
+        pull_input::handlers()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.input.to_string())
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        pull_input::read_switch(id, self.input)
     }
-    fn write_handler(&mut self, _id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        let n = parse_int::<i64>(value).ok_or("PullSwitch input must be integer")?;
-        self.input = clamp_port(n, cx.ninputs());
+    fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
+        self.input = pull_input::write_switch(id, value, cx.ninputs())?;
         Ok(())
     }
 }

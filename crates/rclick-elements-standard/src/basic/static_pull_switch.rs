@@ -35,18 +35,17 @@
 //!
 //! PullSwitch, StaticSwitch
 
-use rclick_core::args::Args;
 use rclick_core::{
     ConfigureCx, Ctx, Element, InitCx, Notifier, NotifierSignal, PacketBatch, TaskId,
 };
 
-use super::switch::clamp_port;
+use super::pull_input::{pull_input, read_input, PassedNotifier};
 
 /// The StaticPullSwitch element.
 pub struct StaticPullSwitch {
     input: i64,
     /// Active while input INPUT may have packets.
-    notifier: Notifier,
+    notifier: PassedNotifier,
     /// INPUT's upstream signal.
     signal: NotifierSignal,
 }
@@ -55,7 +54,7 @@ impl Default for StaticPullSwitch {
     fn default() -> Self {
         StaticPullSwitch {
             input: 0,
-            notifier: Notifier::new(false),
+            notifier: PassedNotifier::default(),
             signal: NotifierSignal::Busy,
         }
     }
@@ -72,12 +71,7 @@ impl Element for StaticPullSwitch {
         "l/l"
     }
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        let mut input: i64 = 0;
-        Args::new(conf)
-            .read_mp("INPUT", &mut input)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        self.input = clamp_port(input, cx.ninputs());
+        self.input = read_input(conf, true, cx)?;
         Ok(())
     }
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
@@ -86,31 +80,24 @@ impl Element for StaticPullSwitch {
         if self.input >= 0 {
             let t = cx.new_task(false);
             self.signal = cx.upstream_empty_signal(self.input as usize, Some(t));
-            self.notifier.set_active(true);
+            self.notifier.notifier().set_active(true);
         }
         Ok(())
     }
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
-        if self.signal.active() && !self.notifier.active() {
-            let n = self.notifier.clone();
-            cx.wake_notifier(&n);
-        }
+        self.notifier.wake_if(self.signal.active(), cx);
         false
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         if self.input < 0 {
             return PacketBatch::new();
         }
-        let b = cx.pull(self.input as usize, max);
-        if !b.is_empty() {
-            self.notifier.set_active(true);
-        } else if !self.signal.active() {
-            self.notifier.set_active(false);
-        }
+        let b = pull_input(self.input, max, cx);
+        self.notifier.after_pull(b.len(), self.signal.active());
         b
     }
     fn empty_notifier(&self) -> Option<Notifier> {
-        Some(self.notifier.clone())
+        Some(self.notifier.notifier().clone())
     }
 }
 

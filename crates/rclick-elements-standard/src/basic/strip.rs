@@ -34,12 +34,12 @@
 use rclick_core::args::Args;
 use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 
-use super::parse_int;
+use super::length_arg::ByteLength;
 
 /// The Strip element.
 #[derive(Default)]
 pub struct Strip {
-    n: u32,
+    n: ByteLength,
 }
 
 impl Element for Strip {
@@ -51,7 +51,7 @@ impl Element for Strip {
         true
     }
     fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
-        p.pull(self.n as usize);
+        p.pull(self.n.0 as usize);
         Some(p)
     }
     /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
@@ -63,9 +63,8 @@ impl Element for Strip {
         conf: &[String],
         _cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
-        let mut n: u32 = 0;
-        Args::new(conf)
-            .read_mp("LENGTH", &mut n)
+        let mut n = ByteLength::default();
+        n.read_arg(Args::new(conf))
             .complete()
             .map_err(|e| e.to_string())?;
         self.n = n;
@@ -73,26 +72,25 @@ impl Element for Strip {
     }
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
         for p in batch.iter_mut() {
-            p.pull(self.n as usize);
+            p.pull(self.n.0 as usize);
         }
         cx.push(0, batch);
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let mut batch = cx.pull(0, max);
         for p in batch.iter_mut() {
-            p.pull(self.n as usize);
+            p.pull(self.n.0 as usize);
         }
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("length", 0)]
+        ByteLength::handlers(false)
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.n.to_string())
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        self.n.read(id)
     }
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        self.n = parse_int::<u32>(value).ok_or("expected unsigned integer")?;
-        Ok(())
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.n.write(id, value)
     }
 }
 

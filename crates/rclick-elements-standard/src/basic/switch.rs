@@ -59,6 +59,13 @@ pub(crate) fn clamp_port(n: i64, nports: usize) -> i64 {
     }
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Switch = read_write("switch"),
+    }
+}
+
 impl Element for Switch {
     fn class_name(&self) -> &'static str {
         "Switch"
@@ -90,12 +97,18 @@ impl Element for Switch {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("switch", 0)]
+        H::all_defs()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Switch) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.output.to_string())
     }
-    fn write_handler(&mut self, _id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
+        let Some(H::Switch) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         let n = parse_int::<i64>(value).ok_or("Switch output must be integer")?;
         self.output = if n >= cx.noutputs() as i64 { -1 } else { n };
         Ok(())

@@ -39,18 +39,18 @@
 use rclick_core::args::Args;
 use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
 
-use super::parse_int;
+use super::length_arg::ByteLength;
 
 /// The Truncate element.
 #[derive(Default)]
 pub struct Truncate {
-    n: u32,
+    n: ByteLength,
     extra: bool,
 }
 
 impl Truncate {
     fn apply(&self, batch: &mut PacketBatch) {
-        let n = self.n as usize;
+        let n = self.n.0 as usize;
         for p in batch.iter_mut() {
             let len = p.len();
             if len > n {
@@ -73,10 +73,9 @@ impl Element for Truncate {
         conf: &[String],
         _cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
-        let mut n: u32 = 0;
+        let mut n = ByteLength::default();
         let mut extra = true;
-        Args::new(conf)
-            .read_mp("LENGTH", &mut n)
+        n.read_arg(Args::new(conf))
             .read("EXTRA_LENGTH", &mut extra)
             .complete()
             .map_err(|e| e.to_string())?;
@@ -94,17 +93,13 @@ impl Element for Truncate {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("nbytes", 0),
-            HandlerDef::read_write("length", 0),
-        ]
+        ByteLength::handlers(true)
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.n.to_string())
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        self.n.read(id)
     }
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        self.n = parse_int::<u32>(value).ok_or("expected unsigned integer")?;
-        Ok(())
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.n.write(id, value)
     }
 }
 

@@ -38,17 +38,17 @@
 use rclick_core::args::Args;
 use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 
-use super::parse_int;
+use super::length_arg::ByteLength;
 
 /// The Unstrip element.
 #[derive(Default)]
 pub struct Unstrip {
-    n: u32,
+    n: ByteLength,
 }
 
 impl Unstrip {
     fn apply(&self, mut batch: PacketBatch) -> PacketBatch {
-        let n = self.n as usize;
+        let n = self.n.0 as usize;
         batch.retain_mut(|p: &mut Packet| p.push_keep(n).is_ok());
         batch
     }
@@ -63,7 +63,7 @@ impl Element for Unstrip {
         true
     }
     fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
-        p.push_keep(self.n as usize).is_ok().then_some(p)
+        p.push_keep(self.n.0 as usize).is_ok().then_some(p)
     }
     /// Per packet, independent of other elements: the scheduler may batch a source's runs through it.
     fn batch_transparent(&self) -> bool {
@@ -74,9 +74,8 @@ impl Element for Unstrip {
         conf: &[String],
         _cx: &mut rclick_core::ConfigureCx,
     ) -> Result<(), String> {
-        let mut n: u32 = 0;
-        Args::new(conf)
-            .read_mp("LENGTH", &mut n)
+        let mut n = ByteLength::default();
+        n.read_arg(Args::new(conf))
             .complete()
             .map_err(|e| e.to_string())?;
         self.n = n;
@@ -93,14 +92,13 @@ impl Element for Unstrip {
         self.apply(b)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("length", 0)]
+        ByteLength::handlers(false)
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.n.to_string())
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        self.n.read(id)
     }
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        self.n = parse_int::<u32>(value).ok_or("expected unsigned integer")?;
-        Ok(())
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.n.write(id, value)
     }
 }
 

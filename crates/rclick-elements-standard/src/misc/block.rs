@@ -58,6 +58,13 @@ pub(crate) fn rate_anno(p: &Packet, offset: usize) -> i32 {
     p.anno().u32_at(offset) as i32
 }
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Thresh = read_write("thresh"),
+    }
+}
+
 /// The Block element.
 #[derive(Default)]
 pub struct Block {
@@ -95,12 +102,18 @@ impl Element for Block {
         push_by(batch, cx, |p| this.output(p));
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("thresh", 0)]
+        H::all_defs()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Thresh) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.thresh.to_string())
     }
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        let Some(H::Thresh) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         self.thresh = parse_int::<i32>(value).ok_or("not an integer")?;
         Ok(())
     }

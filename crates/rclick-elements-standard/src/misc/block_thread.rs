@@ -43,7 +43,13 @@ use std::time::Duration;
 use rclick_core::args::{parse_interval, Args};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef};
 
-const H_BLOCK: u32 = 0;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        /// Private: not in the `handlers` listing.
+        Block = write("block"),
+    }
+}
 
 /// The BlockThread element.
 #[derive(Default)]
@@ -62,15 +68,19 @@ impl Element for BlockThread {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut h = HandlerDef::write("block", H_BLOCK);
-        h.flags.private = true;
-        vec![h]
+        H::all_defs()
+            .into_iter()
+            .map(|mut h| {
+                h.flags.private = true;
+                h
+            })
+            .collect()
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        if id != H_BLOCK {
+        let Some(H::Block) = H::from_id(id) else {
             return Err("no such handler".into());
-        }
+        };
         let t = parse_interval(value.trim()).map_err(|_| "bad TIME".to_string())?;
         if t.0 > 0 {
             std::thread::sleep(Duration::from_nanos(t.0 as u64));

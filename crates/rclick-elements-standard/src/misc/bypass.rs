@@ -63,7 +63,12 @@
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
-const H_ACTIVE: u32 = 0;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Active = read_write("active"),
+    }
+}
 
 /// The Bypass element.
 #[derive(Default)]
@@ -119,14 +124,20 @@ impl Element for Bypass {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("active", H_ACTIVE)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Active) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.active.to_string())
     }
 
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        let Some(H::Active) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         let mut active = false;
         Args::new(&[value.trim()])
             .read_mp("ACTIVE", &mut active)

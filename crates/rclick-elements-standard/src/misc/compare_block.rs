@@ -54,8 +54,13 @@ use super::block::{rate_anno, DST_RATE_ANNO, REV_RATE_ANNO};
 use crate::basic::paint_switch::push_by;
 use crate::basic::parse_int;
 
-const H_FWD: u32 = 0;
-const H_REV: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Rev = read_write("rev_weight"),
+        Fwd = read_write("fwd_weight"),
+    }
+}
 
 /// The CompareBlock element.
 #[derive(Default)]
@@ -104,25 +109,21 @@ impl Element for CompareBlock {
         push_by(batch, cx, |p| this.output(p));
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("rev_weight", H_REV),
-            HandlerDef::read_write("fwd_weight", H_FWD),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(if id == H_FWD {
-            self.fwd_weight
-        } else {
-            self.rev_weight
+        match H::from_id(id) {
+            Some(H::Fwd) => Ok(self.fwd_weight.to_string()),
+            Some(H::Rev) => Ok(self.rev_weight.to_string()),
+            None => Err("no such handler".into()),
         }
-        .to_string())
     }
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
         let v = parse_int::<i32>(value).ok_or("not an integer")?;
-        if id == H_FWD {
-            self.fwd_weight = v;
-        } else {
-            self.rev_weight = v;
+        match H::from_id(id) {
+            Some(H::Fwd) => self.fwd_weight = v,
+            Some(H::Rev) => self.rev_weight = v,
+            None => return Err("no such handler".into()),
         }
         Ok(())
     }

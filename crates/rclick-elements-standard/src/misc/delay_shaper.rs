@@ -49,7 +49,12 @@ use rclick_core::{
     TaskId, TimerId, Timestamp,
 };
 
-const H_DELAY: u32 = 0;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Delay = read_write("delay"),
+    }
+}
 
 /// The DelayShaper element.
 pub struct DelayShaper {
@@ -163,14 +168,20 @@ impl Element for DelayShaper {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("delay", H_DELAY)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Delay) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.delay.to_string())
     }
 
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        let Some(H::Delay) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         self.delay = parse_interval(value.trim()).map_err(|_| "delay must be a timestamp")?;
         Ok(())
     }

@@ -44,7 +44,12 @@
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
-const H_SWITCH: u32 = 0;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Switch = read_write("switch"),
+    }
+}
 
 /// The InputSwitch element.
 #[derive(Default)]
@@ -83,14 +88,20 @@ impl Element for InputSwitch {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("switch", H_SWITCH)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Switch) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.input.to_string())
     }
 
-    fn write_handler(&mut self, _id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
+        let Some(H::Switch) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         let mut n: i32 = 0;
         Args::new(&[value.trim()])
             .read_mp("INPUT", &mut n)

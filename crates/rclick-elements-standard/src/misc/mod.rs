@@ -162,6 +162,14 @@ struct NameProbe {
 }
 
 #[cfg(test)]
+rclick_core::handlers! {
+    /// NameProbe's handlers.
+    enum ProbeH {
+        Value = read("value"),
+    }
+}
+
+#[cfg(test)]
 impl rclick_core::Element for NameProbe {
     fn class_name(&self) -> &'static str {
         "NameProbe"
@@ -184,14 +192,17 @@ impl rclick_core::Element for NameProbe {
         Ok(())
     }
     fn handlers(&self) -> Vec<rclick_core::HandlerDef> {
-        vec![rclick_core::HandlerDef::read("value", 0)]
+        ProbeH::all_defs()
     }
     fn read_handler(
         &mut self,
-        _id: u32,
+        id: u32,
         _param: &str,
         _cx: &mut rclick_core::Ctx,
     ) -> Result<String, String> {
-        Ok(self.value.clone())
+        match ProbeH::from_id(id) {
+            Some(ProbeH::Value) => Ok(self.value.clone()),
+            None => Err("no such handler".into()),
+        }
     }
 }

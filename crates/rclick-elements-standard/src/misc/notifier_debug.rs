@@ -43,7 +43,12 @@
 
 use rclick_core::{Ctx, Element, HandlerDef, InitCx, NotifierSignal, PacketBatch};
 
-const H_SIGNAL: u32 = 0;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Signal = read("signal"),
+    }
+}
 
 /// The NotifierDebug element.
 pub struct NotifierDebug {
@@ -81,10 +86,13 @@ impl Element for NotifierDebug {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("signal", H_SIGNAL)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Signal) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.signal.to_string())
     }
 }

@@ -69,9 +69,14 @@ const P_BITS: u32 = 27;
 /// P = 1.
 const P_ONE: u64 = 1 << P_BITS;
 
-const H_P: u32 = 0;
-const H_KIND: u32 = 1;
-const H_ACTIVE: u32 = 2;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        P = read("p_bit_error"),
+        Kind = read("error_kind"),
+        Active = read("active"),
+    }
+}
 
 /// What a bit in error becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -252,17 +257,26 @@ impl Element for RandomBitErrors {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::reconfigure_positional("p_bit_error", "P", 0).with_read(H_P),
-            HandlerDef::reconfigure_positional("error_kind", "KIND", 1).with_read(H_KIND),
-            HandlerDef::reconfigure_positional("active", "ACTIVE", 2).with_read(H_ACTIVE),
-        ]
+        // each is written by reconfiguring its argument, at its position
+        H::ALL
+            .iter()
+            .enumerate()
+            .map(|(pos, &h)| {
+                let (name, keyword) = match h {
+                    H::P => ("p_bit_error", "P"),
+                    H::Kind => ("error_kind", "KIND"),
+                    H::Active => ("active", "ACTIVE"),
+                };
+                HandlerDef::reconfigure_positional(name, keyword, pos).with_read(h.id())
+            })
+            .collect()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_P => unparse_real2(self.p, P_BITS),
-            H_KIND => self.kind.name().to_string(),
-            _ => self.active.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::P) => unparse_real2(self.p, P_BITS),
+            Some(H::Kind) => self.kind.name().to_string(),
+            Some(H::Active) => self.active.to_string(),
+            None => return Err("no such handler".into()),
         })
     }
 }

@@ -49,26 +49,27 @@
 //!
 //! BandwidthRatedSplitter, ProbSplitter, Meter, Shaper, RatedUnqueue, Tee
 
-use rclick_core::args::unparse_bandwidth;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
-use crate::queues::rated_unqueue::{parse_rate_config, BANDWIDTH_THRESH};
-use crate::queues::token_bucket::{ticks, TokenBucket};
+use crate::queues::rated::RateBucket;
 
-const H_RATE: u32 = 0;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Rate = read("rate"),
+    }
+}
 
 /// RatedSplitter, and BandwidthRatedSplitter when `bandwidth` is set.
 pub struct RatedSplitter {
-    bandwidth: bool,
-    tb: TokenBucket,
+    rate: RateBucket,
 }
 
 impl RatedSplitter {
     /// A RatedSplitter (`bandwidth` false) or BandwidthRatedSplitter.
     pub fn new(bandwidth: bool) -> RatedSplitter {
         RatedSplitter {
-            bandwidth,
-            tb: TokenBucket::default(),
+            rate: RateBucket::new(bandwidth),
         }
     }
 }
@@ -81,7 +82,7 @@ impl Default for RatedSplitter {
 
 impl Element for RatedSplitter {
     fn class_name(&self) -> &'static str {
-        if self.bandwidth {
+        if self.rate.bandwidth() {
             "BandwidthRatedSplitter"
         } else {
             "RatedSplitter"
@@ -95,9 +96,7 @@ impl Element for RatedSplitter {
     }
 
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        let (rate, capacity) = parse_rate_config(conf, self.bandwidth)?;
-        self.tb.assign(rate, capacity);
-        Ok(())
+        self.rate.configure(conf)
     }
 
     fn can_live_reconfigure(&self) -> bool {
@@ -105,19 +104,8 @@ impl Element for RatedSplitter {
     }
 
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        self.tb.refill(ticks(cx.now()));
-        let (pass, rest) = if self.bandwidth {
-            batch.partition(|p| {
-                if self.tb.contains(BANDWIDTH_THRESH) {
-                    self.tb.remove(u32::try_from(p.len()).unwrap_or(u32::MAX));
-                    true
-                } else {
-                    false
-                }
-            })
-        } else {
-            batch.partition(|_| self.tb.remove_if(1))
-        };
+        self.rate.refill(cx.now());
+        let (pass, rest) = batch.partition(|p| self.rate.take(p));
         if !pass.is_empty() {
             cx.push(0, pass);
         }
@@ -127,14 +115,13 @@ impl Element for RatedSplitter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::reconfigure_positional("rate", "RATE", 0).with_read(H_RATE)]
+        RateBucket::with_rate_handler(H::all_defs(), H::Rate.id())
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_RATE if self.bandwidth => Ok(unparse_bandwidth(f64::from(self.tb.rate()))),
-            H_RATE => Ok(self.tb.rate().to_string()),
-            _ => Err("no such handler".into()),
+        match H::from_id(id) {
+            Some(H::Rate) => Ok(self.rate.rate_text()),
+            None => Err("no such handler".into()),
         }
     }
 }

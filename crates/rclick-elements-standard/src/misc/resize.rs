@@ -49,8 +49,13 @@
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 
-const H_HEAD: u32 = 0;
-const H_TAIL: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Head = read_write("head"),
+        Tail = read_write("tail"),
+    }
+}
 
 /// The Resize element.
 #[derive(Default)]
@@ -94,28 +99,29 @@ impl Element for Resize {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("head", H_HEAD),
-            HandlerDef::read_write("tail", H_TAIL),
-        ]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(if id == H_HEAD { self.head } else { self.tail }.to_string())
+        match H::from_id(id) {
+            Some(H::Head) => Ok(self.head.to_string()),
+            Some(H::Tail) => Ok(self.tail.to_string()),
+            None => Err("no such handler".into()),
+        }
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        let (kw, slot) = match H::from_id(id) {
+            Some(H::Head) => ("HEAD", &mut self.head),
+            Some(H::Tail) => ("TAIL", &mut self.tail),
+            None => return Err("no such handler".into()),
+        };
         let mut v: i32 = 0;
-        let kw = if id == H_HEAD { "HEAD" } else { "TAIL" };
         Args::new(&[value.trim()])
             .read_mp(kw, &mut v)
             .complete()
             .map_err(|e| e.to_string())?;
-        if id == H_HEAD {
-            self.head = v;
-        } else {
-            self.tail = v;
-        }
+        *slot = v;
         Ok(())
     }
 }

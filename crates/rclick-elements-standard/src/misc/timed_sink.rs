@@ -40,7 +40,12 @@
 use rclick_core::args::{parse_interval, Args, Interval};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, TimerId, Timestamp};
 
-const H_INTERVAL: u32 = 0;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Interval = read_write("interval"),
+    }
+}
 
 /// The TimedSink element.
 pub struct TimedSink {
@@ -101,14 +106,20 @@ impl Element for TimedSink {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("interval", H_INTERVAL)]
+        H::all_defs()
     }
 
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Interval) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(self.interval.to_string())
     }
 
-    fn write_handler(&mut self, _id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        let Some(H::Interval) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         match parse_interval(value.trim()) {
             Ok(i) if i.as_nanos() > 0 => {
                 self.interval = i;

@@ -82,43 +82,16 @@
 
 use rclick_core::args::{AnyArg, Args};
 use rclick_core::{
-    ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, InitCx, PacketBatch, TimerId,
-    Timestamp,
+    Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, InitCx, TimerId, Timestamp,
 };
 
-use super::red_core::{parse_max_p, queues_arg, Params, RedCore, H};
+use super::red_core::{parse_max_p, queues_arg, Params, RedClass, RedCore, RedElement, H};
 
 /// 0.01 and 0.9 with 16 bits of fraction (Click's constants).
 const ONE_HUNDREDTH: u32 = 655;
 const NINE_TENTHS: u32 = 58982;
 /// How often MAX_P adapts.
 const ADAPT_INTERVAL_MS: i64 = 500;
-
-/// AdaptiveRED's arguments: the thresholds follow from TARGET.
-fn parse_params(conf: &[String]) -> Result<Params, String> {
-    let (mut target, mut p, mut stability) = (0u32, 0f64, 4u32);
-    let mut queues = AnyArg(String::new());
-    let mut queues_given = false;
-    Args::new(conf)
-        .read_mp("TARGET", &mut target)
-        .read_mp("MAX_P", &mut p)
-        .read("QUEUES", &mut queues)
-        .read_status(&mut queues_given)
-        .read("STABILITY", &mut stability)
-        .complete()
-        .map_err(|e| e.to_string())?;
-    let target = target.max(10);
-    let min_thresh = target / 2;
-    let max_thresh = target.saturating_add(min_thresh);
-    Params::new(
-        min_thresh,
-        max_thresh,
-        p,
-        stability,
-        true,
-        queues_arg(queues, queues_given),
-    )
-}
 
 /// One adaptation step of MAX_P (Click's AIMD rule); `avg` is the average
 /// queue length in packets. Returns the new MAX_P.
@@ -134,21 +107,13 @@ fn adapt(min_thresh: u32, max_thresh: u32, max_p: u32, avg: u64) -> u32 {
 }
 
 /// The AdaptiveRED element: RED whose MAX_P adapts.
-pub struct AdaptiveRed {
-    core: RedCore,
-    timer: Option<TimerId>,
-    next_adapt: Timestamp,
-}
+pub(crate) type AdaptiveRed = RedElement<Adaptive>;
 
-impl Default for AdaptiveRed {
-    fn default() -> Self {
-        let p = Params::new(5, 15, 0.0, 4, true, None).expect("valid defaults");
-        AdaptiveRed {
-            core: RedCore::new(p),
-            timer: None,
-            next_adapt: Timestamp::ZERO,
-        }
-    }
+/// What AdaptiveRED adds to RED: its arguments, its timer, the writable
+/// MAX_P.
+#[derive(Default)]
+pub(crate) struct Adaptive {
+    next_adapt: Timestamp,
 }
 
 /// A new AdaptiveRED.
@@ -156,68 +121,61 @@ pub fn new() -> Box<dyn Element> {
     Box::<AdaptiveRed>::default()
 }
 
-impl Element for AdaptiveRed {
-    fn class_name(&self) -> &'static str {
-        "AdaptiveRED"
-    }
-    fn port_count(&self) -> &'static str {
-        "1/1-2"
-    }
-    fn processing(&self) -> &'static str {
-        "a/ah"
+impl RedClass for Adaptive {
+    const CLASS: &'static str = "AdaptiveRED";
+
+    fn default_params() -> Params {
+        Params::new(5, 15, 0.0, 4, true, None).expect("valid defaults")
     }
 
-    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        self.core.configure(parse_params(conf)?, cx)
-    }
-
-    fn can_live_reconfigure(&self) -> bool {
-        true
-    }
-
-    fn live_reconfigure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        self.core.live_reconfigure(parse_params(conf)?);
-        Ok(())
+    /// AdaptiveRED's arguments: the thresholds follow from TARGET.
+    fn parse_params(conf: &[String]) -> Result<Params, String> {
+        let (mut target, mut p, mut stability) = (0u32, 0f64, 4u32);
+        let mut queues = AnyArg(String::new());
+        let mut queues_given = false;
+        Args::new(conf)
+            .read_mp("TARGET", &mut target)
+            .read_mp("MAX_P", &mut p)
+            .read("QUEUES", &mut queues)
+            .read_status(&mut queues_given)
+            .read("STABILITY", &mut stability)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        let target = target.max(10);
+        let min_thresh = target / 2;
+        let max_thresh = target.saturating_add(min_thresh);
+        Params::new(
+            min_thresh,
+            max_thresh,
+            p,
+            stability,
+            true,
+            queues_arg(queues, queues_given),
+        )
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.core.initialize(cx)?;
         let t = cx.new_timer();
         self.next_adapt = cx.now() + Timestamp::from_msec(ADAPT_INTERVAL_MS);
         cx.schedule_timer_at(t, self.next_adapt);
-        self.timer = Some(t);
         Ok(())
     }
 
-    fn run_timer(&mut self, timer: TimerId, cx: &mut Ctx) {
-        let st = &self.core.st;
+    fn run_timer(&mut self, core: &mut RedCore, timer: TimerId, cx: &mut Ctx) {
+        let st = &core.st;
         let avg = if st.stability == 0 {
-            self.core.watched.size() as u64
+            core.watched.size() as u64
         } else {
             st.unscaled_avg()
         };
         let max_p = adapt(st.min_thresh, st.max_thresh, st.max_p, avg);
-        self.core.st.set_max_p(max_p);
+        core.st.set_max_p(max_p);
         // as Click: relative to the last expiry, so no drift
         self.next_adapt += Timestamp::from_msec(ADAPT_INTERVAL_MS);
         cx.schedule_timer_at(timer, self.next_adapt);
     }
 
-    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        self.core.push(batch, cx);
-    }
-
-    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        self.core.pull(max, cx)
-    }
-
-    fn take_state(&mut self, old: &mut dyn Element, _cx: &mut Ctx) {
-        if let Some(o) = old.downcast_ref::<AdaptiveRed>() {
-            self.core.take_state(&o.core);
-        }
-    }
-
-    fn handlers(&self) -> Vec<HandlerDef> {
+    fn handlers() -> Vec<HandlerDef> {
         // the thresholds and MAX_P are also written
         H::all_defs()
             .into_iter()
@@ -232,14 +190,8 @@ impl Element for AdaptiveRed {
             .collect()
     }
 
-    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        H::from_id(id)
-            .map(|h| self.core.read(h))
-            .ok_or_else(|| "no such handler".into())
-    }
-
-    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match H::from_id(id) {
+    fn write(&mut self, core: &mut RedCore, h: Option<H>, value: &str) -> Result<(), String> {
+        match h {
             Some(H::MaxP) => {
                 let mut v = 0f64;
                 Args::new(&[value.trim().to_string()])
@@ -247,8 +199,8 @@ impl Element for AdaptiveRed {
                     .complete()
                     .map_err(|e| e.to_string())?;
                 let max_p = parse_max_p(v)?;
-                self.core.p.max_p = max_p;
-                self.core.st.set_max_p(max_p);
+                core.p.max_p = max_p;
+                core.st.set_max_p(max_p);
                 Ok(())
             }
             // Click replaces a positional argument of a three-argument
@@ -261,7 +213,12 @@ impl Element for AdaptiveRed {
 
 #[cfg(test)]
 mod tests {
-    use super::{adapt, parse_params};
+    use super::{adapt, Adaptive};
+    use crate::queues::red_core::RedClass;
+
+    fn parse_params(conf: &[String]) -> Result<super::Params, String> {
+        Adaptive::parse_params(conf)
+    }
     use crate::basic::test_util::random_lock;
     use crate::queues::test_registry;
     use rclick_core::testing;

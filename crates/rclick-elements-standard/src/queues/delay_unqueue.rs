@@ -48,7 +48,12 @@ use rclick_core::{
 };
 use rclick_packet::Packet;
 
-const H_DELAY: u32 = 0;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Delay = read_write("delay"),
+    }
+}
 
 /// The DelayUnqueue element.
 pub struct DelayUnqueue {
@@ -149,19 +154,19 @@ impl Element for DelayUnqueue {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read_write("delay", H_DELAY)]
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_DELAY => Ok(self.delay.to_string()),
+        match H::from_id(id) {
+            Some(H::Delay) => Ok(self.delay.to_string()),
             _ => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_DELAY => {
+        match H::from_id(id) {
+            Some(H::Delay) => {
                 let mut d = Interval::ZERO;
                 Args::new(&[value.trim()])
                     .read_mp("DELAY", &mut d)

@@ -49,7 +49,9 @@
 //! PrioSched, StrideSched, RoundRobinSched
 
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, InitCx, NotifierSignal, Packet, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, InitCx, Packet, PacketBatch};
+
+use super::inputs::InputSignals;
 
 /// The DRRSched element.
 pub struct DRRSched {
@@ -57,7 +59,7 @@ pub struct DRRSched {
     /// A packet held from an earlier visit, per input.
     head: Vec<Option<Packet>>,
     deficit: Vec<u32>,
-    signals: Vec<NotifierSignal>,
+    inputs: InputSignals,
     next: usize,
 }
 
@@ -67,7 +69,7 @@ impl Default for DRRSched {
             quantum: 500,
             head: Vec::new(),
             deficit: Vec::new(),
-            signals: Vec::new(),
+            inputs: InputSignals::default(),
             next: 0,
         }
     }
@@ -81,8 +83,7 @@ impl DRRSched {
             let i = self.next;
             let p = match self.head[i].take() {
                 Some(p) => Some(p),
-                None if self.signals[i].active() => cx.pull_one(i),
-                None => None,
+                None => self.inputs.pull_one(i, cx),
             };
             match p {
                 None => self.deficit[i] = 0,
@@ -121,7 +122,7 @@ impl Element for DRRSched {
     }
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
         let n = cx.ninputs();
-        self.signals = (0..n).map(|i| cx.upstream_empty_signal(i, None)).collect();
+        self.inputs.initialize(cx);
         self.head = (0..n).map(|_| None).collect();
         self.deficit = vec![0; n];
         self.next = 0;

@@ -19,12 +19,14 @@ pub mod delay_unqueue;
 pub mod drr_sched;
 pub mod front_drop_queue;
 pub mod gap_rate;
+pub(crate) mod inputs;
 pub mod meter;
 pub mod mixed_queue;
 pub mod notifier_queue;
 pub mod prio_sched;
 pub mod queue;
 pub mod quick_note_queue;
+pub(crate) mod rated;
 pub mod rated_unqueue;
 pub mod red;
 pub mod red_core;
@@ -165,6 +167,55 @@ pub(crate) fn test_registry() -> Registry {
     );
     r.add("At", || Box::<test_support::At>::default(), "");
     r
+}
+
+/// Checks every push-to-pull queue class passes (Queue and
+/// ThreadSafeQueue), run by each class's tests.
+#[cfg(test)]
+pub(crate) mod queue_checks {
+    use rclick_core::{testing, Router};
+
+    /// A full queue of class `class` and capacity 5 puts its source to
+    /// sleep; returns the router (`i`, `c`, `q`) for the class's checks.
+    pub(crate) fn full_queue_puts_source_to_sleep(class: &str) -> Router {
+        let r = testing::run(
+            &format!("i :: InfiniteSource(LIMIT 15) -> c :: Counter -> q :: {class}(5) -> Idle;"),
+            &super::test_registry(),
+        )
+        .unwrap();
+        assert_eq!(testing::read(&r, "c.count"), "5");
+        assert_eq!(testing::read(&r, "q.drops"), "0");
+        assert_eq!(testing::read(&r, "i.scheduled"), "false");
+        r
+    }
+
+    /// Click's Queue-notifiers-01: a smaller capacity drops, a larger one
+    /// wakes the source.
+    pub(crate) fn capacity_changes_wake_and_drop(class: &str) {
+        let r = testing::run(
+            &format!(
+                "i :: InfiniteSource -> q :: {class} -> Idle;
+                 At(0.02, read i.count, write q.capacity 10, read q.config, read q.length);
+                 At(0.04, read i.count, write q.capacity 1000, read q.config);
+                 At(0.06, read i.count, read q.capacity);
+                 StopAfter(0.1);"
+            ),
+            &super::test_registry(),
+        )
+        .unwrap();
+        assert_eq!(
+            r.take_log(),
+            [
+                "i.count: 1000",
+                "q.config: CAPACITY 10",
+                "q.length: 10",
+                "i.count: 1000",
+                "q.config: CAPACITY 1000",
+                "i.count: 1990",
+                "q.capacity: 1000"
+            ]
+        );
+    }
 }
 
 #[cfg(test)]

@@ -33,12 +33,14 @@
 //!
 //! RoundRobinSched, StrideSched, Queue
 
-use rclick_core::{Ctx, Element, InitCx, NotifierSignal, PacketBatch};
+use rclick_core::{Ctx, Element, InitCx, PacketBatch};
+
+use super::inputs::InputSignals;
 
 /// The PrioSched element.
 #[derive(Default)]
 pub struct PrioSched {
-    signals: Vec<NotifierSignal>,
+    inputs: InputSignals,
 }
 
 impl Element for PrioSched {
@@ -53,27 +55,17 @@ impl Element for PrioSched {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.signals = (0..cx.ninputs())
-            .map(|i| cx.upstream_empty_signal(i, None))
-            .collect();
+        self.inputs.initialize(cx);
         Ok(())
     }
 
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let mut out = PacketBatch::new();
-        for (i, sig) in self.signals.iter().enumerate() {
+        for i in 0..self.inputs.len() {
             if out.len() >= max {
                 break;
             }
-            if !sig.active() {
-                continue;
-            }
-            let mut b = cx.pull(i, max - out.len());
-            if out.is_empty() {
-                out = b;
-            } else {
-                out.append(&mut b);
-            }
+            self.inputs.pull_into(i, max - out.len(), &mut out, cx);
         }
         out
     }

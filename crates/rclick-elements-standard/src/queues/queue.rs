@@ -93,19 +93,12 @@ pub fn new() -> Box<dyn Element> {
 
 #[cfg(test)]
 mod tests {
-    use crate::queues::test_registry;
+    use crate::queues::{queue_checks, test_registry};
     use rclick_core::testing;
 
     #[test]
     fn full_queue_puts_source_to_sleep() {
-        let r = testing::run(
-            "i :: InfiniteSource(LIMIT 15) -> c :: Counter -> q :: Queue(5) -> Idle;",
-            &test_registry(),
-        )
-        .unwrap();
-        assert_eq!(testing::read(&r, "c.count"), "5");
-        assert_eq!(testing::read(&r, "q.drops"), "0");
-        assert_eq!(testing::read(&r, "i.scheduled"), "false");
+        queue_checks::full_queue_puts_source_to_sleep("Queue");
     }
 
     #[test]
@@ -124,27 +117,7 @@ mod tests {
 
     #[test]
     fn capacity_changes_wake_and_drop() {
-        // Queue-notifiers-01
-        let r = testing::run(
-            "i :: InfiniteSource -> q :: Queue -> Idle;
-             At(0.02, read i.count, write q.capacity 10, read q.config, read q.length);
-             At(0.04, read i.count, write q.capacity 1000, read q.config);
-             At(0.06, read i.count);
-             StopAfter(0.1);",
-            &test_registry(),
-        )
-        .unwrap();
-        assert_eq!(
-            r.take_log(),
-            [
-                "i.count: 1000",
-                "q.config: CAPACITY 10",
-                "q.length: 10",
-                "i.count: 1000",
-                "q.config: CAPACITY 1000",
-                "i.count: 1990"
-            ]
-        );
+        queue_checks::capacity_changes_wake_and_drop("Queue");
     }
 
     #[test]

@@ -50,25 +50,25 @@
 //!
 //! BandwidthRatedUnqueue, Unqueue, Shaper, RatedSplitter
 
-use rclick_core::args::{parse_interval, unparse_bandwidth, Args, Bandwidth};
+use rclick_core::args::Args;
 use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, InitCx, NotifierSignal, TaskId, TimerId, Timestamp,
 };
 
-use super::token_bucket::{ticks, TokenBucket};
+use super::rated::RateBucket;
 
-/// Extra tokens (bytes) BandwidthRatedUnqueue's bucket holds: it sends
-/// while at least this many are available, whatever the packet length.
-pub const BANDWIDTH_THRESH: u32 = 131072;
-
-const H_RATE: u32 = 0;
-const H_ACTIVE: u32 = 1;
-const H_CALLS: u32 = 2;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Rate = read("rate"),
+        Active = read_write("active"),
+        Calls = read("calls"),
+    }
+}
 
 /// RatedUnqueue, and BandwidthRatedUnqueue when `bandwidth` is set.
 pub struct RatedUnqueue {
-    bandwidth: bool,
-    tb: TokenBucket,
+    rate: RateBucket,
     active: bool,
     task: Option<TaskId>,
     timer: Option<TimerId>,
@@ -83,8 +83,7 @@ impl RatedUnqueue {
     /// A RatedUnqueue (`bandwidth` false) or BandwidthRatedUnqueue.
     pub fn new(bandwidth: bool) -> RatedUnqueue {
         RatedUnqueue {
-            bandwidth,
-            tb: TokenBucket::default(),
+            rate: RateBucket::new(bandwidth),
             active: true,
             task: None,
             timer: None,
@@ -95,14 +94,6 @@ impl RatedUnqueue {
             empty_runs: 0,
         }
     }
-
-    fn threshold(&self) -> u32 {
-        if self.bandwidth {
-            BANDWIDTH_THRESH
-        } else {
-            1
-        }
-    }
 }
 
 impl Default for RatedUnqueue {
@@ -111,62 +102,9 @@ impl Default for RatedUnqueue {
     }
 }
 
-fn parse_msec(s: &str) -> Result<u32, String> {
-    let i = parse_interval(s)?;
-    // SecondsArg(3): milliseconds, rounded half up
-    let ms = (i.as_nanos() + 500_000) / 1_000_000;
-    u32::try_from(ms).map_err(|_| "out of range".to_string())
-}
-
-/// Parses RATE and the burst keywords into a token bucket rate and
-/// capacity (Click's `RatedUnqueue::configure_helper`); shared with
-/// BandwidthRatedUnqueue.
-pub fn parse_rate_config(conf: &[String], bandwidth: bool) -> Result<(u32, u32), String> {
-    let mut rate: u32 = 0;
-    let mut bw = Bandwidth(0.0);
-    let mut dur_msec: u32 = 20;
-    let mut tokens: u32 = 0;
-    let (mut dur_given, mut tokens_given) = (false, false);
-    let burst_kw = if bandwidth {
-        "BURST_BYTES"
-    } else {
-        "BURST_SIZE"
-    };
-    let mut args = Args::new(conf);
-    args = if bandwidth {
-        args.read_mp("RATE", &mut bw)
-    } else {
-        args.read_mp("RATE", &mut rate)
-    };
-    args.read_with("BURST_DURATION", &mut dur_msec, parse_msec)
-        .read_status(&mut dur_given)
-        .read(burst_kw, &mut tokens)
-        .read_status(&mut tokens_given)
-        .complete()
-        .map_err(|e| e.to_string())?;
-    if bandwidth {
-        let b = bw.bytes_per_sec();
-        if b > f64::from(u32::MAX) {
-            return Err("RATE: out of range".into());
-        }
-        rate = b as u32;
-    }
-    if dur_given && tokens_given {
-        return Err(format!("cannot specify both BURST_DURATION and {burst_kw}"));
-    }
-    if !tokens_given {
-        let t = u64::from(rate) * u64::from(dur_msec) / 1000;
-        tokens = u32::try_from(t).unwrap_or(u32::MAX);
-    }
-    if bandwidth {
-        tokens = tokens.saturating_add(BANDWIDTH_THRESH);
-    }
-    Ok((rate, tokens.max(1)))
-}
-
 impl Element for RatedUnqueue {
     fn class_name(&self) -> &'static str {
-        if self.bandwidth {
+        if self.rate.bandwidth() {
             "BandwidthRatedUnqueue"
         } else {
             "RatedUnqueue"
@@ -177,9 +115,7 @@ impl Element for RatedUnqueue {
     }
 
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        let (rate, capacity) = parse_rate_config(conf, self.bandwidth)?;
-        self.tb.assign(rate, capacity);
-        Ok(())
+        self.rate.configure(conf)
     }
 
     fn can_live_reconfigure(&self) -> bool {
@@ -205,17 +141,11 @@ impl Element for RatedUnqueue {
         if !self.active {
             return false;
         }
-        self.tb.refill(ticks(cx.now()));
-        let need = self.threshold();
+        self.rate.refill(cx.now());
         let mut worked = false;
-        if self.tb.contains(need) {
+        if self.rate.ready() {
             if let Some(p) = cx.pull_one(0) {
-                let cost = if self.bandwidth {
-                    u32::try_from(p.len()).unwrap_or(u32::MAX)
-                } else {
-                    1
-                };
-                self.tb.remove(cost);
+                self.rate.charge(&p);
                 self.pushes += 1;
                 worked = true;
                 cx.push_one(0, p);
@@ -226,7 +156,7 @@ impl Element for RatedUnqueue {
                 }
             }
         } else {
-            let wait = self.tb.time_until_contains(need);
+            let wait = self.rate.time_until_ready();
             if let (Some(t), true) = (self.timer, wait != u64::MAX) {
                 let ms = i64::try_from(wait).unwrap_or(i64::MAX / 1_000_000);
                 cx.schedule_timer_after(t, Timestamp::from_msec(ms));
@@ -248,29 +178,24 @@ impl Element for RatedUnqueue {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::reconfigure_positional("rate", "RATE", 0).with_read(H_RATE),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read("calls", H_CALLS),
-        ]
+        RateBucket::with_rate_handler(H::all_defs(), H::Rate.id())
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_RATE if self.bandwidth => unparse_bandwidth(f64::from(self.tb.rate())),
-            H_RATE => self.tb.rate().to_string(),
-            H_ACTIVE => self.active.to_string(),
-            H_CALLS => format!(
+        Ok(match H::from_id(id) {
+            Some(H::Rate) => self.rate.rate_text(),
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Calls) => format!(
                 "{} calls to run_task()\n{} empty runs\n{} pushes\n{} failed pulls\n",
                 self.runs, self.empty_runs, self.pushes, self.failed_pulls
             ),
-            _ => return Err("no such handler".into()),
+            None => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_ACTIVE => {
+        match H::from_id(id) {
+            Some(H::Active) => {
                 let mut b = false;
                 Args::new(&[value.trim()])
                     .read_mp("ACTIVE", &mut b)
@@ -291,35 +216,8 @@ impl Element for RatedUnqueue {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_rate_config;
     use crate::queues::test_registry;
     use rclick_core::testing;
-
-    fn conf(s: &[&str]) -> Vec<String> {
-        s.iter().map(|x| x.to_string()).collect()
-    }
-
-    #[test]
-    fn burst_parameters() {
-        assert_eq!(parse_rate_config(&conf(&["2"]), false), Ok((2, 1)));
-        assert_eq!(
-            parse_rate_config(&conf(&["RATE 2", "BURST_SIZE 50"]), false),
-            Ok((2, 50))
-        );
-        assert_eq!(
-            parse_rate_config(&conf(&["2", "BURST_DURATION 25"]), false),
-            Ok((2, 50))
-        );
-        assert_eq!(parse_rate_config(&conf(&["1000"]), false), Ok((1000, 20)));
-        assert!(
-            parse_rate_config(&conf(&["2", "BURST_DURATION 1", "BURST_SIZE 3"]), false).is_err()
-        );
-        assert!(parse_rate_config(&conf(&[]), false).is_err());
-        assert_eq!(
-            parse_rate_config(&conf(&["200Bps"]), true),
-            Ok((200, 131076))
-        );
-    }
 
     #[test]
     fn rate_over_ten_seconds() {

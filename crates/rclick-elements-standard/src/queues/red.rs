@@ -67,93 +67,51 @@
 //! Congestion Avoidance. ACM Transactions on Networking 1(4), August 1993.
 
 use rclick_core::args::{AnyArg, Args};
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, HandlerKind, InitCx, PacketBatch};
+use rclick_core::{HandlerDef, HandlerKind};
 
-use super::red_core::{queues_arg, Params, RedCore, H};
+use super::red_core::{queues_arg, Params, RedClass, RedElement, H};
 
 /// The RED element.
-pub struct Red {
-    core: RedCore,
-}
+pub(crate) type Red = RedElement<RedRule>;
 
-impl Default for Red {
-    fn default() -> Self {
-        let p = Params::new(0, 0, 0.0, 4, true, None).expect("valid defaults");
-        Red {
-            core: RedCore::new(p),
-        }
-    }
-}
+/// RED's own part: its arguments and handlers.
+#[derive(Default)]
+pub(crate) struct RedRule;
 
-/// RED's arguments (Click's `RED::configure`; QUEUES may also be the
-/// fourth positional argument).
-fn parse_params(conf: &[String]) -> Result<Params, String> {
-    let (mut min, mut max, mut p, mut stability, mut gentle) = (0u32, 0u32, 0f64, 4u32, true);
-    let mut queues = AnyArg(String::new());
-    let mut queues_given = false;
-    Args::new(conf)
-        .read_mp("MIN_THRESH", &mut min)
-        .read_mp("MAX_THRESH", &mut max)
-        .read_mp("MAX_P", &mut p)
-        .read_p("QUEUES", &mut queues)
-        .read_status(&mut queues_given)
-        .read("STABILITY", &mut stability)
-        .read("GENTLE", &mut gentle)
-        .complete()
-        .map_err(|e| e.to_string())?;
-    Params::new(
-        min,
-        max,
-        p,
-        stability,
-        gentle,
-        queues_arg(queues, queues_given),
-    )
-}
+impl RedClass for RedRule {
+    const CLASS: &'static str = "RED";
 
-impl Element for Red {
-    fn class_name(&self) -> &'static str {
-        "RED"
-    }
-    fn port_count(&self) -> &'static str {
-        "1/1-2"
-    }
-    fn processing(&self) -> &'static str {
-        "a/ah"
+    fn default_params() -> Params {
+        Params::new(0, 0, 0.0, 4, true, None).expect("valid defaults")
     }
 
-    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        self.core.configure(parse_params(conf)?, cx)
+    /// RED's arguments (Click's `RED::configure`; QUEUES may also be the
+    /// fourth positional argument).
+    fn parse_params(conf: &[String]) -> Result<Params, String> {
+        let (mut min, mut max, mut p, mut stability, mut gentle) = (0u32, 0u32, 0f64, 4u32, true);
+        let mut queues = AnyArg(String::new());
+        let mut queues_given = false;
+        Args::new(conf)
+            .read_mp("MIN_THRESH", &mut min)
+            .read_mp("MAX_THRESH", &mut max)
+            .read_mp("MAX_P", &mut p)
+            .read_p("QUEUES", &mut queues)
+            .read_status(&mut queues_given)
+            .read("STABILITY", &mut stability)
+            .read("GENTLE", &mut gentle)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        Params::new(
+            min,
+            max,
+            p,
+            stability,
+            gentle,
+            queues_arg(queues, queues_given),
+        )
     }
 
-    fn can_live_reconfigure(&self) -> bool {
-        true
-    }
-
-    fn live_reconfigure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        self.core.live_reconfigure(parse_params(conf)?);
-        Ok(())
-    }
-
-    fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.core.initialize(cx)
-    }
-
-    fn take_state(&mut self, old: &mut dyn Element, _cx: &mut Ctx) {
-        if let Some(o) = old.downcast_ref::<Red>() {
-            self.core.take_state(&o.core);
-        }
-    }
-
-    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        self.core.push(batch, cx);
-    }
-
-    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        self.core.pull(max, cx)
-    }
-
-    fn handlers(&self) -> Vec<HandlerDef> {
+    fn handlers() -> Vec<HandlerDef> {
         // `config` stays the standard one, which a write reconfigures
         H::all_defs()
             .into_iter()
@@ -179,17 +137,16 @@ impl Element for Red {
             })
             .collect()
     }
-
-    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        H::from_id(id)
-            .map(|h| self.core.read(h))
-            .ok_or_else(|| "no such handler".into())
-    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_params;
+    use super::RedRule;
+    use crate::queues::red_core::RedClass;
+
+    fn parse_params(conf: &[String]) -> Result<super::Params, String> {
+        RedRule::parse_params(conf)
+    }
     use crate::queues::test_registry;
     use rclick_core::testing;
 

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use rclick_core::args::AnyArg;
-use rclick_core::{ConfigureCx, Ctx, Element, ElementId, InitCx, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, ElementId, HandlerDef, InitCx, PacketBatch, TimerId};
 
 use super::storage::storage_length;
 use super::token_bucket::ticks;
@@ -475,6 +475,117 @@ impl RedCore {
             ),
             H::Config => self.config_text(),
         }
+    }
+}
+
+/// A class of the RED family: what differs between RED and its Click
+/// subclass AdaptiveRED, implemented in each class's file; the element
+/// is a [`RedElement`] of the class.
+pub(crate) trait RedClass: Default + Send + 'static {
+    /// The class name.
+    const CLASS: &'static str;
+
+    /// The parameters of an element not yet configured.
+    fn default_params() -> Params;
+
+    /// The class's arguments, checked.
+    fn parse_params(conf: &[String]) -> Result<Params, String>;
+
+    /// The handler definitions.
+    fn handlers() -> Vec<HandlerDef>;
+
+    /// Click's `initialize`, after the core's.
+    fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        let _ = cx;
+        Ok(())
+    }
+
+    /// A timer of the class's ran.
+    fn run_timer(&mut self, core: &mut RedCore, timer: TimerId, cx: &mut Ctx) {
+        let _ = (core, timer, cx);
+    }
+
+    /// A handler write.
+    fn write(&mut self, core: &mut RedCore, h: Option<H>, value: &str) -> Result<(), String> {
+        let _ = (core, h, value);
+        Err("handler not writable".into())
+    }
+}
+
+/// An element of a RED class `C`: drops on push and pull as Click's RED.
+pub(crate) struct RedElement<C: RedClass> {
+    pub(crate) core: RedCore,
+    class: C,
+}
+
+impl<C: RedClass> Default for RedElement<C> {
+    fn default() -> Self {
+        RedElement {
+            core: RedCore::new(C::default_params()),
+            class: C::default(),
+        }
+    }
+}
+
+impl<C: RedClass> Element for RedElement<C> {
+    fn class_name(&self) -> &'static str {
+        C::CLASS
+    }
+    fn port_count(&self) -> &'static str {
+        "1/1-2"
+    }
+    fn processing(&self) -> &'static str {
+        "a/ah"
+    }
+
+    fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
+        self.core.configure(C::parse_params(conf)?, cx)
+    }
+
+    fn can_live_reconfigure(&self) -> bool {
+        true
+    }
+
+    fn live_reconfigure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+        self.core.live_reconfigure(C::parse_params(conf)?);
+        Ok(())
+    }
+
+    fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+        self.core.initialize(cx)?;
+        self.class.initialize(cx)
+    }
+
+    fn take_state(&mut self, old: &mut dyn Element, _cx: &mut Ctx) {
+        if let Some(o) = old.downcast_ref::<RedElement<C>>() {
+            self.core.take_state(&o.core);
+        }
+    }
+
+    fn run_timer(&mut self, timer: TimerId, cx: &mut Ctx) {
+        self.class.run_timer(&mut self.core, timer, cx);
+    }
+
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        self.core.push(batch, cx);
+    }
+
+    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
+        self.core.pull(max, cx)
+    }
+
+    fn handlers(&self) -> Vec<HandlerDef> {
+        C::handlers()
+    }
+
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        H::from_id(id)
+            .map(|h| self.core.read(h))
+            .ok_or_else(|| "no such handler".into())
+    }
+
+    fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
+        self.class.write(&mut self.core, H::from_id(id), value)
     }
 }
 

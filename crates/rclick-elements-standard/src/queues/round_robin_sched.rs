@@ -33,13 +33,15 @@
 //!
 //! PrioSched, StrideSched, RoundRobinSwitch
 
-use rclick_core::{Ctx, Element, InitCx, NotifierSignal, PacketBatch};
+use rclick_core::{Ctx, Element, InitCx, PacketBatch};
+
+use super::inputs::InputSignals;
 
 /// The RoundRobinSched element.
 #[derive(Default)]
 pub struct RoundRobinSched {
     next: usize,
-    signals: Vec<NotifierSignal>,
+    inputs: InputSignals,
 }
 
 impl Element for RoundRobinSched {
@@ -54,14 +56,12 @@ impl Element for RoundRobinSched {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.signals = (0..cx.ninputs())
-            .map(|i| cx.upstream_empty_signal(i, None))
-            .collect();
+        self.inputs.initialize(cx);
         Ok(())
     }
 
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let n = self.signals.len();
+        let n = self.inputs.len();
         let mut out = PacketBatch::new();
         if n == 0 {
             return out;
@@ -69,11 +69,7 @@ impl Element for RoundRobinSched {
         'packets: while out.len() < max {
             let mut i = self.next % n;
             for _ in 0..n {
-                let got = if self.signals[i].active() {
-                    cx.pull_one(i)
-                } else {
-                    None
-                };
+                let got = self.inputs.pull_one(i, cx);
                 i = (i + 1) % n;
                 if let Some(p) = got {
                     self.next = i;

@@ -50,9 +50,16 @@ use rclick_core::{
 };
 
 use super::gap_rate::GapRate;
+use super::rated::RateBucket;
 
-const H_RATE: u32 = 0;
-const H_RESET: u32 = 1;
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        /// Written by reconfiguring RATE.
+        Rate = read("rate"),
+        Reset = write("reset"),
+    }
+}
 
 /// Shaper, and BandwidthShaper when `bandwidth` is set.
 pub struct Shaper {
@@ -199,23 +206,20 @@ impl Element for Shaper {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::reconfigure_positional("rate", "RATE", 0).with_read(H_RATE),
-            HandlerDef::write("reset", H_RESET),
-        ]
+        RateBucket::with_rate_handler(H::all_defs(), H::Rate.id())
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_RATE if self.bandwidth => Ok(unparse_bandwidth(f64::from(self.rate.rate()))),
-            H_RATE => Ok(self.rate.rate().to_string()),
-            _ => Err("no such handler".into()),
+        match H::from_id(id) {
+            Some(H::Rate) if self.bandwidth => Ok(unparse_bandwidth(f64::from(self.rate.rate()))),
+            Some(H::Rate) => Ok(self.rate.rate().to_string()),
+            Some(H::Reset) | None => Err("no such handler".into()),
         }
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_RESET => {
+        match H::from_id(id) {
+            Some(H::Reset) => {
                 self.rate.reset();
                 Ok(())
             }

@@ -30,8 +30,9 @@ pub(crate) const SLEEPINESS_TRIGGER: u32 = 9;
 const PREALLOC_MAX: usize = 4096;
 
 rclick_core::handlers! {
-    /// The handlers every queue class has (the manuals' lists).
-    enum H {
+    /// The handlers every queue class has (the manuals' lists), and
+    /// ThreadSafeQueue.
+    pub(crate) enum H {
         Length = read("length"),
         Highwater = read("highwater_length"),
         Capacity = read("capacity"),
@@ -279,18 +280,9 @@ impl Store {
         }
     }
 
-    fn parse_capacity(conf: &[String]) -> Result<usize, String> {
-        let mut cap: u32 = DEFAULT_CAPACITY as u32;
-        Args::new(conf)
-            .read_p("CAPACITY", &mut cap)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        Ok(cap as usize)
-    }
-
     /// Sets the capacity from `CAPACITY` and reserves room up front.
     pub fn configure(&mut self, conf: &[String]) -> Result<(), String> {
-        let cap = Self::parse_capacity(conf)?;
+        let cap = parse_capacity(conf)?;
         self.capacity = cap;
         let want = cap.min(PREALLOC_MAX);
         if self.q.capacity() < want {
@@ -317,7 +309,7 @@ impl Store {
     /// A new `CAPACITY` while running; packets past it go (see
     /// [`QueueClass::KEEP_NEWEST`]).
     pub fn live_reconfigure(&mut self, conf: &[String], keep_newest: bool) -> Result<(), String> {
-        let cap = Self::parse_capacity(conf)?;
+        let cap = parse_capacity(conf)?;
         Self::trim(&mut self.q, cap, keep_newest);
         self.capacity = cap;
         self.length.store(self.q.len(), Ordering::Relaxed);
@@ -377,6 +369,33 @@ pub enum Taken {
         /// The old queue's length.
         old_len: usize,
     },
+}
+
+/// The handlers of a queue ([`H`]): `capacity` is written by
+/// reconfiguring CAPACITY.
+pub(crate) fn queue_handlers() -> Vec<HandlerDef> {
+    H::all_defs()
+        .into_iter()
+        .map(|d| {
+            if d.name == "capacity" {
+                HandlerDef::reconfigure_positional("capacity", "CAPACITY", 0)
+                    .with_read(H::Capacity.id())
+            } else {
+                d
+            }
+        })
+        .collect()
+}
+
+/// The CAPACITY argument of a queue (the Queue family and
+/// ThreadSafeQueue): positional, 1000 by default.
+pub(crate) fn parse_capacity(conf: &[String]) -> Result<usize, String> {
+    let mut cap: u32 = DEFAULT_CAPACITY as u32;
+    Args::new(conf)
+        .read_p("CAPACITY", &mut cap)
+        .complete()
+        .map_err(|e| e.to_string())?;
+    Ok(cap as usize)
 }
 
 /// What a queue class writes in its own file: Click's subclass of
@@ -497,17 +516,7 @@ impl<C: QueueClass> Element for QueueElement<C> {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-            .into_iter()
-            .map(|d| {
-                if d.name == "capacity" {
-                    HandlerDef::reconfigure_positional("capacity", "CAPACITY", 0)
-                        .with_read(H::Capacity.id())
-                } else {
-                    d
-                }
-            })
-            .collect()
+        queue_handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
@@ -582,6 +591,16 @@ impl<C: QueueClass> Element for QueueElement<C> {
 mod tests {
     use super::*;
     use rclick_packet::Packet;
+
+    #[test]
+    fn capacity_argument() {
+        let cap =
+            |conf: &[&str]| parse_capacity(&conf.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(cap(&[]), Ok(DEFAULT_CAPACITY));
+        assert_eq!(cap(&["5"]), Ok(5));
+        assert_eq!(cap(&["CAPACITY 0"]), Ok(0));
+        assert!(cap(&["x"]).is_err());
+    }
 
     fn batch(n: usize) -> PacketBatch {
         let mut b = PacketBatch::new();

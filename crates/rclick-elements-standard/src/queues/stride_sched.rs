@@ -41,9 +41,10 @@
 use std::borrow::Cow;
 
 use rclick_core::{
-    ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, InitCx, NotifierSignal,
-    PacketBatch,
+    ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, InitCx, PacketBatch,
 };
+
+use super::inputs::InputSignals;
 
 const STRIDE1: u32 = 1 << 16;
 /// The most tickets a port may have.
@@ -217,7 +218,7 @@ impl StrideTable {
 #[derive(Default)]
 pub struct StrideSched {
     table: StrideTable,
-    signals: Vec<NotifierSignal>,
+    inputs: InputSignals,
 }
 
 impl Element for StrideSched {
@@ -241,9 +242,7 @@ impl Element for StrideSched {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.signals = (0..cx.ninputs())
-            .map(|i| cx.upstream_empty_signal(i, None))
-            .collect();
+        self.inputs.initialize(cx);
         Ok(())
     }
 
@@ -255,9 +254,7 @@ impl Element for StrideSched {
             let mut k = 0;
             while k < t.list.len() && got.is_none() {
                 let c = t.list[k];
-                if self.signals.get(c).is_none_or(NotifierSignal::active) {
-                    got = cx.pull_one(c);
-                }
+                got = self.inputs.pull_one(c, cx);
                 let s = t.all[c].stride;
                 t.all[c].pass = t.all[c].pass.wrapping_add(s);
                 k += 1;

@@ -51,6 +51,13 @@ use rclick_core::{
 /// How long to wait before looking again at a full queue downstream.
 const RETRY_MS: i64 = 1;
 
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Packets = read("packets"),
+    }
+}
+
 /// The Unqueue2 element.
 pub struct Unqueue2 {
     burst: i64,
@@ -187,9 +194,12 @@ impl Element for Unqueue2 {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![HandlerDef::read("packets", 0)]
+        H::all_defs()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Packets) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
         Ok(format!("{} packets", self.count))
     }
 }

@@ -80,7 +80,6 @@ use std::sync::atomic::{fence, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crossbeam_queue::ArrayQueue;
-use rclick_core::args::Args;
 use rclick_core::{
     ConcurrentPorts, ConfigureCx, Ctx, Element, HandlerDef, Notifier, Packet, PacketBatch,
 };
@@ -88,17 +87,10 @@ use rclick_core::{
 /// Click's default capacity, and the failed pulls tolerated before the
 /// "empty" notifier goes to sleep: Queue's.
 pub use crate::queues::storage::DEFAULT_CAPACITY;
-use crate::queues::storage::SLEEPINESS_TRIGGER;
+use crate::queues::storage::{parse_capacity, queue_handlers, H, SLEEPINESS_TRIGGER};
 /// Failed pulls tolerated for a puller on another thread than the last pusher: about
 /// 10-30 us of pulling an empty queue.
 const CROSS_THREAD_SLEEPINESS_TRIGGER: u32 = 512;
-
-const H_LENGTH: u32 = 0;
-const H_HIGHWATER: u32 = 1;
-const H_CAPACITY: u32 = 2;
-const H_DROPS: u32 = 3;
-const H_RESET_COUNTS: u32 = 4;
-const H_RESET: u32 = 5;
 
 /// The batches in the queue. It has one slot per packet of capacity
 /// (every batch in it holds at least one packet), so its slots never run
@@ -498,15 +490,6 @@ impl ThreadSafeQueue {
     pub fn shared(&self) -> &Arc<Shared> {
         &self.shared
     }
-
-    fn parse_capacity(conf: &[String]) -> Result<usize, String> {
-        let mut cap: u32 = DEFAULT_CAPACITY as u32;
-        Args::new(conf)
-            .read_p("CAPACITY", &mut cap)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        Ok(cap as usize)
-    }
 }
 
 impl Element for ThreadSafeQueue {
@@ -523,7 +506,7 @@ impl Element for ThreadSafeQueue {
     }
 
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        let cap = Self::parse_capacity(conf)?;
+        let cap = parse_capacity(conf)?;
         self.shared.set_capacity(cap);
         Ok(())
     }
@@ -533,7 +516,7 @@ impl Element for ThreadSafeQueue {
     }
 
     fn live_reconfigure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        let cap = Self::parse_capacity(conf)?;
+        let cap = parse_capacity(conf)?;
         self.shared.set_capacity(cap);
         Ok(())
     }
@@ -555,31 +538,24 @@ impl Element for ThreadSafeQueue {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("length", H_LENGTH),
-            HandlerDef::read("highwater_length", H_HIGHWATER),
-            HandlerDef::reconfigure_positional("capacity", "CAPACITY", 0).with_read(H_CAPACITY),
-            HandlerDef::read("drops", H_DROPS),
-            HandlerDef::write("reset_counts", H_RESET_COUNTS),
-            HandlerDef::write("reset", H_RESET),
-        ]
+        queue_handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         let s = &self.shared;
-        Ok(match id {
-            H_LENGTH => s.len().to_string(),
-            H_HIGHWATER => s.producer.highwater.load(Ordering::Relaxed).to_string(),
-            H_CAPACITY => s.capacity().to_string(),
-            H_DROPS => s.drops().to_string(),
-            _ => return Err("no such handler".into()),
+        Ok(match H::from_id(id) {
+            Some(H::Length) => s.len().to_string(),
+            Some(H::Highwater) => s.producer.highwater.load(Ordering::Relaxed).to_string(),
+            Some(H::Capacity) => s.capacity().to_string(),
+            Some(H::Drops) => s.drops().to_string(),
+            Some(H::ResetCounts | H::Reset) | None => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, _value: &str, cx: &mut Ctx) -> Result<(), String> {
         let s = &self.shared;
-        match id {
-            H_RESET_COUNTS => {
+        match H::from_id(id) {
+            Some(H::ResetCounts) => {
                 s.producer.drops.store(0, Ordering::Relaxed);
                 let _p = lock(&s.producer.lock);
                 s.producer
@@ -587,7 +563,7 @@ impl Element for ThreadSafeQueue {
                     .store(s.len() as u64, Ordering::Relaxed);
                 Ok(())
             }
-            H_RESET => {
+            Some(H::Reset) => {
                 let all = {
                     let mut p = lock(&s.producer.lock);
                     let mut c = lock(&s.consumer.lock);
@@ -665,49 +641,21 @@ impl Element for ThreadSafeQueue {
 
 #[cfg(test)]
 mod tests {
-    use crate::queues::test_registry;
+    use crate::queues::{queue_checks, test_registry};
     use crate::threads::{build_threads, wait_for, wait_until, while_running};
     use rclick_core::testing;
 
     #[test]
     fn full_queue_puts_source_to_sleep() {
-        let r = testing::run(
-            "i :: InfiniteSource(LIMIT 15) -> c :: Counter -> q :: ThreadSafeQueue(5) -> Idle;",
-            &test_registry(),
-        )
-        .unwrap();
-        assert_eq!(testing::read(&r, "c.count"), "5");
-        assert_eq!(testing::read(&r, "q.drops"), "0");
+        let r = queue_checks::full_queue_puts_source_to_sleep("ThreadSafeQueue");
         assert_eq!(testing::read(&r, "q.length"), "5");
         assert_eq!(testing::read(&r, "q.highwater_length"), "5");
-        assert_eq!(testing::read(&r, "i.scheduled"), "false");
         assert_eq!(testing::read(&r, "q.class"), "ThreadSafeQueue");
     }
 
     #[test]
     fn capacity_changes_wake_and_drop() {
-        // As Queue's (Click's Queue-notifiers-01).
-        let r = testing::run(
-            "i :: InfiniteSource -> q :: ThreadSafeQueue -> Idle;
-             At(0.02, read i.count, write q.capacity 10, read q.config, read q.length);
-             At(0.04, read i.count, write q.capacity 1000, read q.config);
-             At(0.06, read i.count, read q.capacity);
-             StopAfter(0.1);",
-            &test_registry(),
-        )
-        .unwrap();
-        assert_eq!(
-            r.take_log(),
-            [
-                "i.count: 1000",
-                "q.config: CAPACITY 10",
-                "q.length: 10",
-                "i.count: 1000",
-                "q.config: CAPACITY 1000",
-                "i.count: 1990",
-                "q.capacity: 1000"
-            ]
-        );
+        queue_checks::capacity_changes_wake_and_drop("ThreadSafeQueue");
     }
 
     #[test]
