@@ -1,64 +1,69 @@
-//! =c
+//! # DriverManager
 //!
-//! DriverManager(INSTRUCTIONS...)
+//! `DriverManager(INSTRUCTIONS...)`
 //!
-//! =s control
+//! **Category:** control. A Script that manages the router's stop events.
 //!
-//! a Script that manages driver stop events
+//! **Ports:** none.
 //!
-//! =io
-//!
-//! None
-//!
-//! =d
+//! ## Description
 //!
 //! DriverManager is a Script whose TYPE defaults to `DRIVER`: it takes
-//! charge of the router's driver stop events. Any element can request a stop
-//! event (sources do so with `STOP true` when they are done; Script does with
-//! `stop`; writing the global `stop` handler does too). Without a
+//! charge of the router's stop events. Any element can ask for a stop
+//! (sources do so with `STOP true` when they are done, Script with `stop`,
+//! and so does a write to the global `stop` handler). Without a
 //! DriverManager the first stop event ends the router. With one, each stop
-//! event steps the DriverManager's script once, and the router ends only
-//! when the script executes `stop` or runs off its end (a driver script's
-//! implicit last instruction is `stop`). A DriverManager with no
+//! event moves the DriverManager's script on by one step, and the router
+//! ends only when the script runs `stop` or runs off its end (a driver
+//! script's implicit last instruction is `stop`). A DriverManager with no
 //! instructions waits for one stop event.
 //!
-//! It accepts every Script instruction (see Script), plus these names from
-//! Click's older DriverManager: `wait_stop [N]` and `wait_pause [N]` wait
-//! for N stop events (like `pause`); `wait TIME` and `wait_time TIME` wait
-//! for TIME seconds (or a stop event); `call H [ARG]` is `write H [ARG]`;
-//! `write_skip H [ARG]` writes a handler, silently skipping a handler that
-//! does not exist; `quit` is `stop`. `print`, `read`, `write`, `save`,
-//! `append`, `set`, `goto`, `label` and `loop` work as in Script.
+//! It accepts every Script instruction (see Script), and these names from
+//! Click's older DriverManager:
 //!
-//! The script starts as soon as the router does: instructions before the
-//! first blocking one run before any task.
+//! * `wait_stop [N]`, `wait_pause [N]`: wait for N stop events (as `pause`).
+//! * `wait TIME`, `wait_time TIME`: wait TIME seconds, or for a stop event.
+//! * `call H [ARG]`: the same as `write H [ARG]`.
+//! * `write_skip H [ARG]`: writes a handler; a handler that does not exist
+//!   is skipped without an error.
+//! * `quit`: the same as `stop`.
+//!
+//! The script starts with the router: instructions before the first
+//! blocking one run before any task.
 //!
 //! Keyword arguments:
 //!
 //! * TYPE: the script type (see Script); default `DRIVER`.
 //!
-//! Only one driver script (DriverManager or Script TYPE DRIVER) may be in a
-//! router.
+//! A router may hold one driver script (a DriverManager or a Script with
+//! TYPE DRIVER).
 //!
-//! =h step write-only
+//! ## Handlers
 //!
-//! Steps the script past its current blocking instruction (see Script).
+//! * `step` (write): moves the script past its current blocking
+//!   instruction (see Script).
 //!
-//! Every other Script handler is also available.
+//! Every other handler is Script's, and behaves as in Script's manual.
 //!
-//! =e
+//! ## Examples
 //!
 //! Waits for the first stop event, calls `k.cleanup`, waits a tenth of a
-//! second so that `k` can emit its last packets, and stops:
+//! second so that `k` can send its last packets, and stops:
 //!
-//!   DriverManager(pause, write k.cleanup, wait 0.1s, stop);
+//! ```text
+//! DriverManager(pause, write k.cleanup, wait 0.1s, stop);
+//! ```
 //!
 //! Prints a count once the source is done:
 //!
-//!   InfiniteSource(LIMIT 100, STOP true) -> c :: Counter -> Discard;
-//!   DriverManager(wait_stop, print c.count);
+//! ```text
+//! InfiniteSource(LIMIT 100, STOP true) -> c :: Counter -> Discard;
+//! DriverManager(wait_stop, print c.count);
+//! ```
 //!
-//! =a Script
+//! ## See also
+//!
+//! Script
 
 use super::script::{Script, ScriptType};
 use rclick_core::Element;

@@ -28,9 +28,14 @@
 //!
 //! ## Handlers
 //!
-//! * `length` (read), `highwater_length` (read), `capacity` (read/write),
-//!   `drops` (read), `reset_counts` (write), `reset` (write): as
-//!   ThreadSafeQueue's.
+//! * `length` (read): packets held now.
+//! * `highwater_length` (read): the most packets held at once so far.
+//! * `capacity` (read/write): the CAPACITY; written, it changes it.
+//! * `drops` (read): packets dropped because the queue was full.
+//! * `reset_counts` (write): zeroes `drops` and `highwater_length`.
+//! * `reset` (write): drops every packet held.
+//!
+//! They behave as ThreadSafeQueue's.
 //!
 //! ## Examples
 //!
