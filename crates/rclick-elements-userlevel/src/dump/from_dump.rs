@@ -104,10 +104,11 @@
 //!
 //! ToDump, FromIPSummaryDump, ToIPSummaryDump, tcpdump(1)
 
-// Over 1,000 lines with its manual (105) and tests (about 350, on pcap files
-// made in the test): the code is about 710 lines of one job, replaying a
-// dump in time (TIMING, START/END windows, SAMPLE, FORCE_IP). The file
-// format is in pcap.rs, the buffered reading in file_input.rs.
+// Why this file is long: over 1,000 lines with its manual (105) and tests
+// (about 350, on pcap files made in the test): the code is about 710 lines of
+// one job, replaying a dump in time (TIMING, START/END windows, SAMPLE,
+// FORCE_IP). The file format is in pcap.rs, the buffered reading in
+// file_input.rs.
 
 use rclick_core::args::{AnyArg, Args, FromArg, NoContext};
 use rclick_core::{
