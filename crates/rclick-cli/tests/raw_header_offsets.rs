@@ -35,23 +35,18 @@ const ALLOWED: &[(&str, usize, &str)] = &[
     ),
     (
         "rclick-elements-analysis/src/analysis/ipsumdump_fields/inject.rs",
-        17,
-        "builds packets from summary-dump text field by field, headers cut short included, which the views' fixed accessors refuse: to move onto checked views",
+        4,
+        "get16/get32/put16/put32, bounded to the bytes there: transport headers built from summary-dump text may be cut short (a 4-byte TCP header), which the views' fixed accessors refuse; the IP header goes through Ipv4Packet",
     ),
     (
         "rclick-elements-analysis/src/analysis/ipsumdump_fields/options.rs",
-        13,
-        "IP and TCP option bytes parsed and printed as text, SACK edges made relative (ToIPFlowDumps): rclick-wire has no TCP option view",
+        2,
+        "the IP timestamp option's stamps, parsed from and printed as text one entry at a time: rclick-wire's Ipv4Option has no stamp accessor",
     ),
     (
         "rclick-elements-analysis/src/analysis/to_ip_summary_dump.rs",
         2,
         "the binary summary-dump record's length and marker words, not a packet header",
-    ),
-    (
-        "rclick-elements-ethernet/src/ether/ether_span_tree.rs",
-        22,
-        "the 802.1d BPDU (configuration and TCN messages): no BPDU view in rclick-wire yet",
     ),
     (
         "rclick-elements-ip/src/classifier/primitive.rs",
@@ -110,8 +105,8 @@ const ALLOWED: &[(&str, usize, &str)] = &[
     ),
     (
         "rclick-elements-nat/src/rewriter/tcp_rewriter.rs",
-        5,
-        "two stores into the timeouts array; three in the SACK blocks of TCP options, which rclick-wire has no view for",
+        2,
+        "stores into the timeouts array, not into a packet",
     ),
     (
         "rclick-elements-nat/src/rewriter/udp_rewriter.rs",
@@ -127,11 +122,6 @@ const ALLOWED: &[(&str, usize, &str)] = &[
         "rclick-elements-standard/src/misc/random_bit_errors.rs",
         1,
         "a store into a local table of probabilities, not into a packet",
-    ),
-    (
-        "rclick-elements-userlevel/src/dump/from_tcpdump.rs",
-        24,
-        "builds IP/TCP/UDP/ICMP packets field by field from tcpdump's text, as ipsumdump injection does: to move onto the views' setters",
     ),
     (
         "rclick-elements-userlevel/src/dump/pcap.rs",

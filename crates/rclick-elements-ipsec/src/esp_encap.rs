@@ -147,19 +147,13 @@ impl Element for IPsecESPEncap {
         self.cache = SaCache::new(db);
         Ok(())
     }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let (cache, spi) = (&mut self.cache, self.spi);
-        let bad = self.stats.run(&mut batch, cx, |p| seal(cache, spi, p));
-        Stepper::<Why>::push_out(batch, bad, cx);
+        self.stats.push(batch, cx, |p| seal(cache, spi, p));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
         let (cache, spi) = (&mut self.cache, self.spi);
-        let bad = self.stats.run(&mut batch, cx, |p| seal(cache, spi, p));
-        if !bad.is_empty() {
-            cx.checked_push(1, bad);
-        }
-        batch
+        self.stats.pull(max, cx, |p| seal(cache, spi, p))
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         Stepper::<Why>::handlers()

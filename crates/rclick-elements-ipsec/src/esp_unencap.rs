@@ -176,19 +176,13 @@ impl Element for IPsecESPUnencap {
         self.cache = SaCache::new(crate::find_table(&self.table, cx)?);
         Ok(())
     }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let cache = &mut self.cache;
-        let bad = self.stats.run(&mut batch, cx, |p| open(cache, p));
-        Stepper::<Why>::push_out(batch, bad, cx);
+        self.stats.push(batch, cx, |p| open(cache, p));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
         let cache = &mut self.cache;
-        let bad = self.stats.run(&mut batch, cx, |p| open(cache, p));
-        if !bad.is_empty() {
-            cx.checked_push(1, bad);
-        }
-        batch
+        self.stats.pull(max, cx, |p| open(cache, p))
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         Stepper::<Why>::handlers()

@@ -132,7 +132,7 @@ impl<R: DropReason> Default for Stepper<R> {
 
 impl<R: DropReason> Stepper<R> {
     /// Runs `step` on each packet; returns the refused ones.
-    pub fn run(
+    fn run(
         &mut self,
         batch: &mut PacketBatch,
         cx: &mut Ctx,
@@ -153,14 +153,38 @@ impl<R: DropReason> Stepper<R> {
         bad
     }
 
-    /// Pushes the good packets to output 0 and the refused ones to 1.
-    pub fn push_out(batch: PacketBatch, bad: PacketBatch, cx: &mut Ctx) {
+    /// The element's push: runs `step` on each packet of `batch`, pushes
+    /// the good packets to output 0 and the refused ones to 1.
+    pub fn push(
+        &mut self,
+        mut batch: PacketBatch,
+        cx: &mut Ctx,
+        step: impl FnMut(&mut Packet) -> Result<(), R>,
+    ) {
+        let bad = self.run(&mut batch, cx, step);
         if !batch.is_empty() {
             cx.push(0, batch);
         }
         if !bad.is_empty() {
             cx.checked_push(1, bad);
         }
+    }
+
+    /// The element's pull: pulls up to `max` packets from input 0, runs
+    /// `step` on each, pushes the refused ones to output 1 and returns the
+    /// good ones.
+    pub fn pull(
+        &mut self,
+        max: usize,
+        cx: &mut Ctx,
+        step: impl FnMut(&mut Packet) -> Result<(), R>,
+    ) -> PacketBatch {
+        let mut batch = cx.pull(0, max);
+        let bad = self.run(&mut batch, cx, step);
+        if !bad.is_empty() {
+            cx.checked_push(1, bad);
+        }
+        batch
     }
 
     pub fn handlers() -> Vec<HandlerDef> {
@@ -218,6 +242,33 @@ pub(crate) mod test_util {
         }
         let hex: String = v.iter().map(|b| format!("{b:02x}")).collect();
         format!("\\<{hex}>")
+    }
+}
+
+#[cfg(test)]
+mod stepper_tests {
+    use super::test_util::{ip_hex, registry};
+    use rclick_core::testing;
+
+    /// Pulled packets take the same step as pushed ones: the sealed ones
+    /// are returned, the refused ones pushed to output 1.
+    #[test]
+    fn pulled_packets_are_stepped_and_refused_ones_pushed_out() {
+        let k = "0x0102030405060708090a0b0c0d0e0f1011121314";
+        let data = ip_hex([198, 51, 100, 2], [203, 0, 113, 5], 4);
+        let conf = format!(
+            "SATable(0x1001 aes-gcm {k});
+             InfiniteSource(DATA {data}, LIMIT 3) -> q :: Queue;
+             InfiniteSource(DATA \\<0102>, LIMIT 2) -> q;
+             q -> e :: IPsecESPEncap(SPI 0x1001) -> Unqueue -> ok :: Counter -> Discard;
+             e[1] -> bad :: Counter -> Discard;
+             DriverManager(wait 10ms, stop);"
+        );
+        let r = testing::run(&conf, &registry()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(testing::read(&r, "ok.count"), "3");
+        assert_eq!(testing::read(&r, "bad.count"), "2");
+        assert_eq!(testing::read(&r, "e.count"), "3");
+        assert_eq!(testing::read(&r, "e.drops"), "2");
     }
 }
 

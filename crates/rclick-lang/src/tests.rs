@@ -1,5 +1,8 @@
 //! End-to-end tests of parse + flatten + unparse, modelled on Click's
 //! `test/tools` and `test/compound` regression tests.
+//!
+//! Why this file is long: it is all tests, one per case of Click's suites
+//! it follows; nothing here is built outside `cargo test`.
 
 use super::*;
 

@@ -96,9 +96,10 @@
 //!
 //! FlowGate, ControlSocket
 
-// Over 1,000 lines with its manual (100) and tests (about 350, whole
-// routers): the code is about 570 lines of one job, the plugin control
-// unit's handlers (create, bind, unbind, free, call, load, unload).
+// Why this file is long: over 1,000 lines with its manual (100) and tests
+// (about 350, whole routers): the code is about 570 lines of one job, the
+// plugin control unit's handlers (create, bind, unbind, free, call, load,
+// unload).
 
 use std::collections::{BTreeMap, HashMap};
 

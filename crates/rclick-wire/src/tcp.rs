@@ -76,6 +76,67 @@ pub fn mss_option(mut o: &[u8]) -> Option<u16> {
     None
 }
 
+/// One TCP option's fields, read from and written to the option's bytes
+/// (`o`: kind, length, then data) as [`TcpPacket::options`] lists them.
+/// Each function expects the option's length already checked against its
+/// kind (MSS 4, timestamp 10, SACK 2 plus 8 a block) and the bytes there.
+pub mod option {
+    use crate::{read_u16, read_u32, write_u32};
+
+    /// End of the option list.
+    pub const END: u8 = 0;
+    /// No operation (padding).
+    pub const NOP: u8 = 1;
+    /// Maximum segment size.
+    pub const MSS: u8 = 2;
+    /// Window scale.
+    pub const WINDOW_SCALE: u8 = 3;
+    /// SACK permitted.
+    pub const SACK_PERMITTED: u8 = 4;
+    /// SACK blocks.
+    pub const SACK: u8 = 5;
+    /// Timestamps.
+    pub const TIMESTAMP: u8 = 8;
+
+    /// An MSS option's value.
+    pub fn mss(o: &[u8]) -> u16 {
+        read_u16(o, 2)
+    }
+
+    /// A timestamp option's value and echo reply.
+    pub fn timestamps(o: &[u8]) -> (u32, u32) {
+        (read_u32(o, 2), read_u32(o, 6))
+    }
+
+    /// A SACK option's blocks, (left edge, right edge) each.
+    pub fn sack_blocks(o: &[u8]) -> impl Iterator<Item = (u32, u32)> + '_ {
+        o[2..]
+            .chunks_exact(8)
+            .map(|b| (read_u32(b, 0), read_u32(b, 4)))
+    }
+
+    /// Replaces every edge `e` of a SACK option's blocks by `f(e)`.
+    pub fn map_sack_edges(o: &mut [u8], mut f: impl FnMut(u32) -> u32) {
+        for e in o[2..].chunks_exact_mut(4) {
+            let v = f(read_u32(e, 0));
+            write_u32(e, 0, v);
+        }
+    }
+
+    /// Appends one SACK block to a SACK option being built in `out`.
+    pub fn push_sack_block(out: &mut Vec<u8>, left: u32, right: u32) {
+        out.extend_from_slice(&left.to_be_bytes());
+        out.extend_from_slice(&right.to_be_bytes());
+    }
+
+    /// Appends a timestamp option (kind, length, value, echo reply).
+    pub fn push_timestamps(out: &mut Vec<u8>, value: u32, echo: u32) {
+        out.extend_from_slice(&[TIMESTAMP, 10]);
+        out.extend_from_slice(&value.to_be_bytes());
+        out.extend_from_slice(&echo.to_be_bytes());
+    }
+}
+
 /// A view of a TCP segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TcpPacket<T: AsRef<[u8]>> {
@@ -426,6 +487,24 @@ impl<T: AsRef<[u8]>> AsRef<[u8]> for TcpPacket<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn option_fields_read_write_and_build() {
+        assert_eq!(option::mss(&[2, 4, 0x05, 0xb4]), 1460);
+        let mut ts = Vec::new();
+        option::push_timestamps(&mut ts, 0x0102_0304, 7);
+        assert_eq!(ts, [8, 10, 1, 2, 3, 4, 0, 0, 0, 7]);
+        assert_eq!(option::timestamps(&ts), (0x0102_0304, 7));
+        let mut sack = vec![option::SACK, 18];
+        option::push_sack_block(&mut sack, 100, 200);
+        option::push_sack_block(&mut sack, 0xffff_fff0, 5);
+        assert_eq!(sack[2..10], [0, 0, 0, 100, 0, 0, 0, 200]);
+        let blocks: Vec<_> = option::sack_blocks(&sack).collect();
+        assert_eq!(blocks, [(100, 200), (0xffff_fff0, 5)]);
+        option::map_sack_edges(&mut sack, |e| e.wrapping_sub(10));
+        let blocks: Vec<_> = option::sack_blocks(&sack).collect();
+        assert_eq!(blocks, [(90, 190), (0xffff_ffe6, 0xffff_fffb)]);
+    }
     use std::net::{Ipv4Addr, Ipv6Addr};
 
     /// A SYN 192.168.1.2:50000 -> 192.168.1.1:80, seq 0x01020304, window

@@ -2,8 +2,8 @@
 //! load required packages, instantiate, check port ranges, resolve push/pull, check completeness,
 //! configure (in phase order), initialize (in phase order).
 //!
-//! (Over 1,000 lines: about 930 lines of code, the build's stages in
-//! order, and 215 lines of tests.)
+//! Why this file is long: about 930 lines of code, the build's stages in
+//! order, and 215 lines of tests.
 //!
 //! Each stage reports every error it finds before the build gives up, and
 //! an error in any stage means no router: nothing half-built ever runs.

@@ -1,8 +1,8 @@
 //! Per-thread scheduling: stride scheduling of tasks (Click's tickets and
 //! passes), timers, and the driver loop.
 //!
-//! (Over 1,000 lines: about 1,030 lines of one job, a thread's scheduler,
-//! whose parts share its private state; the rest is its tests.)
+//! Why this file is long: about 1,030 lines of one job, a thread's
+//! scheduler, whose parts share its private state; the rest is its tests.
 //!
 //! Each thread has its own run queue and timer heap. A task or timer
 //! belongs to one thread; scheduling it from another thread posts it to

@@ -91,11 +91,7 @@ impl Element for AggregateFirst {
         if self.seen.insert(p.aggregate_anno()) {
             return Some(p);
         }
-        if cx.noutputs() > 1 {
-            cx.push(1, PacketBatch::from(p));
-        } else {
-            self.drops += 1;
-        }
+        super::refuse(PacketBatch::from(p), &mut self.drops, cx);
         None
     }
 

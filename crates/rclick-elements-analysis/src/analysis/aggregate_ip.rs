@@ -318,11 +318,7 @@ impl Element for AggregateIP {
                 Some(p)
             }
             None => {
-                if cx.noutputs() > 1 {
-                    cx.push(1, PacketBatch::from(p));
-                } else {
-                    self.drops += 1;
-                }
+                super::refuse(PacketBatch::from(p), &mut self.drops, cx);
                 None
             }
         }

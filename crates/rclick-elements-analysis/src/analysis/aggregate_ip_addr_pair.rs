@@ -158,11 +158,7 @@ impl AggregateIPAddrPair {
     }
 
     fn reject(&mut self, p: Packet, cx: &mut Ctx) {
-        if cx.noutputs() > 1 {
-            cx.push(1, PacketBatch::from(p));
-        } else {
-            self.drops += 1;
-        }
+        super::refuse(PacketBatch::from(p), &mut self.drops, cx);
     }
 }
 

@@ -188,11 +188,7 @@ impl Element for AggregateLast {
         if replaced.is_empty() {
             return;
         }
-        if cx.noutputs() > 1 {
-            cx.push(1, replaced);
-        } else {
-            self.drops += replaced.len() as u64;
-        }
+        super::refuse(replaced, &mut self.drops, cx);
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {

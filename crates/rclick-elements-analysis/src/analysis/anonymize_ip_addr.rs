@@ -298,11 +298,7 @@ impl Element for AnonymizeIPAddr {
             .network_header()
             .is_some_and(|h| h.len() >= 20 && Ipv4Packet::new_unchecked(h).version() == 4);
         if !ipv4 {
-            if cx.noutputs() > 1 {
-                cx.push(1, PacketBatch::from(p));
-            } else {
-                self.drops += 1;
-            }
+            super::refuse(PacketBatch::from(p), &mut self.drops, cx);
             return None;
         }
         let proto = {

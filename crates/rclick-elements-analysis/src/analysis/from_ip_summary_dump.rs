@@ -71,8 +71,8 @@
 //!
 //! ToIPSummaryDump, FromDump
 
-// This file is about 1,050 lines, kept whole: one element (its manual,
-// configuration, the reader of its text and binary records with their
+// Why this file is long: about 1,050 lines, kept whole: one element (its
+// manual, configuration, the reader of its text and binary records with their
 // `!data`/`!flowid`/`!proto` lines, timing and sampling) and 200 lines of
 // tests. The field parsing it calls is `ipsumdump_fields`'s; what is left
 // reads one file in one state machine, which a split would cut through.

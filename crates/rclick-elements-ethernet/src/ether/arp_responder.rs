@@ -52,7 +52,7 @@ use std::fmt::Write as _;
 use std::net::Ipv4Addr;
 
 use rclick_core::args::{parse_ip_prefix_with, ArgContext, EtherAddr, FromArg, IpPrefix};
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, Packet, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 use rclick_packet::DEFAULT_HEADROOM;
 use rclick_wire::{ArpOperation, ArpPacket, ArpRepr, EtherType, EthernetAddress, EthernetFrame};
 
@@ -228,10 +228,15 @@ impl ArpResponder {
     }
 }
 
-const H_TABLE: u32 = 0;
-const H_LOOKUP: u32 = 1;
-const H_ADD: u32 = 2;
-const H_REMOVE: u32 = 3;
+rclick_core::handlers! {
+    /// ARPResponder's handlers (the manual's list).
+    enum H {
+        Table = read("table"),
+        Lookup = read_param("lookup"),
+        Add = write("add"),
+        Remove = write("remove"),
+    }
+}
 
 impl Element for ArpResponder {
     fn class_name(&self) -> &'static str {
@@ -288,26 +293,18 @@ impl Element for ArpResponder {
         out
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("table", H_TABLE),
-            HandlerDef {
-                flags: HandlerFlags::READ_PARAM,
-                ..HandlerDef::read_param("lookup", H_LOOKUP)
-            },
-            HandlerDef::write("add", H_ADD),
-            HandlerDef::write("remove", H_REMOVE),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, param: &str, cx: &mut Ctx) -> Result<String, String> {
-        match id {
-            H_TABLE => {
+        match H::from_id(id) {
+            Some(H::Table) => {
                 let mut s = String::new();
                 for e in &self.v {
                     let _ = writeln!(s, "{} {}", unparse_prefix(e.dst, e.mask), eth_dash(&e.eth));
                 }
                 Ok(s)
             }
-            H_LOOKUP => {
+            Some(H::Lookup) => {
                 let a = Ipv4Addr::from_arg(param.trim(), cx.arg_context())
                     .map_err(|_| "expected IP address".to_string())?;
                 Ok(self.lookup(a).map(|e| eth_dash(&e)).unwrap_or_default())
@@ -316,15 +313,15 @@ impl Element for ArpResponder {
         }
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_ADD => {
+        match H::from_id(id) {
+            Some(H::Add) => {
                 let mut v = self.v.clone();
                 add(&mut v, value, cx.arg_context())?;
                 normalize(&mut v);
                 self.v = v;
                 Ok(())
             }
-            H_REMOVE => {
+            Some(H::Remove) => {
                 let (a, m) =
                     parse_prefix(value.trim(), cx.arg_context()).ok_or("expected IP/MASK")?;
                 let dst = a & m;

@@ -100,6 +100,15 @@ impl CheckARPHeader {
     }
 }
 
+rclick_core::handlers! {
+    /// CheckARPHeader's handlers (the manual's list); `drop_details` only
+    /// with DETAILS.
+    enum H {
+        Drops = read("drops"),
+        DropDetails = read("drop_details"),
+    }
+}
+
 impl Element for CheckARPHeader {
     fn class_name(&self) -> &'static str {
         "CheckARPHeader"
@@ -146,16 +155,16 @@ impl Element for CheckARPHeader {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut h = vec![HandlerDef::read("drops", 0)];
         if self.details {
-            h.push(HandlerDef::read("drop_details", 1));
+            H::all_defs()
+        } else {
+            H::Drops.defs()
         }
-        h
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            0 => self.drops.to_string(),
-            _ => REASONS
+        Ok(match H::from_id(id) {
+            Some(H::Drops) => self.drops.to_string(),
+            Some(H::DropDetails) | None => REASONS
                 .iter()
                 .zip(self.per_reason)
                 .map(|(r, n)| format!("{n}\t{r}\n"))

@@ -60,6 +60,16 @@ impl EtherRewrite {
     }
 }
 
+rclick_core::handlers! {
+    /// EtherRewrite's read handlers (the manual's list), each also a
+    /// reconfiguring write handler: [`Element::handlers`] gives those these
+    /// ids to read through.
+    enum H {
+        Src = read("src"),
+        Dst = read("dst"),
+    }
+}
+
 impl Element for EtherRewrite {
     fn class_name(&self) -> &'static str {
         "EtherRewrite"
@@ -91,12 +101,13 @@ impl Element for EtherRewrite {
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![
-            HandlerDef::reconfigure_positional("src", "SRC", 0).with_read(0),
-            HandlerDef::reconfigure_positional("dst", "DST", 1).with_read(1),
+            HandlerDef::reconfigure_positional("src", "SRC", 0).with_read(H::Src.id()),
+            HandlerDef::reconfigure_positional("dst", "DST", 1).with_read(H::Dst.id()),
         ]
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(super::eth_dash(if id == 0 { &self.src } else { &self.dst }))
+        let src = H::from_id(id) == Some(H::Src);
+        Ok(super::eth_dash(if src { &self.src } else { &self.dst }))
     }
 }
 

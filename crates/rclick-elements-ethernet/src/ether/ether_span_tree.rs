@@ -56,6 +56,8 @@ use std::fmt::Write as _;
 
 use rclick_core::args::{Args, EtherAddr};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, TimerId, Timestamp};
+use rclick_wire::stp::{self, BpduPacket};
+use rclick_wire::{EtherType, EthernetAddress, EthernetFrame};
 
 use super::suppressor::Suppressor;
 
@@ -63,6 +65,8 @@ const PRIORITY: u64 = 0xdead;
 const ALL_BRIDGES: [u8; 6] = [0x01, 0x80, 0xc2, 0x00, 0x00, 0x00];
 /// Length of a bridge message on the wire.
 pub const BPDU_LEN: usize = 60;
+/// The 802.3 header before the BPDU.
+const ETHER_LEN: usize = 14;
 
 /// A bridge message (BPDU contents and when it was heard).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,27 +167,26 @@ impl Msg {
         self.compare_fields(o.root, o.cost, o.bridge_id, o.port_id, bridge, port)
     }
     fn read_wire(&mut self, w: &[u8], now: Timestamp) {
-        let r = Wire(w);
-        self.root = r.u64(22);
-        self.cost = r.u32(30);
-        self.bridge_id = r.u64(34);
-        self.port_id = r.u16(42);
-        let late_us = i64::from(r.u16(44)) * 1_000_000 / 256;
+        let b = BpduPacket::new_unchecked(&w[ETHER_LEN..]);
+        self.root = b.root_id();
+        self.cost = b.root_cost();
+        self.bridge_id = b.bridge_id();
+        self.port_id = b.port_id();
+        let late_us = i64::from(b.message_age()) * 1_000_000 / 256;
         self.timestamp = Some(now - Timestamp::from_usec(late_us));
-        self.tc = w[21] & 0x01 != 0;
-        self.max_age = u32::from(r.u16(46)) / 256;
-        self.hello_time = u32::from(r.u16(48)) / 256;
-        self.forward_delay = u32::from(r.u16(50)) / 256;
+        self.tc = b.flags() & stp::FLAG_TC != 0;
+        self.max_age = u32::from(b.max_age()) / 256;
+        self.hello_time = u32::from(b.hello_time()) / 256;
+        self.forward_delay = u32::from(b.forward_delay()) / 256;
     }
     fn write_wire(&self, w: &mut [u8], now: Timestamp) {
-        prep(w);
-        w[12..14].copy_from_slice(&38u16.to_be_bytes());
-        w[20] = 0;
-        w[21] = u8::from(self.tc);
-        w[22..30].copy_from_slice(&self.root.to_be_bytes());
-        w[30..34].copy_from_slice(&self.cost.to_be_bytes());
-        w[34..42].copy_from_slice(&self.bridge_id.to_be_bytes());
-        w[42..44].copy_from_slice(&self.port_id.to_be_bytes());
+        let mut b = prep(w, stp::CONFIG_LEN);
+        b.set_bpdu_type(stp::TYPE_CONFIG);
+        b.set_flags(u8::from(self.tc));
+        b.set_root_id(self.root);
+        b.set_root_cost(self.cost);
+        b.set_bridge_id(self.bridge_id);
+        b.set_port_id(self.port_id);
         let age: u16 = match self.timestamp {
             None => 0,
             Some(t) => {
@@ -192,10 +195,10 @@ impl Msg {
                 v as u16
             }
         };
-        w[44..46].copy_from_slice(&age.to_be_bytes());
-        w[46..48].copy_from_slice(&((256 * self.max_age) as u16).to_be_bytes());
-        w[48..50].copy_from_slice(&((256 * self.hello_time) as u16).to_be_bytes());
-        w[50..52].copy_from_slice(&((256 * self.forward_delay) as u16).to_be_bytes());
+        b.set_message_age(age);
+        b.set_max_age((256 * self.max_age) as u16);
+        b.set_hello_time((256 * self.hello_time) as u16);
+        b.set_forward_delay((256 * self.forward_delay) as u16);
     }
     fn unparse(&self) -> String {
         format!(
@@ -212,28 +215,16 @@ impl Msg {
     }
 }
 
-struct Wire<'a>(&'a [u8]);
-
-impl Wire<'_> {
-    fn u16(&self, i: usize) -> u16 {
-        u16::from_be_bytes([self.0[i], self.0[i + 1]])
-    }
-    fn u32(&self, i: usize) -> u32 {
-        u32::from_be_bytes([self.0[i], self.0[i + 1], self.0[i + 2], self.0[i + 3]])
-    }
-    fn u64(&self, i: usize) -> u64 {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&self.0[i..i + 8]);
-        u64::from_be_bytes(b)
-    }
-}
-
-fn prep(w: &mut [u8]) {
+/// Zeroes the frame `w`, writes its 802.3 header (to all bridges, the
+/// length `len`) and the BPDU's LLC header, and gives the BPDU's view.
+fn prep(w: &mut [u8], len: usize) -> BpduPacket<&mut [u8]> {
     w.fill(0);
-    w[0..6].copy_from_slice(&ALL_BRIDGES);
-    w[14] = 0x42;
-    w[15] = 0x42;
-    w[16] = 3;
+    let mut eth = EthernetFrame::new_unchecked(&mut *w);
+    eth.set_dst_addr(EthernetAddress(ALL_BRIDGES));
+    eth.set_ethertype(EtherType(len as u16));
+    let mut b = BpduPacket::new_unchecked(&mut w[ETHER_LEN..]);
+    b.set_llc_header();
+    b
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -412,28 +403,29 @@ impl EtherSpanTree {
         }
         let mut w = [0u8; BPDU_LEN];
         if cmp == 0 {
-            prep(&mut w);
-            w[12..14].copy_from_slice(&7u16.to_be_bytes());
-            w[20] = 128;
+            prep(&mut w, stp::TCN_LEN).set_bpdu_type(stp::TYPE_TCN);
         } else {
             self.best.write_wire(&mut w, now);
-            w[34..42].copy_from_slice(&self.my_id().to_be_bytes());
-            w[42..44].copy_from_slice(&(output as u16).to_be_bytes());
+            let mut b = BpduPacket::new_unchecked(&mut w[ETHER_LEN..]);
+            b.set_bridge_id(self.my_id());
+            b.set_port_id(output as u16);
+            let mut flags = b.flags();
             if let Some(tc) = self.topology_change {
                 let cutoff = now
                     - Timestamp::from_sec(i64::from(self.best.forward_delay + self.best.max_age));
                 if tc < cutoff {
                     self.topology_change = None;
                 } else {
-                    w[21] |= 0x01;
+                    flags |= stp::FLAG_TC;
                 }
             }
             if self.ports[output].needs_tca {
                 self.ports[output].needs_tca = false;
-                w[21] |= 0x80;
+                flags |= stp::FLAG_TCA;
             }
+            b.set_flags(flags);
         }
-        w[6..12].copy_from_slice(&self.addr);
+        EthernetFrame::new_unchecked(&mut w[..]).set_src_addr(EthernetAddress(self.addr));
         Some(Packet::from_slice(&w))
     }
 
@@ -483,9 +475,7 @@ impl Element for EtherSpanTree {
             }
         }
         self.addr = addr.0;
-        let mut id = [0u8; 8];
-        id[2..8].copy_from_slice(&addr.0);
-        self.bridge_id = u64::from_be_bytes(id);
+        self.bridge_id = stp::bridge_id(0, addr.0);
         self.in_sup = ins;
         self.out_sup = outs;
         self.switch = sw;
@@ -551,7 +541,7 @@ impl Element for EtherSpanTree {
             );
             if cmp <= 0 {
                 self.ports[port].msg = incoming;
-                if w[21] & 0x80 != 0 {
+                if BpduPacket::new_unchecked(&w[ETHER_LEN..]).flags() & stp::FLAG_TCA != 0 {
                     self.send_tc_msg = false;
                 }
             }

@@ -60,13 +60,20 @@ pub struct EtherVlanEncap {
     tci: Tci,
 }
 
-const H_SRC: u32 = 0;
-const H_DST: u32 = 1;
-const H_TYPE: u32 = 2;
-const H_TCI: u32 = 3;
-const H_ID: u32 = 4;
-const H_PCP: u32 = 5;
-const H_NATIVE: u32 = 6;
+rclick_core::handlers! {
+    /// EtherVLANEncap's handlers (the manual's list). The VLAN ones are
+    /// reconfiguring write handlers too: [`Element::handlers`] gives those
+    /// these ids to read through.
+    enum H {
+        Src = read_write("src"),
+        Dst = read_write("dst"),
+        Type = read_write("ethertype"),
+        Tci = read("vlan_tci"),
+        Id = read("vlan_id"),
+        Pcp = read("vlan_pcp"),
+        Native = read("native_vlan"),
+    }
+}
 
 impl Element for EtherVlanEncap {
     fn class_name(&self) -> &'static str {
@@ -114,44 +121,47 @@ impl Element for EtherVlanEncap {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read_write("src", H_SRC),
-            HandlerDef::read_write("dst", H_DST),
-            HandlerDef::read_write("ethertype", H_TYPE),
-            HandlerDef::reconfigure_positional("vlan_tci", "VLAN_TCI", 3).with_read(H_TCI),
-            HandlerDef::reconfigure("vlan_id", "VLAN_ID").with_read(H_ID),
-            HandlerDef::reconfigure("vlan_pcp", "VLAN_PCP").with_read(H_PCP),
-            HandlerDef::reconfigure("native_vlan", "NATIVE_VLAN").with_read(H_NATIVE),
-        ]
+        let mut v: Vec<HandlerDef> = [H::Src, H::Dst, H::Type]
+            .into_iter()
+            .flat_map(H::defs)
+            .collect();
+        v.extend([
+            HandlerDef::reconfigure_positional("vlan_tci", "VLAN_TCI", 3).with_read(H::Tci.id()),
+            HandlerDef::reconfigure("vlan_id", "VLAN_ID").with_read(H::Id.id()),
+            HandlerDef::reconfigure("vlan_pcp", "VLAN_PCP").with_read(H::Pcp.id()),
+            HandlerDef::reconfigure("native_vlan", "NATIVE_VLAN").with_read(H::Native.id()),
+        ]);
+        v
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_SRC => eth_dash(&self.src),
-            H_DST => eth_dash(&self.dst),
-            H_TYPE => self.ethertype.to_string(),
-            H_TCI => self.tci.unparse_tci(),
-            H_ID => (self.tci.tci & 0xfff).to_string(),
-            H_PCP => (self.tci.tci >> 13).to_string(),
-            _ => self.tci.native.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Src) => eth_dash(&self.src),
+            Some(H::Dst) => eth_dash(&self.dst),
+            Some(H::Type) => self.ethertype.to_string(),
+            Some(H::Tci) => self.tci.unparse_tci(),
+            Some(H::Id) => (self.tci.tci & 0xfff).to_string(),
+            Some(H::Pcp) => (self.tci.tci >> 13).to_string(),
+            Some(H::Native) | None => self.tci.native.to_string(),
         })
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let v = value.trim();
-        match id {
-            H_SRC | H_DST => {
+        let h = H::from_id(id);
+        match h {
+            Some(H::Src | H::Dst) => {
                 let mut e = EtherAddr::default();
                 Args::new_with(&[v], cx.arg_context())
                     .read_mp("ETH", &mut e)
                     .complete()
                     .map_err(|_| "expected Ethernet address".to_string())?;
                 let a = eth_at(&e.0, 0);
-                if id == H_SRC {
+                if h == Some(H::Src) {
                     self.src = a;
                 } else {
                     self.dst = a;
                 }
             }
-            H_TYPE => {
+            Some(H::Type) => {
                 let mut t: u16 = 0;
                 Args::new(&[v])
                     .read_mp("ETHERTYPE", &mut t)

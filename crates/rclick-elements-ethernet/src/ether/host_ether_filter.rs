@@ -137,12 +137,7 @@ impl Element for HostEtherFilter {
         Ok(eth_dash(&self.addr))
     }
     fn write_handler(&mut self, _id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        let mut e = EtherAddr::default();
-        Args::new_with(&[value.trim()], cx.arg_context())
-            .read_mp("ETHER", &mut e)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        self.addr = e.0;
+        self.addr = super::ether_handler_value(value, "ETHER", cx.arg_context())?;
         Ok(())
     }
 }

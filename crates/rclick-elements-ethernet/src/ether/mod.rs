@@ -206,6 +206,23 @@ pub(crate) fn ether_offset(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The Ethernet address a write handler was given (`value`, trimmed),
+/// parsed as the one mandatory argument `keyword` (the error names it):
+/// the `addr` handlers of SetEtherAddress and StoreEtherAddress, and
+/// HostEtherFilter's `ether`.
+pub(crate) fn ether_handler_value(
+    value: &str,
+    keyword: &str,
+    cx: &dyn rclick_core::args::ArgContext,
+) -> Result<[u8; 6], String> {
+    let mut addr = rclick_core::args::EtherAddr::default();
+    rclick_core::args::Args::new_with(&[value.trim()], cx)
+        .read_mp(keyword, &mut addr)
+        .complete()
+        .map_err(|e| e.to_string())?;
+    Ok(addr.0)
+}
+
 /// Click's `AnnoArg(6)`: a byte offset into the 48-byte annotation area
 /// at which six bytes fit.
 pub(crate) fn ether_anno(s: &str) -> Result<usize, String> {
@@ -364,5 +381,18 @@ mod robustness {
             }
             testing::run(&conf, &registry()).unwrap_or_else(|err| panic!("{e}: {err}"));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rclick_core::args::NoContext;
+
+    #[test]
+    fn handler_values_parse_as_ethernet_addresses() {
+        let a = super::ether_handler_value(" 0:1:2:a:b:c\n", "ADDR", &NoContext);
+        assert_eq!(a, Ok([0, 1, 2, 0xa, 0xb, 0xc]));
+        let e = super::ether_handler_value("1:2", "ETHER", &NoContext).unwrap_err();
+        assert!(e.contains("ETHER"), "{e}");
     }
 }

@@ -46,6 +46,17 @@ pub struct SetVlanAnno {
     tci: u16,
 }
 
+rclick_core::handlers! {
+    /// SetVLANAnno's read handlers (the manual's list), each also a
+    /// reconfiguring write handler: [`Element::handlers`] gives those these
+    /// ids to read through.
+    enum H {
+        Tci = read("vlan_tci"),
+        Id = read("vlan_id"),
+        Pcp = read("vlan_pcp"),
+    }
+}
+
 impl Element for SetVlanAnno {
     fn class_name(&self) -> &'static str {
         "SetVLANAnno"
@@ -73,16 +84,16 @@ impl Element for SetVlanAnno {
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         vec![
-            HandlerDef::reconfigure_positional("vlan_tci", "VLAN_TCI", 0).with_read(0),
-            HandlerDef::reconfigure("vlan_id", "VLAN_ID").with_read(1),
-            HandlerDef::reconfigure_positional("vlan_pcp", "VLAN_PCP", 1).with_read(2),
+            HandlerDef::reconfigure_positional("vlan_tci", "VLAN_TCI", 0).with_read(H::Tci.id()),
+            HandlerDef::reconfigure("vlan_id", "VLAN_ID").with_read(H::Id.id()),
+            HandlerDef::reconfigure_positional("vlan_pcp", "VLAN_PCP", 1).with_read(H::Pcp.id()),
         ]
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            0 => self.tci.to_string(),
-            1 => (self.tci & 0xfff).to_string(),
-            _ => (self.tci >> 13).to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Tci) => self.tci.to_string(),
+            Some(H::Id) => (self.tci & 0xfff).to_string(),
+            Some(H::Pcp) | None => (self.tci >> 13).to_string(),
         })
     }
 }

@@ -103,12 +103,7 @@ impl Element for StoreEtherAddress {
         })
     }
     fn write_handler(&mut self, _id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        let mut addr = EtherAddr::default();
-        Args::new_with(&[value.trim()], cx.arg_context())
-            .read_mp("ADDR", &mut addr)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        self.addr = addr.0;
+        self.addr = super::ether_handler_value(value, "ADDR", cx.arg_context())?;
         Ok(())
     }
 }

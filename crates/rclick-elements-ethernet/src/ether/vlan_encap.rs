@@ -147,12 +147,19 @@ pub struct VlanEncap {
     drops: u64,
 }
 
-const H_TCI: u32 = 0;
-const H_ID: u32 = 1;
-const H_PCP: u32 = 2;
-const H_NATIVE: u32 = 3;
-const H_TYPE: u32 = 4;
-const H_DROPS: u32 = 5;
+rclick_core::handlers! {
+    /// VLANEncap's read handlers (the manual's list). All but `drops` are
+    /// also reconfiguring write handlers: [`Element::handlers`] gives those
+    /// these ids to read through.
+    enum H {
+        Tci = read("vlan_tci"),
+        Id = read("vlan_id"),
+        Pcp = read("vlan_pcp"),
+        Native = read("native_vlan"),
+        Type = read("ethertype"),
+        Drops = read("drops"),
+    }
+}
 
 impl Element for VlanEncap {
     fn class_name(&self) -> &'static str {
@@ -195,23 +202,24 @@ impl Element for VlanEncap {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::reconfigure_positional("vlan_tci", "VLAN_TCI", 0).with_read(H_TCI),
-            HandlerDef::reconfigure("vlan_id", "VLAN_ID").with_read(H_ID),
-            HandlerDef::reconfigure("vlan_pcp", "VLAN_PCP").with_read(H_PCP),
-            HandlerDef::reconfigure("native_vlan", "NATIVE_VLAN").with_read(H_NATIVE),
-            HandlerDef::reconfigure("ethertype", "ETHERTYPE").with_read(H_TYPE),
-            HandlerDef::read("drops", H_DROPS),
-        ]
+        let mut v = vec![
+            HandlerDef::reconfigure_positional("vlan_tci", "VLAN_TCI", 0).with_read(H::Tci.id()),
+            HandlerDef::reconfigure("vlan_id", "VLAN_ID").with_read(H::Id.id()),
+            HandlerDef::reconfigure("vlan_pcp", "VLAN_PCP").with_read(H::Pcp.id()),
+            HandlerDef::reconfigure("native_vlan", "NATIVE_VLAN").with_read(H::Native.id()),
+            HandlerDef::reconfigure("ethertype", "ETHERTYPE").with_read(H::Type.id()),
+        ];
+        v.extend(H::Drops.defs());
+        v
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_TCI => self.tci.unparse_tci(),
-            H_ID => (self.tci.tci & 0xfff).to_string(),
-            H_PCP => (self.tci.tci >> 13).to_string(),
-            H_NATIVE => self.tci.native.to_string(),
-            H_DROPS => self.drops.to_string(),
-            _ => self.ethertype.to_string(),
+        Ok(match H::from_id(id) {
+            Some(H::Tci) => self.tci.unparse_tci(),
+            Some(H::Id) => (self.tci.tci & 0xfff).to_string(),
+            Some(H::Pcp) => (self.tci.tci >> 13).to_string(),
+            Some(H::Native) => self.tci.native.to_string(),
+            Some(H::Drops) => self.drops.to_string(),
+            Some(H::Type) | None => self.ethertype.to_string(),
         })
     }
 }

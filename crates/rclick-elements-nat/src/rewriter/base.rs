@@ -12,7 +12,8 @@ use std::sync::{Arc, Mutex};
 use rclick_core::args::{AnyArg, Args, Interval};
 use rclick_core::router::ElementId;
 use rclick_core::{
-    ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, InitCx, PacketBatch, TimerId,
+    ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, InitCx, Packet, PacketBatch,
+    TimerId,
 };
 
 use super::class::{AnnoSlot, RewriterClass, TableCfg, Timeouts};
@@ -37,6 +38,31 @@ pub const REWRITER_CLASSES: &[&str] = &[
 ];
 
 /// Click's `SecondsArg`: a time, rounded to whole seconds, as milliseconds.
+/// Pushes each packet out of the output beside it, runs of packets for one
+/// output together and in their order; a negative output drops the packet.
+/// Returns how many were dropped. The rewriters' push (IPRewriter's family
+/// and ICMPRewriter).
+pub(crate) fn push_runs(packets: impl Iterator<Item = (Packet, i32)>, cx: &mut Ctx) -> u64 {
+    let mut dropped = 0;
+    let mut run = PacketBatch::new();
+    let mut cur: i32 = -1;
+    for (p, o) in packets {
+        if o < 0 {
+            dropped += 1;
+            continue;
+        }
+        if o != cur && !run.is_empty() {
+            cx.checked_push(cur as usize, run.take());
+        }
+        cur = o;
+        run.push(p);
+    }
+    if !run.is_empty() {
+        cx.checked_push(cur as usize, run);
+    }
+    dropped
+}
+
 fn seconds_ms(s: &str) -> Result<Option<u32>, String> {
     let iv: Interval = rclick_core::args::parse_interval(s)
         .or_else(|_| rclick_core::args::parse_interval(&format!("{s}s")))
@@ -435,22 +461,8 @@ impl Element for Rewriter {
             self.class
                 .process_batch(&mut set, slot, port, &mut batch, now, &mut self.scratch);
         }
-        let mut run = PacketBatch::new();
-        let mut cur: i32 = -1;
-        for (p, &o) in batch.drain().zip(self.scratch.iter()) {
-            if o < 0 {
-                self.drops += 1;
-                continue;
-            }
-            if o != cur && !run.is_empty() {
-                cx.checked_push(cur as usize, run.take());
-            }
-            cur = o;
-            run.push(p);
-        }
-        if !run.is_empty() {
-            cx.checked_push(cur as usize, run);
-        }
+        let dropped = push_runs(batch.drain().zip(self.scratch.iter().copied()), cx);
+        self.drops += dropped;
     }
 
     fn run_timer(&mut self, timer: TimerId, cx: &mut Ctx) {

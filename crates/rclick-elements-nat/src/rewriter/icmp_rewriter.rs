@@ -62,7 +62,7 @@ use rclick_wire::ipv4::Ipv4Packet;
 use rclick_wire::tcp::TcpPacket;
 use rclick_wire::udp::UdpPacket;
 
-use super::base::{Rewriter, REWRITER_CLASSES};
+use super::base::{push_runs, Rewriter, REWRITER_CLASSES};
 use super::class::{ip_info, AnnoSlot};
 use super::flowset::{
     now_ms, Lookup, RwHandle, IP_PROTO_DCCP, IP_PROTO_ICMP, IP_PROTO_TCP, IP_PROTO_UDP,
@@ -367,23 +367,12 @@ impl Element for ICMPRewriter {
     }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let now = now_ms(cx.now());
-        let mut run = PacketBatch::new();
-        let mut cur = -1;
-        for mut p in batch {
+        let outputs = batch.into_iter().map(|mut p| {
             let o = self.handle(&mut p, now);
-            if o < 0 {
-                self.drops += 1;
-                continue;
-            }
-            if o != cur && !run.is_empty() {
-                cx.checked_push(cur as usize, run.take());
-            }
-            cur = o;
-            run.push(p);
-        }
-        if !run.is_empty() {
-            cx.checked_push(cur as usize, run);
-        }
+            (p, o)
+        });
+        let dropped = push_runs(outputs, cx);
+        self.drops += dropped;
     }
 }
 

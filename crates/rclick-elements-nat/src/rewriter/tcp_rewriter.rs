@@ -64,7 +64,7 @@
 use rclick_packet::Packet;
 use rclick_wire::checksum;
 use rclick_wire::ipv4::Ipv4Packet;
-use rclick_wire::tcp::{flags, TcpPacket, HEADER_LEN};
+use rclick_wire::tcp::{flags, option, TcpPacket, HEADER_LEN};
 
 use super::base::{Rewriter, H};
 use super::class::{
@@ -201,11 +201,9 @@ fn apply_seq(sd: &mut SeqDelta, d: usize, th: &mut [u8], hlen: usize) {
         let c = checksum::update_u32(t.checksum(), ack, na);
         t.set_checksum(c);
         t.set_ack_number(na);
-        let first_opt = th
-            .get(HEADER_LEN..HEADER_LEN + 4)
-            .map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
         // not the lone timestamp option (NOP NOP TS 10)
-        if hlen > 32 || (hlen == 32 && first_opt != 0x0101_080A) {
+        let lone_ts = [option::NOP, option::NOP, option::TIMESTAMP, 10];
+        if hlen > 32 || (hlen == 32 && th.get(HEADER_LEN..HEADER_LEN + 4) != Some(&lone_ts[..])) {
             apply_sack(sd, d, th, hlen);
         }
     }
@@ -236,10 +234,7 @@ fn apply_sack(sd: &SeqDelta, d: usize, th: &mut [u8], hlen: usize) {
                     break;
                 }
                 let old = checksum::sum(&th[rs..re]);
-                for block in th[o + 2..o + len].chunks_exact_mut(4) {
-                    let v = u32::from_be_bytes([block[0], block[1], block[2], block[3]]);
-                    block.copy_from_slice(&sd.new_ack(d, v).to_be_bytes());
-                }
+                option::map_sack_edges(&mut th[o..o + len], |v| sd.new_ack(d, v));
                 let new = checksum::sum(&th[rs..re]);
                 let mut t = TcpPacket::new_unchecked(&mut *th);
                 let c = checksum::update_u16(t.checksum(), old, new);

@@ -191,10 +191,10 @@
 //!
 //! ToDevice, FromDump, ToDump, `rclick testbed`
 
-// Over 1,000 lines with its manual (190): the code is about 830 lines of
-// one job, receiving from a device by each METHOD (packet socket, rings,
-// AF_XDP) on one or several threads (FANOUT). The system calls are in
-// sys.rs, ring.rs and xdp.rs, GSO segmentation in gso.rs.
+// Why this file is long: over 1,000 lines with its manual (190): the code is
+// about 830 lines of one job, receiving from a device by each METHOD (packet
+// socket, rings, AF_XDP) on one or several threads (FANOUT). The system calls
+// are in sys.rs, ring.rs and xdp.rs, GSO segmentation in gso.rs.
 
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};

@@ -104,10 +104,11 @@
 //!
 //! ToDump, FromIPSummaryDump, ToIPSummaryDump, tcpdump(1)
 
-// Over 1,000 lines with its manual (105) and tests (about 350, on pcap files
-// made in the test): the code is about 710 lines of one job, replaying a
-// dump in time (TIMING, START/END windows, SAMPLE, FORCE_IP). The file
-// format is in pcap.rs, the buffered reading in file_input.rs.
+// Why this file is long: over 1,000 lines with its manual (105) and tests
+// (about 350, on pcap files made in the test): the code is about 710 lines of
+// one job, replaying a dump in time (TIMING, START/END windows, SAMPLE,
+// FORCE_IP). The file format is in pcap.rs, the buffered reading in
+// file_input.rs.
 
 use rclick_core::args::{AnyArg, Args, FromArg, NoContext};
 use rclick_core::{
@@ -986,50 +987,31 @@ mod tests {
 
     #[test]
     fn bad_files_are_errors() {
+        let build_err = |conf: &str| testing::build(conf, &registry(), true).err().unwrap();
         let f = write_bytes("short.pcap", b"\xd4\xc3\xb2\xa1\x02\x00");
-        let e = testing::build(&format!("FromDump({f}) -> Discard;"), &registry(), true)
-            .err()
-            .unwrap();
+        let e = build_err(&format!("FromDump({f}) -> Discard;"));
         assert!(
             e.contains("short.pcap: not a tcpdump file (too short)"),
             "{e}"
         );
         let f = write_bytes("magic.pcap", &[7u8; 40]);
-        let e = testing::build(&format!("FromDump({f}) -> Discard;"), &registry(), true)
-            .err()
-            .unwrap();
+        let e = build_err(&format!("FromDump({f}) -> Discard;"));
         assert!(e.contains("not a tcpdump file (bad magic number)"), "{e}");
-        let e = testing::build(
-            "FromDump(/nonexistent/x.pcap) -> Discard;",
-            &registry(),
-            true,
-        )
-        .err()
-        .unwrap();
+        let e = build_err("FromDump(/nonexistent/x.pcap) -> Discard;");
         assert!(
             e.contains("/nonexistent/x.pcap: No such file or directory"),
             "{e}"
         );
         let f = write_pcap("e.pcap", Order::Little, false, 1, &[]);
-        let e = testing::build(
-            &format!("FromDump({f}, START 1, START_AFTER 2) -> Discard;"),
-            &registry(),
-            true,
-        )
-        .err()
-        .unwrap();
+        let e = build_err(&format!(
+            "FromDump({f}, START 1, START_AFTER 2) -> Discard;"
+        ));
         assert!(
             e.contains("START and START_AFTER are mutually exclusive"),
             "{e}"
         );
         let f2 = write_pcap("dlt.pcap", Order::Little, false, 147, &[]);
-        let e = testing::build(
-            &format!("FromDump({f2}, FORCE_IP true) -> Discard;"),
-            &registry(),
-            true,
-        )
-        .err()
-        .unwrap();
+        let e = build_err(&format!("FromDump({f2}, FORCE_IP true) -> Discard;"));
         assert!(
             e.contains("unknown linktype 147; can't force IP packets"),
             "{e}"

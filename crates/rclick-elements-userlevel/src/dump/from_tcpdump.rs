@@ -92,7 +92,14 @@
 //!
 //! FromDump, FromIPSummaryDump, tcpdump(1)
 
+// Why this file is long: over 1,000 lines with its manual (90) and tests
+// (about 170): the code is about 860 lines, most of it one job, the parser
+// that makes a packet of one line of tcpdump's text (its TCP part keeps
+// per-flow state to make sequence numbers absolute), which reads as one
+// pass over the line and does not divide well.
+
 use std::collections::HashMap;
+use std::net::Ipv4Addr;
 
 use rclick_core::args::{parse_ip_addr, parse_real2, service_port, unparse_real2, Args};
 use rclick_core::random::random;
@@ -100,7 +107,9 @@ use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier, PacketBatch, TaskId, Timestamp,
 };
 use rclick_packet::Packet;
-use rclick_wire::checksum::{combine, internet_checksum, pseudo_header_v4, sum};
+use rclick_wire::checksum::{combine, pseudo_header_v4, sum};
+use rclick_wire::tcp::option as tcp_option;
+use rclick_wire::{IpProtocol, Ipv4Packet, TcpPacket, UdpPacket};
 
 use super::file_input::{print_name, FileInput};
 
@@ -186,25 +195,21 @@ struct Building {
 }
 
 impl Building {
-    fn set_u16(&mut self, at: usize, v: u16) {
-        if let Some(b) = self.data.get_mut(at..at + 2) {
-            b.copy_from_slice(&v.to_be_bytes());
-        }
+    /// The IP header (the packet always has its 20 bytes).
+    fn ip(&mut self) -> Ipv4Packet<&mut [u8]> {
+        Ipv4Packet::new_unchecked(&mut self.data[..])
     }
-    fn set_u32(&mut self, at: usize, v: u32) {
-        if let Some(b) = self.data.get_mut(at..at + 4) {
-            b.copy_from_slice(&v.to_be_bytes());
-        }
+    fn ip_ref(&self) -> Ipv4Packet<&[u8]> {
+        Ipv4Packet::new_unchecked(&self.data[..])
     }
-    fn u16_at(&self, at: usize) -> u16 {
-        self.data
-            .get(at..at + 2)
-            .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]))
+    /// The TCP header: only while the packet has its first 40 bytes (before
+    /// a protocol other than TCP cuts it short). TCP's and UDP's ports are
+    /// at the same place, so the ports of both are set through it.
+    fn tcp(&mut self) -> TcpPacket<&mut [u8]> {
+        TcpPacket::new_unchecked(&mut self.data[20..])
     }
-    fn u32_at(&self, at: usize) -> u32 {
-        self.data
-            .get(at..at + 4)
-            .map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    fn tcp_ref(&self) -> TcpPacket<&[u8]> {
+        TcpPacket::new_unchecked(&self.data[20..])
     }
 }
 
@@ -249,13 +254,18 @@ impl Default for FromTcpdump {
     }
 }
 
-const H_SAMPLING_PROB: u32 = 0;
-const H_ACTIVE: u32 = 1;
-const H_ENCAP: u32 = 2;
-const H_STOP: u32 = 3;
-const H_FILENAME: u32 = 4;
-const H_FILESIZE: u32 = 5;
-const H_FILEPOS: u32 = 6;
+rclick_core::handlers! {
+    /// FromTcpdump's handlers (the manual's list).
+    enum H {
+        SamplingProb = read("sampling_prob"),
+        Active = read_write("active"),
+        Encap = read("encap"),
+        Stop = write("stop"),
+        Filename = read("filename"),
+        Filesize = read("filesize"),
+        Filepos = read("filepos"),
+    }
+}
 
 impl FromTcpdump {
     fn next_line(&mut self) -> Option<Vec<u8>> {
@@ -288,7 +298,7 @@ impl FromTcpdump {
                 i += 1;
             }
         }
-        q.data[33] = flags;
+        q.tcp().set_flags(flags);
         if s.get(i) != Some(&b' ') {
             return i;
         }
@@ -343,13 +353,14 @@ impl FromTcpdump {
                 i += 1;
             }
         }
-        q.data[33] = flags;
+        q.tcp().set_flags(flags);
 
         // Sequence numbers made absolute, as tcpdump made them relative.
         let mut record_init: Option<u32> = None;
         if flags & TH_ACK != 0 {
-            let (src, dst) = (q.u32_at(12), q.u32_at(16));
-            let (sport, dport) = (q.u16_at(20), q.u16_at(22));
+            let (ip, tcp) = (q.ip_ref(), q.tcp_ref());
+            let (src, dst) = (u32::from(ip.src_addr()), u32::from(ip.dst_addr()));
+            let (sport, dport) = (tcp.src_port(), tcp.dst_port());
             let rev = sport < dport || (sport == dport && src.swap_bytes() < dst.swap_bytes());
             let key = if rev {
                 (src, sport, dst, dport)
@@ -387,12 +398,12 @@ impl FromTcpdump {
                 record_init = Some(rec.init_seq[o]);
             }
         }
-        q.set_u32(24, seq);
-        q.set_u32(28, ack_seq);
+        q.tcp().set_seq_number(seq);
+        q.tcp().set_ack_number(ack_seq);
 
         if starts(s, i, b"win ") && digit_at(s, i + 4) {
             let (v, e) = integer(s, i + 4, 0);
-            q.set_u16(34, v as u16);
+            q.tcp().set_window_len(v as u16);
             i = e;
             if s.get(i) == Some(&b' ') {
                 i += 1;
@@ -400,7 +411,7 @@ impl FromTcpdump {
         }
         if starts(s, i, b"urg ") && digit_at(s, i + 4) {
             let (v, e) = integer(s, i + 4, 0);
-            q.set_u16(38, v as u16);
+            q.tcp().set_urgent_at(v as u16);
             i = e;
             // As Click: steps over a character that is not a space.
             if i < end && s[i] != b' ' {
@@ -436,9 +447,7 @@ impl FromTcpdump {
                     if s.get(i) == Some(&b' ') && digit_at(s, i + 1) {
                         let (b, e) = integer(s, i + 1, 0);
                         i = e;
-                        opt.extend_from_slice(&[8, 10]);
-                        opt.extend_from_slice(&a.to_be_bytes());
-                        opt.extend_from_slice(&b.to_be_bytes());
+                        tcp_option::push_timestamps(&mut opt, a, b);
                     }
                 } else if starts(s, i, b"sack sack ") && digit_at(s, i + 10) {
                     let (n, e) = integer(s, i + 10, 0);
@@ -459,8 +468,7 @@ impl FromTcpdump {
                                     a = a.wrapping_add(init);
                                     b = b.wrapping_add(init);
                                 }
-                                opt.extend_from_slice(&a.to_be_bytes());
-                                opt.extend_from_slice(&b.to_be_bytes());
+                                tcp_option::push_sack_block(&mut opt, a, b);
                             }
                         }
                     }
@@ -487,9 +495,9 @@ impl FromTcpdump {
             // The data offset field has 4 bits: at most 40 option bytes.
             opt.truncate(40);
             q.data.extend_from_slice(&opt);
-            q.data[32] = (((20 + opt.len()) >> 2) << 4) as u8;
+            q.tcp().set_header_len((20 + opt.len()) as u8);
         } else {
-            q.data[32] = 5 << 4;
+            q.tcp().set_header_len(20);
         }
         i
     }
@@ -528,8 +536,9 @@ impl FromTcpdump {
             data: vec![0u8; 40],
             data_len: -1,
         };
-        q.data[0] = 0x45;
-        q.data[8] = 2;
+        q.ip().set_version(4);
+        q.ip().set_header_len(20);
+        q.ip().set_ttl(2);
 
         let sp = find(s, 0, b' ');
         let ts: Timestamp = std::str::from_utf8(&s[..sp]).ok()?.parse().ok()?;
@@ -550,7 +559,7 @@ impl FromTcpdump {
                 proto = PROTO_TCP;
             }
         }
-        q.data[9] = proto;
+        q.ip().set_protocol(IpProtocol(proto));
         let ported = proto == PROTO_TCP || proto == PROTO_UDP;
 
         // Source address and port.
@@ -559,15 +568,15 @@ impl FromTcpdump {
             return None;
         }
         let (src, sport) = Self::addr_port(&s[i..s2], ported, proto)?;
-        q.set_u32(12, src);
-        q.set_u16(20, sport);
+        q.ip().set_src_addr(Ipv4Addr::from(src));
+        q.tcp().set_src_port(sport);
         i = s2 + 3;
 
         // Destination address and port.
         let s2 = find(s, i, b':');
         let (dst, dport) = Self::addr_port(&s[i..s2.min(end)], ported, proto)?;
-        q.set_u32(16, dst);
-        q.set_u16(22, dport);
+        q.ip().set_dst_addr(Ipv4Addr::from(dst));
+        q.tcp().set_dst_port(dport);
 
         let first_frag = true;
         let mut i = if proto == PROTO_TCP && first_frag {
@@ -613,9 +622,9 @@ impl FromTcpdump {
 
         let data_len = u32::try_from(q.data_len.max(0)).unwrap_or(0);
         let total = (q.data.len() as u32).wrapping_add(data_len);
-        q.set_u16(2, total as u16);
+        q.ip().set_total_len(total as u16);
         if proto == PROTO_UDP && q.data.len() >= 28 {
-            q.set_u16(24, (total as u16).wrapping_sub(20));
+            UdpPacket::new_unchecked(&mut q.data[20..]).set_len((total as u16).wrapping_sub(20));
         }
         if self.checksum {
             set_checksums(&mut q.data);
@@ -654,25 +663,25 @@ impl FromTcpdump {
             let left = close - it;
             if left >= 7 && starts(s, it, b"tos 0x") {
                 let (v, e) = integer(&s[..close], it + 6, 16);
-                q.data[1] = v as u8;
+                q.ip().set_tos(v as u8);
                 it = e.max(it + 6);
             } else if left >= 6
                 && starts(s, it, b"ECT(")
                 && matches!(s[it + 4], b'0' | b'1')
                 && s[it + 5] == b')'
             {
-                q.data[1] = (q.data[1] & !3) | if s[it + 4] == b'0' { 1 } else { 2 };
+                q.ip().set_ecn(if s[it + 4] == b'0' { 1 } else { 2 });
                 it += 6;
             } else if left >= 2 && starts(s, it, b"CE") {
-                q.data[1] |= 3;
+                q.ip().set_ecn(3);
                 it += 2;
             } else if left >= 2 && starts(s, it, b"DF") {
-                q.data[6] |= 0x40;
+                q.ip().set_dont_frag(true);
                 it += 2;
             } else if left >= 10 && starts(s, it, b"frag ") && digit_at(s, it + 5) {
                 let c = &s[..close];
                 let (id, e) = integer(c, it + 5, 0);
-                q.set_u16(4, id as u16);
+                q.ip().set_ident(id as u16);
                 it = e;
                 if it + 2 > close || c[it] != b':' || !digit_at(c, it + 1) {
                     break;
@@ -684,20 +693,20 @@ impl FromTcpdump {
                     break;
                 }
                 let (off, e) = integer(c, it + 1, 0);
-                let flags = q.u16_at(6) & !0x1fff;
-                q.set_u16(6, flags | (off as u16 & 0x1fff));
+                let flags = q.ip_ref().flags_frag_offset() & !0x1fff;
+                q.ip().set_flags_frag_offset(flags | (off as u16 & 0x1fff));
                 it = e;
                 if it < close && c[it] == b'+' {
-                    q.data[6] |= 0x20;
+                    q.ip().set_more_frags(true);
                     it += 1;
                 }
             } else if left >= 5 && starts(s, it, b"ttl ") && digit_at(s, it + 4) {
                 let (v, e) = integer(&s[..close], it + 4, 0);
-                q.data[8] = v as u8;
+                q.ip().set_ttl(v as u8);
                 it = e;
             } else if left >= 4 && starts(s, it, b"id ") && digit_at(s, it + 3) {
                 let (v, e) = integer(&s[..close], it + 3, 0);
-                q.set_u16(4, v as u16);
+                q.ip().set_ident(v as u16);
                 it = e;
             } else if left >= 5 && starts(s, it, b"len ") && digit_at(s, it + 4) {
                 let (u, e) = integer(&s[..close], it + 4, 0);
@@ -706,12 +715,12 @@ impl FromTcpdump {
                 let u = i64::from(u);
                 if q.data_len < 0 || u == have + q.data_len {
                     q.data_len = u - have;
-                } else if q.data[9] == PROTO_TCP {
+                } else if q.ip_ref().protocol() == IpProtocol(PROTO_TCP) {
                     // The difference must be TCP options.
                     let header = (u - q.data_len).clamp(40, 60) as usize;
                     let delta = header as i64 - have;
                     q.data.resize(header, 0);
-                    q.data[32] = (((header - 20) >> 2) << 4) as u8;
+                    q.tcp().set_header_len((header - 20) as u8);
                     if delta > 0 {
                         q.data[header - delta as usize] = 0;
                     }
@@ -781,26 +790,31 @@ fn set_checksums(d: &mut [u8]) {
     if d.len() < 20 {
         return;
     }
-    d[10] = 0;
-    d[11] = 0;
-    let c = internet_checksum(&d[..20]);
-    d[10..12].copy_from_slice(&c.to_be_bytes());
-    let frag = u16::from_be_bytes([d[6], d[7]]) & 0x3fff != 0;
-    let at = match d[9] {
-        PROTO_TCP if d.len() >= 40 => 36,
-        PROTO_UDP if d.len() >= 28 => 26,
+    let (d, th) = d.split_at_mut(20);
+    let mut ip = Ipv4Packet::new_unchecked(d);
+    ip.fill_checksum_over(20);
+    let frag = ip.flags_frag_offset() & 0x3fff != 0;
+    let proto = ip.protocol().0;
+    let tcp = match proto {
+        PROTO_TCP if th.len() >= 20 => true,
+        PROTO_UDP if th.len() >= 8 => false,
         _ => return,
     };
     if frag {
         return;
     }
-    d[at] = 0;
-    d[at + 1] = 0;
-    let src = std::net::Ipv4Addr::new(d[12], d[13], d[14], d[15]);
-    let dst = std::net::Ipv4Addr::new(d[16], d[17], d[18], d[19]);
-    let tlen = d.len() - 20;
-    let s = combine(&[pseudo_header_v4(src, dst, d[9], tlen as u16), sum(&d[20..])]);
-    d[at..at + 2].copy_from_slice(&(!s).to_be_bytes());
+    // the transport checksum, 0 while summing
+    let set = |th: &mut [u8], c: u16| {
+        if tcp {
+            TcpPacket::new_unchecked(th).set_checksum(c);
+        } else {
+            UdpPacket::new_unchecked(th).set_checksum(c);
+        }
+    };
+    set(th, 0);
+    let ph = pseudo_header_v4(ip.src_addr(), ip.dst_addr(), proto, th.len() as u16);
+    let s = combine(&[ph, sum(th)]);
+    set(th, !s);
 }
 
 impl Element for FromTcpdump {
@@ -907,42 +921,34 @@ impl Element for FromTcpdump {
         self.pull_mode.then(|| self.notifier.clone())
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("sampling_prob", H_SAMPLING_PROB),
-            HandlerDef::read_write("active", H_ACTIVE),
-            HandlerDef::read("encap", H_ENCAP),
-            HandlerDef::write("stop", H_STOP),
-            HandlerDef::read("filename", H_FILENAME),
-            HandlerDef::read("filesize", H_FILESIZE),
-            HandlerDef::read("filepos", H_FILEPOS),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_SAMPLING_PROB => unparse_real2(u64::from(self.sampling_prob), SAMPLING_SHIFT),
-            H_ACTIVE => self.active.to_string(),
-            H_ENCAP => "IP".into(),
-            H_FILENAME => self.filename.clone(),
-            H_FILESIZE => self
+        Ok(match H::from_id(id) {
+            Some(H::SamplingProb) => unparse_real2(u64::from(self.sampling_prob), SAMPLING_SHIFT),
+            Some(H::Active) => self.active.to_string(),
+            Some(H::Encap) => "IP".into(),
+            Some(H::Filename) => self.filename.clone(),
+            Some(H::Filesize) => self
                 .input
                 .as_ref()
                 .and_then(FileInput::size)
                 .map_or_else(|| "-".into(), |s| s.to_string()),
-            H_FILEPOS => self
+            Some(H::Filepos) => self
                 .input
                 .as_ref()
                 .map_or(0, FileInput::position)
                 .to_string(),
-            _ => return Err("no such handler".into()),
+            Some(H::Stop) | None => return Err("no such handler".into()),
         })
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match id {
-            H_ACTIVE => {
+        match H::from_id(id) {
+            Some(H::Active) => {
                 let pull = self.pull_mode.then_some(&self.notifier);
                 cx.write_source_active(value, "syntax error", &mut self.active, pull, self.task)
             }
-            H_STOP => {
+            Some(H::Stop) => {
                 self.active = false;
                 cx.request_stop();
                 Ok(())

@@ -119,10 +119,11 @@
 //!
 //! ControlSocket, KernelTun, FromDevice
 
-// Over 1,000 lines with its manual (120) and tests (about 300, each on real
-// sockets): the code is about 670 lines of one job, a Socket's run-time
-// state machine (accepting, receiving, the send queue and its back-off,
-// hot swap). Its configuration is in settings.rs, the sockets in conn.rs.
+// Why this file is long: over 1,000 lines with its manual (120) and tests
+// (about 300, each on real sockets): the code is about 670 lines of one job,
+// a Socket's run-time state machine (accepting, receiving, the send queue and
+// its back-off, hot swap). Its configuration is in settings.rs, the sockets
+// in conn.rs.
 
 use std::collections::VecDeque;
 use std::net::{Ipv4Addr, SocketAddrV4};

@@ -1,9 +1,9 @@
 //! [`Packet`]: a contiguous byte buffer with headroom and tailroom,
 //! header offsets and annotations.
 //!
-//! (This file is over 1,000 lines because of its tests: about 860 lines of
-//! code, construction, data and copy-on-write, and 520 lines of tests;
-//! header offsets are in `headers.rs`, annotations in `annotations.rs`.)
+//! Why this file is long: its tests. About 860 lines of code,
+//! construction, data and copy-on-write, and 520 lines of tests; header
+//! offsets are in `headers.rs`, annotations in `annotations.rs`.
 //!
 //! # Layout
 //!

@@ -1,10 +1,9 @@
 //! Thread-local recycling of packet headers, data buffers and batch vectors,
 //! with a process-wide depot that moves whole chunks between threads.
 //!
-//! (This file is over 1,000 lines because of its tests: about 900 lines of
-//! code, the thread-local pool in one piece since every path through it is
-//! hot, and 440 lines of tests of its accounting; the depot is in
-//! `depot.rs`.)
+//! Why this file is long: its tests. About 900 lines of code, the
+//! thread-local pool in one piece since every path through it is hot, and
+//! 440 lines of tests of its accounting; the depot is in `depot.rs`.
 //!
 //! Every thread has its own pool (no locks, no atomics). Three kinds of
 //! objects are recycled:

@@ -20,7 +20,7 @@
 //! meant for the tens of classes of a link-sharing tree, not thousands
 //! (Linux keeps red-black trees for the same sets).
 //!
-//! Over 1,000 lines only by its tests (about 670: each criterion checked
+//! Why this file is long: only its tests (about 670: each criterion checked
 //! against a virtual clock over a simulated link); the scheduler itself is
 //! about 600.
 

@@ -1,9 +1,11 @@
 //! The contexts elements see while being configured ([`ConfigureCx`],
 //! `configure.rs`), initialized ([`InitCx`], `init.rs`) and run ([`Ctx`],
 //! here: pushes, pulls, the hop between elements, and what an element may
-//! ask of the router while it runs). About 1,090 lines, all of them the
-//! run-time context's one job: its tests are the router's and the element
-//! crates', which need elements.
+//! ask of the router while it runs).
+//!
+//! Why this file is long: about 1,090 lines, all of them the run-time
+//! context's one job; its tests are the router's and the element crates',
+//! which need elements.
 
 use std::sync::atomic::Ordering;
 

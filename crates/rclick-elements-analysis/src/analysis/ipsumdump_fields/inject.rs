@@ -6,6 +6,7 @@ use std::net::Ipv4Addr;
 use rclick_packet::{Packet, Timestamp};
 use rclick_wire::checksum;
 use rclick_wire::icmp;
+use rclick_wire::{IpProtocol, Ipv4Packet};
 
 use super::*;
 
@@ -130,6 +131,11 @@ impl<'a> Odesc<'a> {
     pub(crate) fn tlen(&self) -> usize {
         self.buf.len().saturating_sub(self.th)
     }
+    /// The IP header's view: only once `make_ip` has made it (20 bytes at
+    /// least).
+    fn ip_view(&mut self) -> Ipv4Packet<&mut [u8]> {
+        Ipv4Packet::new_unchecked(&mut self.buf[..])
+    }
     pub(crate) fn grow_to(&mut self, n: usize) {
         if self.buf.len() < n {
             self.buf.resize(n, 0);
@@ -147,14 +153,17 @@ impl<'a> Odesc<'a> {
             if self.buf.len() < 20 {
                 self.grow_to(20);
                 self.th = 20;
-                self.buf[0] = 0x45;
-                self.buf[9] = self.default_proto;
-                put16(&mut self.buf, 2, 0);
-                put16(&mut self.buf, 6, 0);
-                self.buf[8] = 100;
-                if let Some(f) = self.flowid {
-                    self.buf[12..16].copy_from_slice(&f.src.octets());
-                    self.buf[16..20].copy_from_slice(&f.dst.octets());
+                let (proto, flowid) = (self.default_proto, self.flowid);
+                let mut ip = self.ip_view();
+                ip.set_version(4);
+                ip.set_header_len(20);
+                ip.set_protocol(IpProtocol(proto));
+                ip.set_total_len(0);
+                ip.set_flags_frag_offset(0);
+                ip.set_ttl(100);
+                if let Some(f) = flowid {
+                    ip.set_src_addr(f.src);
+                    ip.set_dst_addr(f.dst);
                 }
             }
         }
@@ -253,7 +262,9 @@ impl<'a> Odesc<'a> {
         if delta > 0 && !self.have_ip_hl && self.ip_hl_bytes() == 20 {
             let ip_delta = ((delta - (delta & 3)) as usize).min(40);
             self.buf.splice(20..20, std::iter::repeat_n(0u8, ip_delta));
-            self.buf[0] = 0x40 | (((20 + ip_delta) >> 2) as u8 & 0xF);
+            let mut ip = self.ip_view();
+            ip.set_version(4);
+            ip.set_header_len((20 + ip_delta) as u8);
             self.th = 20 + ip_delta;
         }
     }
@@ -494,18 +505,18 @@ impl<'a> Odesc<'a> {
         if !self.make_ip(0) {
             return;
         }
-        let b = &mut self.buf;
+        let mut ip = self.ip_view();
         match f {
-            Field::IpSrc => b[12..16].copy_from_slice(&u.to_be_bytes()),
-            Field::IpDst => b[16..20].copy_from_slice(&u.to_be_bytes()),
-            Field::IpTos => b[1] = u as u8,
-            Field::IpDscp => b[1] = (b[1] & 3) | ((u << 2) as u8 & 0xFC),
-            Field::IpEcn => b[1] = (b[1] & 0xFC) | (u as u8 & 3),
-            Field::IpTtl => b[8] = u as u8,
-            Field::IpFrag | Field::IpFragoff => put16(b, 6, u as u16),
-            Field::IpId => put16(b, 4, u as u16),
-            Field::IpSum => put16(b, 10, u as u16),
-            Field::IpProto => b[9] = u as u8,
+            Field::IpSrc => ip.set_src_addr(Ipv4Addr::from(u)),
+            Field::IpDst => ip.set_dst_addr(Ipv4Addr::from(u)),
+            Field::IpTos => ip.set_tos(u as u8),
+            Field::IpDscp => ip.set_dscp(u as u8),
+            Field::IpEcn => ip.set_ecn(u as u8),
+            Field::IpTtl => ip.set_ttl(u as u8),
+            Field::IpFrag | Field::IpFragoff => ip.set_flags_frag_offset(u as u16),
+            Field::IpId => ip.set_ident(u as u16),
+            Field::IpSum => ip.set_checksum(u as u16),
+            Field::IpProto => ip.set_protocol(IpProtocol(u as u8)),
             Field::IpLen => self.want_len = u,
             Field::IpHl => {
                 self.have_ip_hl = true;
@@ -520,7 +531,8 @@ impl<'a> Odesc<'a> {
                         *x = 0;
                     }
                 }
-                self.buf[0] = (self.buf[0] & 0xF0) | ((want >> 2) as u8 & 0xF);
+                // the length field's four bits of `want`, as Click's do
+                self.ip_view().set_header_len((want & 0x3C) as u8);
             }
             Field::IpOpt => {
                 self.have_ip_hl = true;
@@ -533,7 +545,7 @@ impl<'a> Odesc<'a> {
                 self.grow_to(ip_hl);
                 if ip_hl > self.ip_hl_bytes() {
                     self.th = ip_hl;
-                    self.buf[0] = (self.buf[0] & 0xF0) | ((ip_hl >> 2) as u8 & 0xF);
+                    self.ip_view().set_header_len((ip_hl & 0x3C) as u8);
                 }
                 self.buf[20..20 + olen].copy_from_slice(&opt);
                 for x in &mut self.buf[20 + olen..ip_hl] {

@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use rclick_wire::tcp::option as tcp_option;
+
 use super::*;
 
 pub(crate) const IPOPT_EOL: u8 = 0;
@@ -315,8 +317,7 @@ pub(crate) fn parse_tcp_opt(text: &str, mask: u32) -> Option<Vec<u8>> {
                 }
                 let (b, r2) = prefix_int(&s[t + 1..], 0);
                 let t2 = end - r2.len();
-                sa.extend_from_slice(&a.unwrap_or(0).to_be_bytes());
-                sa.extend_from_slice(&b.unwrap_or(0).to_be_bytes());
+                tcp_option::push_sack_block(&mut sa, a.unwrap_or(0), b.unwrap_or(0));
                 if t2 < start + 3 {
                     return None;
                 }
@@ -339,9 +340,7 @@ pub(crate) fn parse_tcp_opt(text: &str, mask: u32) -> Option<Vec<u8>> {
             if sa.is_empty() {
                 sa.extend_from_slice(&[1, 1]);
             }
-            sa.extend_from_slice(&[8, 10]);
-            sa.extend_from_slice(&a.unwrap_or(0).to_be_bytes());
-            sa.extend_from_slice(&b.unwrap_or(0).to_be_bytes());
+            tcp_option::push_timestamps(&mut sa, a.unwrap_or(0), b.unwrap_or(0));
             if t2 < start + 5 {
                 return None;
             }
@@ -542,11 +541,8 @@ pub(crate) fn relative_sack(o: &mut [u8], base: u32) {
                 if len < 2 || i + len > o.len() {
                     break;
                 }
-                if kind == 5 {
-                    for e in o[i + 2..i + len].chunks_exact_mut(4) {
-                        let v = u32::from_be_bytes([e[0], e[1], e[2], e[3]]).wrapping_sub(base);
-                        e.copy_from_slice(&v.to_be_bytes());
-                    }
+                if kind == tcp_option::SACK {
+                    tcp_option::map_sack_edges(&mut o[i..i + len], |e| e.wrapping_sub(base));
                 }
                 i += len;
             }
@@ -604,7 +600,7 @@ pub(crate) fn unparse_tcp_opt(out: &mut String, opts: &[u8], mask: u32) {
         let o = &opts[i..i + olen];
         match kind {
             2 => {
-                let _ = write!(out, "{sep}mss{}", u16::from_be_bytes([o[2], o[3]]));
+                let _ = write!(out, "{sep}mss{}", tcp_option::mss(o));
             }
             3 => {
                 let _ = write!(out, "{sep}wscale{}", o[2]);
@@ -613,18 +609,13 @@ pub(crate) fn unparse_tcp_opt(out: &mut String, opts: &[u8], mask: u32) {
                 let _ = write!(out, "{sep}sackok");
             }
             5 => {
-                let mut k = 2;
-                while k + 8 <= olen {
-                    let a = u32::from_be_bytes([o[k], o[k + 1], o[k + 2], o[k + 3]]);
-                    let b = u32::from_be_bytes([o[k + 4], o[k + 5], o[k + 6], o[k + 7]]);
+                for (a, b) in tcp_option::sack_blocks(o) {
                     let _ = write!(out, "{sep}sack{a}-{b}");
                     sep = ";";
-                    k += 8;
                 }
             }
             8 => {
-                let a = u32::from_be_bytes([o[2], o[3], o[4], o[5]]);
-                let b = u32::from_be_bytes([o[6], o[7], o[8], o[9]]);
+                let (a, b) = tcp_option::timestamps(o);
                 let _ = write!(out, "{sep}ts{a}:{b}");
             }
             _ => {

@@ -77,11 +77,7 @@ impl Session {
                     Ok(d) => String::from_utf8_lossy(&d).into_owned(),
                     Err(c) => return c,
                 };
-                if command.starts_with('R') {
-                    self.read_command(h, &word(1), &data);
-                } else {
-                    self.write_command(h, &word(1), &data, read_only);
-                }
+                self.read_or_write(h, command.starts_with('R'), &word(1), &data, read_only);
             }
             "READUNTIL" | "WRITEUNTIL" => {
                 if w.len() < 2 {
@@ -93,11 +89,7 @@ impl Session {
                     Ok(d) => String::from_utf8_lossy(&d).into_owned(),
                     Err(c) => return c,
                 };
-                if command.starts_with('R') {
-                    self.read_command(h, &word(1), &data);
-                } else {
-                    self.write_command(h, &word(1), &data, read_only);
-                }
+                self.read_or_write(h, command.starts_with('R'), &word(1), &data, read_only);
             }
             "CHECKREAD" | "CHECKWRITE" => {
                 if w.len() != 2 {
@@ -184,6 +176,22 @@ impl Session {
                 );
                 None
             }
+        }
+    }
+
+    /// READDATA/WRITEDATA and READUNTIL/WRITEUNTIL once their data is in.
+    fn read_or_write(
+        &mut self,
+        h: &mut dyn Handlers,
+        read: bool,
+        name: &str,
+        data: &str,
+        read_only: bool,
+    ) {
+        if read {
+            self.read_command(h, name, data);
+        } else {
+            self.write_command(h, name, data, read_only);
         }
     }
 
