@@ -59,13 +59,13 @@
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 use rclick_packet::{Packet, DEFAULT_HEADROOM};
-use rclick_wire::ipv6::HEADER_LEN;
-use rclick_wire::Ipv6Packet;
+use rclick_wire::ipv6::{FRAGMENT_HEADER_LEN, HEADER_LEN};
+use rclick_wire::{IpProtocol, Ipv6FragmentHeader, Ipv6Packet};
 
 /// The Fragment header's next header value.
 const FRAGMENT: u8 = 44;
 /// The Fragment header's length.
-const FRAG_LEN: usize = 8;
+const FRAG_LEN: usize = FRAGMENT_HEADER_LEN;
 
 /// The IP6Fragmenter element.
 #[derive(Default)]
@@ -148,13 +148,13 @@ impl IP6Fragmenter {
                 let d = q.data_mut();
                 d[..unfrag].copy_from_slice(&h[..unfrag]);
                 d[nh_pos] = FRAGMENT;
-                let fh = &mut d[unfrag..unfrag + FRAG_LEN];
-                fh[0] = orig_nh;
-                fh[1] = 0;
-                // off is a multiple of 8 below 65536: offset << 3 is off.
-                let field = (off as u16) | u16::from(more);
-                fh[2..4].copy_from_slice(&field.to_be_bytes());
-                fh[4..8].copy_from_slice(&id.to_be_bytes());
+                // The reserved byte stays 0 (the packet starts zeroed).
+                let mut fh = Ipv6FragmentHeader::new_unchecked(&mut d[unfrag..unfrag + FRAG_LEN]);
+                fh.set_next_header(IpProtocol(orig_nh));
+                // off is a multiple of 8 below 65536.
+                fh.set_frag_offset(off as u16);
+                fh.set_more_frags(more);
+                fh.set_ident(id);
                 d[unfrag + FRAG_LEN..].copy_from_slice(&data[off..off + dlen]);
                 let mut v = Ipv6Packet::new_unchecked(&mut d[..HEADER_LEN]);
                 v.set_payload_len((total - HEADER_LEN) as u16);
