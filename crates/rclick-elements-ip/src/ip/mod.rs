@@ -14,6 +14,8 @@ use rclick_core::drops::{DropReason, Drops};
 use rclick_core::element::{HandlerFlags, HandlerKind};
 use rclick_core::{Ctx, HandlerDef, Registry};
 
+use transport::HeaderChecker;
+
 pub mod address_info;
 pub mod check_icmp_header;
 pub mod check_ip_header;
@@ -25,6 +27,7 @@ pub mod dir248;
 pub mod direct_ip_lookup;
 pub mod drop_broadcasts;
 pub mod dxr;
+mod fix_in_place;
 pub mod fix_ip_src;
 pub mod get_ip_address;
 pub mod ip_encap;
@@ -85,17 +88,17 @@ pub fn register(r: &mut Registry) {
     );
     r.add(
         "CheckICMPHeader",
-        check_icmp_header::make,
+        HeaderChecker::<check_icmp_header::Why>::make,
         include_str!("check_icmp_header.rs"),
     );
     r.add(
         "CheckUDPHeader",
-        check_udp_header::make,
+        HeaderChecker::<check_udp_header::Why>::make,
         include_str!("check_udp_header.rs"),
     );
     r.add(
         "CheckTCPHeader",
-        check_tcp_header::make,
+        HeaderChecker::<check_tcp_header::Why>::make,
         include_str!("check_tcp_header.rs"),
     );
     r.add(
