@@ -54,6 +54,7 @@
 //!
 //! ICMPError, CheckLength, IPReassembler
 
+use crate::fragment_batch::fragment_batch;
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 use rclick_packet::{Packet, DEFAULT_HEADROOM};
@@ -292,32 +293,13 @@ impl Element for IpFragmenter {
 
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let mtu = self.mtu as usize;
-        if batch
-            .iter()
-            .all(|p| p.network_length().is_none_or(|l| l <= mtu))
-        {
-            // Nothing to fragment: the batch goes on as it is.
-            cx.push(0, batch);
-            return;
-        }
-        let mut out = PacketBatch::with_capacity(batch.len());
-        let mut bad = PacketBatch::new();
-        for p in batch {
-            let fits = match p.network_header() {
-                Some(h) => h.len() <= self.mtu as usize,
-                None => true,
-            };
-            if fits {
-                out.push(p);
-            } else if let Err(p) = self.fragment(p, &mut out, cx) {
-                bad.push(p);
+        let bad = fragment_batch(batch, mtu, cx, |p, out, cx| self.fragment(p, out, cx));
+        if let Some(bad) = bad {
+            // Refusals are counted in `fragment`; dropped unless output 1
+            // exists.
+            if cx.noutputs() > 1 {
+                cx.push(1, bad);
             }
-        }
-        if !out.is_empty() {
-            cx.push(0, out);
-        }
-        if !bad.is_empty() && cx.noutputs() > 1 {
-            cx.push(1, bad);
         }
     }
 

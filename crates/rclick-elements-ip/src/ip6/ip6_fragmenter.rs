@@ -56,6 +56,7 @@
 //!
 //! IPFragmenter, ICMP6Error, CheckIP6Header
 
+use crate::fragment_batch::fragment_batch;
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 use rclick_packet::{Packet, DEFAULT_HEADROOM};
@@ -202,27 +203,9 @@ impl Element for IP6Fragmenter {
 
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let mtu = self.mtu as usize;
-        if batch
-            .iter()
-            .all(|p| p.network_length().is_none_or(|l| l <= mtu))
-        {
-            cx.push(0, batch);
-            return;
-        }
-        let mut out = PacketBatch::with_capacity(batch.len());
-        let mut bad = PacketBatch::new();
-        for p in batch {
-            if p.network_length().is_none_or(|l| l <= mtu) {
-                out.push(p);
-            } else if let Err(p) = self.fragment(p, &mut out) {
-                self.drops += 1;
-                bad.push(p);
-            }
-        }
-        if !out.is_empty() {
-            cx.push(0, out);
-        }
-        if !bad.is_empty() {
+        let bad = fragment_batch(batch, mtu, cx, |p, out, _cx| self.fragment(p, out));
+        if let Some(bad) = bad {
+            self.drops += bad.len() as u64;
             cx.checked_push(1, bad);
         }
     }
