@@ -27,6 +27,7 @@ pub mod dir248;
 pub mod direct_ip_lookup;
 pub mod drop_broadcasts;
 pub mod dxr;
+mod each_packet;
 mod fix_in_place;
 pub mod fix_ip_src;
 pub mod get_ip_address;
