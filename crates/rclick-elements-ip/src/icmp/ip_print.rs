@@ -142,22 +142,38 @@ fn addr(b: &[u8]) -> Ipv4Addr {
     Ipv4Addr::new(b[0], b[1], b[2], b[3])
 }
 
+/// Writes the addresses of a TCP or UDP line (`proto` names it) of IP
+/// header `h`: `SRC.SPORT > DST.DPORT: ` with the ports `ports` reads, and
+/// true; or, for a later fragment or fewer than 4 bytes of transport
+/// header (`tlen`), `SRC > DST: PROTO` (`truncated-PROTO` for the latter)
+/// and false: the line is done.
+fn ports_prefix(
+    sa: &mut String,
+    h: &[u8],
+    tlen: usize,
+    proto: &str,
+    ports: impl FnOnce() -> (u16, u16),
+) -> bool {
+    let (src, dst) = (addr(&h[12..16]), addr(&h[16..20]));
+    let first = is_first_fragment(h);
+    if tlen < 4 || !first {
+        let trunc = if first { "truncated-" } else { "" };
+        let _ = write!(sa, "{src} > {dst}: {trunc}{proto}");
+        return false;
+    }
+    let (sport, dport) = ports();
+    let _ = write!(sa, "{src}.{sport} > {dst}.{dport}: ");
+    true
+}
+
 impl IpPrint {
     fn tcp_line(sa: &mut String, p: &Packet, h: &[u8], th: &[u8], tlen: usize) {
-        let (src, dst) = (addr(&h[12..16]), addr(&h[16..20]));
-        let first = is_first_fragment(h);
-        if tlen < 4 || !first {
-            let _ = write!(
-                sa,
-                "{src} > {dst}: {}",
-                if first { "truncated-tcp" } else { "tcp" }
-            );
-            return;
-        }
         // `th` holds at least `tlen` bytes: each field is read only once
         // `tlen` covers it.
         let tcp = TcpPacket::new_unchecked(th);
-        let _ = write!(sa, "{src}.{} > {dst}.{}: ", tcp.src_port(), tcp.dst_port());
+        if !ports_prefix(sa, h, tlen, "tcp", || (tcp.src_port(), tcp.dst_port())) {
+            return;
+        }
         if tlen < 14 {
             sa.push_str("truncated-tcp");
             return;
@@ -202,18 +218,10 @@ impl IpPrint {
     }
 
     fn udp_line(sa: &mut String, h: &[u8], th: &[u8], tlen: usize) {
-        let (src, dst) = (addr(&h[12..16]), addr(&h[16..20]));
-        let first = is_first_fragment(h);
-        if tlen < 4 || !first {
-            let _ = write!(
-                sa,
-                "{src} > {dst}: {}",
-                if first { "truncated-udp" } else { "udp" }
-            );
+        let udp = UdpPacket::new_unchecked(th);
+        if !ports_prefix(sa, h, tlen, "udp", || (udp.src_port(), udp.dst_port())) {
             return;
         }
-        let udp = UdpPacket::new_unchecked(th);
-        let _ = write!(sa, "{src}.{} > {dst}.{}: ", udp.src_port(), udp.dst_port());
         if tlen < 8 {
             sa.push_str("truncated-udp");
             return;
@@ -615,6 +623,26 @@ impl Drop for IpPrint {
 
 #[cfg(test)]
 mod tests {
+    /// The three shapes of a TCP or UDP line's start.
+    #[test]
+    fn ports_prefix_shapes() {
+        let mut h = [0u8; 20];
+        h[12..16].copy_from_slice(&[1, 0, 0, 1]);
+        h[16..20].copy_from_slice(&[2, 0, 0, 2]);
+        let line = |h: &[u8], tlen| {
+            let mut sa = String::new();
+            let more = super::ports_prefix(&mut sa, h, tlen, "udp", || (7, 9));
+            (sa, more)
+        };
+        assert_eq!(line(&h, 4), ("1.0.0.1.7 > 2.0.0.2.9: ".into(), true));
+        assert_eq!(
+            line(&h, 3),
+            ("1.0.0.1 > 2.0.0.2: truncated-udp".into(), false)
+        );
+        h[7] = 1; // a later fragment
+        assert_eq!(line(&h, 8), ("1.0.0.1 > 2.0.0.2: udp".into(), false));
+    }
+
     use super::super::test_util::*;
     use rclick_core::testing;
 
