@@ -309,6 +309,17 @@ rclick_core::handlers! {
     }
 }
 
+/// Reads [`CheckH`] handler `id` from `counts`: `drops` (the total) or
+/// `drop_details` (a line per reason). For the classes whose handlers are
+/// just these two (CheckIP6Header, ICMP6Error) and for [`CheckDrops`].
+pub(crate) fn read_drops<R: DropReason>(counts: &Drops<R>, id: u32) -> Result<String, String> {
+    match CheckH::from_id(id) {
+        Some(CheckH::Drops) => Ok(counts.total().to_string()),
+        Some(CheckH::DropDetails) => Ok(counts.details()),
+        None => Err("no such handler".into()),
+    }
+}
+
 impl<R: DropReason> CheckDrops<R> {
     pub fn new(what: &'static str) -> Self {
         CheckDrops {
@@ -346,11 +357,7 @@ impl<R: DropReason> CheckDrops<R> {
     }
 
     pub fn read(&self, id: u32) -> Result<String, String> {
-        match CheckH::from_id(id) {
-            Some(CheckH::Drops) => Ok(self.counts.total().to_string()),
-            Some(CheckH::DropDetails) => Ok(self.counts.details()),
-            None => Err("no such handler".into()),
-        }
+        read_drops(&self.counts, id)
     }
 }
 
@@ -447,5 +454,25 @@ pub(crate) mod test_util {
                 .collect();
             (logs, values)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_udp_header::Why;
+    use super::{read_drops, CheckH};
+    use rclick_core::drops::Drops;
+
+    /// `drops` reads the total, `drop_details` a line per reason; any
+    /// other id is an error.
+    #[test]
+    fn read_drops_reads_both_handlers() {
+        let mut d = Drops::<Why>::default();
+        d.count(Why::BadChecksum, 2);
+        d.count(Why::NotUdp, 1);
+        assert_eq!(read_drops(&d, CheckH::Drops.id()).unwrap(), "3");
+        let details = "1\tnot UDP\n0\tbad packet length\n2\tbad UDP checksum\n";
+        assert_eq!(read_drops(&d, CheckH::DropDetails.id()).unwrap(), details);
+        assert!(read_drops(&d, 2).is_err());
     }
 }

@@ -56,6 +56,7 @@ use rclick_wire::ipv6::HEADER_LEN;
 use rclick_wire::Ipv6Packet;
 
 use super::parse_ip6;
+use crate::ip::{read_drops, CheckH};
 use rclick_core::drops::Drops;
 
 rclick_core::drop_reasons! {
@@ -121,14 +122,6 @@ impl CheckIP6Header {
     }
 }
 
-rclick_core::handlers! {
-    /// CheckIP6Header's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-        DropDetails = read("drop_details"),
-    }
-}
-
 impl Element for CheckIP6Header {
     fn class_name(&self) -> &'static str {
         "CheckIP6Header"
@@ -166,14 +159,12 @@ impl Element for CheckIP6Header {
             }
         }
     }
+    /// `drops` and `drop_details` (the manual's list).
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        CheckH::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match H::from_id(id) {
-            Some(H::Drops) => self.drops.total().to_string(),
-            _ => self.drops.details(),
-        })
+        read_drops(&self.drops, id)
     }
 }
 

@@ -63,6 +63,7 @@ use rclick_wire::ipv6::HEADER_LEN;
 use rclick_wire::{IpProtocol, Ipv6Packet, Ipv6Repr};
 
 use super::{fixed_header, parse_ip6};
+use crate::ip::{read_drops, CheckH};
 use rclick_core::drops::Drops;
 
 /// The minimum IPv6 MTU (RFC 8200 section 5), the bound on a message.
@@ -171,14 +172,6 @@ impl ICMP6Error {
     }
 }
 
-rclick_core::handlers! {
-    /// ICMP6Error's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-        DropDetails = read("drop_details"),
-    }
-}
-
 impl Element for ICMP6Error {
     fn class_name(&self) -> &'static str {
         "ICMP6Error"
@@ -222,14 +215,12 @@ impl Element for ICMP6Error {
         }
         out
     }
+    /// `drops` and `drop_details` (the manual's list).
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        CheckH::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match H::from_id(id) {
-            Some(H::Drops) => self.drops.total().to_string(),
-            _ => self.drops.details(),
-        })
+        read_drops(&self.drops, id)
     }
 }
 
