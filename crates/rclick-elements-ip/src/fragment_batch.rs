@@ -1,9 +1,40 @@
 //! What IPFragmenter and IP6Fragmenter share (not an element): taking a
-//! batch apart around the packets too long for the MTU. Each class keeps
-//! its own fragmenting (its `fragment`) and what it does with the packets
-//! it refuses.
+//! batch apart around the packets too long for the MTU, and the two
+//! counters with their handlers. Each class keeps its own fragmenting (its
+//! `fragment`) and what it does with the packets it refuses.
 
-use rclick_core::{Ctx, Packet, PacketBatch};
+use rclick_core::{Ctx, HandlerDef, Packet, PacketBatch};
+
+rclick_core::handlers! {
+    /// The fragmenters' handlers (their manuals' lists).
+    enum FragH {
+        Drops = read("drops"),
+        Fragments = read("fragments"),
+    }
+}
+
+/// A fragmenter's counters: packets dropped or refused, fragments made.
+#[derive(Default)]
+pub(crate) struct FragmentCounts {
+    pub(crate) drops: u64,
+    pub(crate) fragments: u64,
+}
+
+impl FragmentCounts {
+    /// The handler table.
+    pub(crate) fn handlers() -> Vec<HandlerDef> {
+        FragH::all_defs()
+    }
+
+    /// Reads handler `id`.
+    pub(crate) fn read(&self, id: u32) -> Result<String, String> {
+        match FragH::from_id(id) {
+            Some(FragH::Drops) => Ok(self.drops.to_string()),
+            Some(FragH::Fragments) => Ok(self.fragments.to_string()),
+            None => Err("no such handler".into()),
+        }
+    }
+}
 
 /// A fragmenter's push of `batch` for MTU `mtu`. A batch whose packets all
 /// fit (or have no network header) goes on whole on output 0. Otherwise
@@ -108,6 +139,23 @@ mod tests {
         let read = |h| testing::read(&r, h);
         assert_eq!(read("s.data"), "4101\n41020304\n05060708\n09\n4103");
         assert_eq!(read("bad.data"), "41ff000000");
+    }
+
+    /// Each handler reads its counter.
+    #[test]
+    fn counts_read_by_handler() {
+        let c = FragmentCounts {
+            drops: 2,
+            fragments: 7,
+        };
+        let names: Vec<_> = FragmentCounts::handlers()
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
+        assert_eq!(names, ["drops", "fragments"]);
+        assert_eq!(c.read(FragH::Drops.id()).unwrap(), "2");
+        assert_eq!(c.read(FragH::Fragments.id()).unwrap(), "7");
+        assert!(c.read(2).is_err());
     }
 
     /// A batch that all fits goes on as it is, without `fragment`.

@@ -56,7 +56,7 @@
 //!
 //! IPFragmenter, ICMP6Error, CheckIP6Header
 
-use crate::fragment_batch::fragment_batch;
+use crate::fragment_batch::{fragment_batch, FragmentCounts};
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 use rclick_packet::{Packet, DEFAULT_HEADROOM};
@@ -73,8 +73,7 @@ const FRAG_LEN: usize = FRAGMENT_HEADER_LEN;
 pub struct IP6Fragmenter {
     mtu: u32,
     id: u32,
-    drops: u64,
-    fragments: u64,
+    counts: FragmentCounts,
 }
 
 /// The unfragmentable part of an IPv6 packet of `len` bytes (`h`):
@@ -165,16 +164,8 @@ impl IP6Fragmenter {
             out.push(q);
             off += dlen;
         }
-        self.fragments += (out.len() - first) as u64;
+        self.counts.fragments += (out.len() - first) as u64;
         Ok(())
-    }
-}
-
-rclick_core::handlers! {
-    /// IP6Fragmenter's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-        Fragments = read("fragments"),
     }
 }
 
@@ -205,22 +196,17 @@ impl Element for IP6Fragmenter {
         let mtu = self.mtu as usize;
         let bad = fragment_batch(batch, mtu, cx, |p, out, _cx| self.fragment(p, out));
         if let Some(bad) = bad {
-            self.drops += bad.len() as u64;
+            self.counts.drops += bad.len() as u64;
             cx.checked_push(1, bad);
         }
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        FragmentCounts::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        Ok(if H::from_id(id) == Some(H::Drops) {
-            self.drops
-        } else {
-            self.fragments
-        }
-        .to_string())
+        self.counts.read(id)
     }
 }
 
