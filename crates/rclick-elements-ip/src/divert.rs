@@ -8,7 +8,7 @@
 //! checked in place and a batch of failures exists only once one has
 //! failed.
 
-use rclick_core::{Packet, PacketBatch};
+use rclick_core::{Ctx, Packet, PacketBatch};
 
 /// Runs `keep` once on each packet of `batch`, in order, as
 /// `PacketBatch::divert` does: the packets for which it returns true stay in
@@ -68,6 +68,50 @@ pub(crate) fn divert_after(
     good.append(batch);
     *batch = good;
     bad
+}
+
+/// The push of an element with an error output (DecIPTTL, DecIP6HLIM):
+/// the packets `keep` keeps (it may change them) go on output 0, the
+/// others to output 1 when it exists and are dropped otherwise (Click's
+/// `checked_output_push`). Returns how many `keep` refused.
+///
+/// `keep` runs through two closures of its own, one on the common path
+/// ([`first_failure`]) and one for the rest of a batch with a failure
+/// ([`divert_after`]), as the elements wrote it by hand, so the common
+/// loop stays inlined.
+#[inline]
+pub(crate) fn push_keeping(
+    mut live: PacketBatch,
+    cx: &mut Ctx,
+    keep: impl Fn(&mut Packet) -> bool,
+) -> u64 {
+    let dead = first_failure(&mut live, |p| keep(p))
+        .map(|first| divert_after(&mut live, first, |p| keep(p)));
+    let refused = dead.as_ref().map_or(0, |d| d.len() as u64);
+    if !live.is_empty() {
+        cx.push(0, live);
+    }
+    if let Some(dead) = dead {
+        cx.checked_push(1, dead);
+    }
+    refused
+}
+
+/// The same for one packet (the element's `simple_action`): `Some(p)` if
+/// `keep` keeps it, else `None` after sending it to output 1 when that
+/// exists.
+#[inline]
+pub(crate) fn keep_one(
+    mut p: Packet,
+    cx: &mut Ctx,
+    keep: impl FnOnce(&mut Packet) -> bool,
+) -> Option<Packet> {
+    if keep(&mut p) {
+        Some(p)
+    } else {
+        cx.checked_push(1, PacketBatch::from(p));
+        None
+    }
 }
 
 #[cfg(test)]
@@ -142,5 +186,69 @@ mod tests {
         })
         .is_none());
         assert_eq!(tags(&one), vec![6]);
+    }
+
+    /// Keeps packets of odd length, adding 1 to their first byte; the
+    /// push and the per-packet path alike.
+    #[derive(Default)]
+    struct OddLength {
+        refused: u64,
+    }
+
+    fn odd(p: &mut Packet) -> bool {
+        p.data_mut()[0] += 1;
+        p.len() % 2 == 1
+    }
+
+    impl rclick_core::Element for OddLength {
+        fn class_name(&self) -> &'static str {
+            "OddLength"
+        }
+        fn port_count(&self) -> &'static str {
+            "1/1-2"
+        }
+        fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+            self.refused += push_keeping(batch, cx, odd);
+        }
+        fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
+            let kept = keep_one(p, cx, odd);
+            self.refused += u64::from(kept.is_none());
+            kept
+        }
+        fn handlers(&self) -> Vec<rclick_core::HandlerDef> {
+            vec![rclick_core::HandlerDef::read("refused", 0)]
+        }
+        fn read_handler(&mut self, _: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
+            Ok(self.refused.to_string())
+        }
+    }
+
+    /// Kept packets on output 0, refused ones on output 1 (or dropped
+    /// when it is not connected), counted, on push and on pull.
+    #[test]
+    fn push_keeping_and_keep_one_split_and_count() {
+        let mut reg = crate::ip::test_util::registry();
+        reg.add("OddLength", || Box::<OddLength>::default(), "");
+        let r = rclick_core::testing::run(
+            "InfiniteSource(DATA \\<01>, LIMIT 3, BURST 2, STOP false) -> o :: OddLength
+               -> ok :: Counter -> Print(ok) -> Discard;
+             InfiniteSource(DATA \\<0102>, LIMIT 2, BURST 2, STOP false) -> o;
+             o[1] -> bad :: Counter -> Discard;
+             InfiniteSource(DATA \\<0203>, LIMIT 2, STOP false) -> q :: Queue
+               -> p :: OddLength -> Unqueue -> ok2 :: Counter -> Discard;
+             InfiniteSource(DATA \\<05>, LIMIT 1, STOP false) -> q;
+             DriverManager(wait 0.2s);",
+            &reg,
+        )
+        .unwrap();
+        let read = |h| rclick_core::testing::read(&r, h);
+        assert_eq!(
+            [read("ok.count"), read("bad.count"), read("o.refused")],
+            ["3", "2", "2"]
+        );
+        assert_eq!([read("ok2.count"), read("p.refused")], ["1", "2"]);
+        let log = r.take_log();
+        assert_eq!(log.len(), 3, "{log:?}");
+        assert!(log.iter().all(|l| l.ends_with("| 02")), "{log:?}");
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod classifier;
 mod divert;
+mod fragment_batch;
 pub mod icmp;
 pub mod ip;
 pub mod ip6;

@@ -283,6 +283,95 @@ impl Ipv6Repr {
     }
 }
 
+/// Length of the IPv6 Fragment extension header (RFC 8200 section 4.5).
+pub const FRAGMENT_HEADER_LEN: usize = 8;
+
+/// A view of an IPv6 Fragment extension header (RFC 8200 section 4.5):
+///
+/// ```text
+/// +---------------+---------------+-------------------------+-----+-+
+/// |  Next Header  |   Reserved    |     Fragment Offset     | Res |M|
+/// +---------------+---------------+-------------------------+-----+-+
+/// |                        Identification                           |
+/// +-----------------------------------------------------------------+
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ipv6FragmentHeader<T: AsRef<[u8]>> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> Ipv6FragmentHeader<T> {
+    /// Wraps `buffer`, which must hold the header's 8 bytes.
+    pub fn new_checked(buffer: T) -> Result<Ipv6FragmentHeader<T>> {
+        match buffer.as_ref().len() {
+            n if n >= FRAGMENT_HEADER_LEN => Ok(Ipv6FragmentHeader { buffer }),
+            available => Err(WireError::Truncated {
+                header: "IPv6 fragment",
+                needed: FRAGMENT_HEADER_LEN,
+                available,
+            }),
+        }
+    }
+
+    /// Wraps `buffer` as it is; the accessors panic on fewer than 8 bytes.
+    pub const fn new_unchecked(buffer: T) -> Ipv6FragmentHeader<T> {
+        Ipv6FragmentHeader { buffer }
+    }
+
+    /// The header after this one.
+    #[inline]
+    pub fn next_header(&self) -> IpProtocol {
+        IpProtocol(self.buffer.as_ref()[0])
+    }
+
+    /// The fragment's offset in bytes (a multiple of 8).
+    #[inline]
+    pub fn frag_offset(&self) -> u16 {
+        read_u16(self.buffer.as_ref(), 2) & !7
+    }
+
+    /// The M flag: more fragments follow.
+    #[inline]
+    pub fn more_frags(&self) -> bool {
+        read_u16(self.buffer.as_ref(), 2) & 1 != 0
+    }
+
+    /// The identification.
+    #[inline]
+    pub fn ident(&self) -> u32 {
+        read_u32(self.buffer.as_ref(), 4)
+    }
+}
+
+impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv6FragmentHeader<T> {
+    /// Sets the next header.
+    #[inline]
+    pub fn set_next_header(&mut self, v: IpProtocol) {
+        self.buffer.as_mut()[0] = v.0
+    }
+
+    /// Sets the fragment offset in bytes (`bytes` a multiple of 8; its low
+    /// 3 bits are ignored), leaving the flags.
+    #[inline]
+    pub fn set_frag_offset(&mut self, bytes: u16) {
+        let w = (read_u16(self.buffer.as_ref(), 2) & 7) | (bytes & !7);
+        write_u16(self.buffer.as_mut(), 2, w)
+    }
+
+    /// Sets or clears the M flag.
+    #[inline]
+    pub fn set_more_frags(&mut self, on: bool) {
+        let w = (read_u16(self.buffer.as_ref(), 2) & !1) | u16::from(on);
+        write_u16(self.buffer.as_mut(), 2, w)
+    }
+
+    /// Sets the identification.
+    #[inline]
+    pub fn set_ident(&mut self, v: u32) {
+        write_u32(self.buffer.as_mut(), 4, v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,6 +384,31 @@ mod tests {
         0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, //
         0x04, 0xd2, 0x16, 0x2e, 0x00, 0x0c, 0x00, 0x00, b'p', b'i', b'n', b'g',
     ];
+
+    #[test]
+    fn fragment_header_fields() {
+        let b = [17u8, 0, 0x05, 0xa9, 0xde, 0xad, 0xbe, 0xef];
+        let f = Ipv6FragmentHeader::new_checked(&b[..]).unwrap();
+        assert_eq!(f.next_header(), IpProtocol::UDP);
+        assert_eq!(f.frag_offset(), 0x05a8);
+        assert!(f.more_frags());
+        assert_eq!(f.ident(), 0xdead_beef);
+        assert!(Ipv6FragmentHeader::new_checked(&b[..7]).is_err());
+
+        let mut w = [0u8; FRAGMENT_HEADER_LEN];
+        let mut f = Ipv6FragmentHeader::new_unchecked(&mut w[..]);
+        f.set_next_header(IpProtocol::UDP);
+        f.set_frag_offset(0x05a8);
+        f.set_more_frags(true);
+        f.set_ident(0xdead_beef);
+        assert_eq!(w, b);
+        let mut f = Ipv6FragmentHeader::new_unchecked(&mut w[..]);
+        f.set_more_frags(false);
+        assert_eq!(f.frag_offset(), 0x05a8);
+        f.set_frag_offset(8);
+        assert!(!f.more_frags());
+        assert_eq!(&w[2..4], &[0, 8]);
+    }
 
     #[test]
     fn accept() {

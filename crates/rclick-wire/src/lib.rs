@@ -94,6 +94,7 @@ pub use ethernet::{EtherType, EthernetAddress, EthernetFrame, EthernetRepr};
 pub use icmp::{IcmpPacket, IcmpRepr};
 pub use icmpv6::Icmpv6Packet;
 pub use ipv4::{IpProtocol, Ipv4Option, Ipv4OptionIter, Ipv4Packet, Ipv4Repr};
+pub use ipv6::Ipv6FragmentHeader;
 pub use ipv6::{Ipv6Packet, Ipv6Repr};
 pub use mac_control::MacControlPacket;
 pub use stp::BpduPacket;

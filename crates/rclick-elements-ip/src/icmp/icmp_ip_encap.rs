@@ -120,57 +120,77 @@ pub(crate) fn encap(
     Some(p)
 }
 
-/// Reads the `src` (id 0) or `dst` (id 1) handler.
-pub(crate) fn read_addr_handler(id: u32, src: Ipv4Addr, dst: Ipv4Addr) -> Result<String, String> {
-    Ok(if id == 0 { src } else { dst }.to_string())
-}
-
-/// Writes the `src` (id 0) or `dst` (id 1) handler.
-pub(crate) fn write_addr_handler(
-    id: u32,
-    value: &str,
-    src: &mut Ipv4Addr,
-    dst: &mut Ipv4Addr,
-) -> Result<(), String> {
-    let a = Ipv4Addr::from_arg(value.trim(), &NoContext)
-        .map_err(|_| "expected IP address".to_string())?;
-    if id == 0 {
-        *src = a;
-    } else {
-        *dst = a;
+rclick_core::handlers! {
+    /// The handlers of ICMPIPEncap and ICMPPingEncap (their manuals'
+    /// lists).
+    pub(crate) enum AddrH {
+        Src = read_write("src"),
+        Dst = read_write("dst"),
     }
-    Ok(())
 }
 
-/// The ICMPIPEncap element.
-pub struct IcmpIpEncap {
-    src: Ipv4Addr,
-    dst: Ipv4Addr,
-    icmp_type: u8,
-    code: u8,
-    ident: u16,
+/// What ICMPIPEncap and ICMPPingEncap share (Click's ICMPPingEncap is the
+/// ICMPIPEncap of echo requests): the addresses, the identifier, the
+/// sequence number and its stepping, and the `src` and `dst` handlers.
+pub(crate) struct IcmpEncapState {
+    pub(crate) src: Ipv4Addr,
+    pub(crate) dst: Ipv4Addr,
+    pub(crate) ident: u16,
     seq: u16,
 }
 
-impl Default for IcmpIpEncap {
+impl Default for IcmpEncapState {
     fn default() -> Self {
-        IcmpIpEncap {
+        IcmpEncapState {
             src: Ipv4Addr::UNSPECIFIED,
             dst: Ipv4Addr::UNSPECIFIED,
-            icmp_type: 0,
-            code: 0,
             ident: 0,
             seq: 1,
         }
     }
 }
 
-rclick_core::handlers! {
-    /// ICMPIPEncap's handlers (the manual's list).
-    enum H {
-        Src = read_write("src"),
-        Dst = read_write("dst"),
+impl IcmpEncapState {
+    /// [`encap`]s `p` as an ICMP `icmp_type`/`code` message with this
+    /// state's addresses, identifier and sequence number, then steps the
+    /// sequence number (skipping 0). `None` (dropped, the number kept) if
+    /// the result would not fit in an IP datagram.
+    pub(crate) fn encap_next(&mut self, p: Packet, icmp_type: u8, code: u8) -> Option<Packet> {
+        let q = encap(p, self.src, self.dst, icmp_type, code, self.ident, self.seq)?;
+        self.seq = self
+            .seq
+            .wrapping_add(if self.seq == 0xffff { 2 } else { 1 });
+        Some(q)
     }
+
+    /// Reads handler `id` of [`AddrH`].
+    pub(crate) fn read_handler(&self, id: u32) -> Result<String, String> {
+        match AddrH::from_id(id) {
+            Some(AddrH::Src) => Ok(self.src.to_string()),
+            Some(AddrH::Dst) => Ok(self.dst.to_string()),
+            None => Err("no such handler".into()),
+        }
+    }
+
+    /// Writes handler `id` of [`AddrH`]: an IP address.
+    pub(crate) fn write_handler(&mut self, id: u32, value: &str) -> Result<(), String> {
+        let a = Ipv4Addr::from_arg(value.trim(), &NoContext)
+            .map_err(|_| "expected IP address".to_string())?;
+        match AddrH::from_id(id) {
+            Some(AddrH::Src) => self.src = a,
+            Some(AddrH::Dst) => self.dst = a,
+            None => return Err("no such handler".into()),
+        }
+        Ok(())
+    }
+}
+
+/// The ICMPIPEncap element.
+#[derive(Default)]
+pub struct IcmpIpEncap {
+    state: IcmpEncapState,
+    icmp_type: u8,
+    code: u8,
 }
 
 impl Element for IcmpIpEncap {
@@ -197,47 +217,63 @@ impl Element for IcmpIpEncap {
         }
         let ty = ty as u8;
         let code = parse_icmp_code(ty, &code.0, ctx).ok_or("invalid CODE")?;
-        self.src = src;
-        self.dst = dst;
+        self.state.src = src;
+        self.state.dst = dst;
+        self.state.ident = ident;
         self.icmp_type = ty;
         self.code = code;
-        self.ident = ident;
         Ok(())
     }
 
     fn simple_action(&mut self, p: Packet, _cx: &mut Ctx) -> Option<Packet> {
-        let q = encap(
-            p,
-            self.src,
-            self.dst,
-            self.icmp_type,
-            self.code,
-            self.ident,
-            self.seq,
-        )?;
-        self.seq = self
-            .seq
-            .wrapping_add(if self.seq == 0xffff { 2 } else { 1 });
-        Some(q)
+        self.state.encap_next(p, self.icmp_type, self.code)
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        AddrH::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        read_addr_handler(id, self.src, self.dst)
+        self.state.read_handler(id)
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _: &mut Ctx) -> Result<(), String> {
-        write_addr_handler(id, value, &mut self.src, &mut self.dst)
+        self.state.write_handler(id, value)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::test_util::*;
+    use super::{AddrH, IcmpEncapState};
+    use rclick_packet::Packet;
     use rclick_wire::{IcmpPacket, Ipv4Packet};
+
+    /// The sequence number steps from 1, skips 0 after 65535, and stays
+    /// for a packet too long; the handlers read and write the addresses.
+    #[test]
+    fn state_steps_sequence_and_handles_addresses() {
+        let mut st = IcmpEncapState::default();
+        st.write_handler(AddrH::Dst.id(), " 2.0.0.2 ").unwrap();
+        assert!(st.write_handler(AddrH::Src.id(), "bogus").is_err());
+        assert_eq!(st.read_handler(AddrH::Dst.id()).unwrap(), "2.0.0.2");
+        assert_eq!(st.read_handler(AddrH::Src.id()).unwrap(), "0.0.0.0");
+        let seq_of = |q: &Packet| IcmpPacket::new_unchecked(&q.data()[20..]).echo_seq_no();
+        let q = st.encap_next(Packet::from_slice(&[1]), 8, 0).unwrap();
+        assert_eq!(seq_of(&q), 1);
+        assert!(st
+            .encap_next(Packet::from_slice(&vec![0; 0xffff]), 8, 0)
+            .is_none());
+        st.seq = 0xffff;
+        let q = st.encap_next(Packet::from_slice(&[1]), 8, 0).unwrap();
+        assert_eq!(seq_of(&q), 0xffff);
+        let q = st.encap_next(Packet::from_slice(&[1]), 8, 0).unwrap();
+        assert_eq!(seq_of(&q), 1);
+        assert_eq!(
+            Ipv4Packet::new_unchecked(q.data()).dst_addr().octets(),
+            [2, 0, 0, 2]
+        );
+    }
 
     fn one(elem: &str) -> Vec<u8> {
         let conf = format!(

@@ -48,33 +48,12 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef};
 use rclick_packet::Packet;
 use rclick_wire::icmp::types;
 
-use super::icmp_ip_encap::{encap, read_addr_handler, write_addr_handler};
+use super::icmp_ip_encap::{AddrH, IcmpEncapState};
 
 /// The ICMPPingEncap element.
+#[derive(Default)]
 pub struct IcmpPingEncap {
-    src: Ipv4Addr,
-    dst: Ipv4Addr,
-    ident: u16,
-    seq: u16,
-}
-
-impl Default for IcmpPingEncap {
-    fn default() -> Self {
-        IcmpPingEncap {
-            src: Ipv4Addr::UNSPECIFIED,
-            dst: Ipv4Addr::UNSPECIFIED,
-            ident: 0,
-            seq: 1,
-        }
-    }
-}
-
-rclick_core::handlers! {
-    /// ICMPPingEncap's handlers (the manual's list).
-    enum H {
-        Src = read_write("src"),
-        Dst = read_write("dst"),
-    }
+    state: IcmpEncapState,
 }
 
 impl Element for IcmpPingEncap {
@@ -90,30 +69,27 @@ impl Element for IcmpPingEncap {
             .read("IDENTIFIER", &mut ident)
             .complete()
             .map_err(|e| e.to_string())?;
-        self.src = src;
-        self.dst = dst;
-        self.ident = ident;
+        self.state.src = src;
+        self.state.dst = dst;
+        self.state.ident = ident;
         Ok(())
     }
 
+    /// An echo request, code 0.
     fn simple_action(&mut self, p: Packet, _cx: &mut Ctx) -> Option<Packet> {
-        let q = encap(p, self.src, self.dst, types::ECHO, 0, self.ident, self.seq)?;
-        self.seq = self
-            .seq
-            .wrapping_add(if self.seq == 0xffff { 2 } else { 1 });
-        Some(q)
+        self.state.encap_next(p, types::ECHO, 0)
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        AddrH::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        read_addr_handler(id, self.src, self.dst)
+        self.state.read_handler(id)
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _: &mut Ctx) -> Result<(), String> {
-        write_addr_handler(id, value, &mut self.src, &mut self.dst)
+        self.state.write_handler(id, value)
     }
 }
 

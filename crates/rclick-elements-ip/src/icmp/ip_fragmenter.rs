@@ -54,6 +54,7 @@
 //!
 //! ICMPError, CheckLength, IPReassembler
 
+use crate::fragment_batch::{fragment_batch, FragmentCounts};
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 use rclick_packet::{Packet, DEFAULT_HEADROOM};
@@ -66,8 +67,7 @@ pub struct IpFragmenter {
     honor_df: bool,
     verbose: bool,
     headroom: usize,
-    drops: u64,
-    fragments: u64,
+    counts: FragmentCounts,
 }
 
 impl Default for IpFragmenter {
@@ -77,8 +77,7 @@ impl Default for IpFragmenter {
             honor_df: true,
             verbose: false,
             headroom: DEFAULT_HEADROOM,
-            drops: 0,
-            fragments: 0,
+            counts: FragmentCounts::default(),
         }
     }
 }
@@ -128,20 +127,20 @@ impl IpFragmenter {
     /// `Ok(())`. Malformed packets are dropped (counted).
     fn fragment(&mut self, mut p: Packet, out: &mut PacketBatch, cx: &Ctx) -> Result<(), Packet> {
         let Some(nh_off) = p.network_header_offset().filter(|&o| o >= 0) else {
-            self.drops += 1;
+            self.counts.drops += 1;
             return Ok(());
         };
         let nh_off = nh_off as usize;
         let (hl, ip_len, off_field, src, dst) = {
             let Some(h) = p.network_header().filter(|h| h.len() >= 20) else {
-                self.drops += 1;
+                self.counts.drops += 1;
                 return Ok(());
             };
             let ip = Ipv4Packet::new_unchecked(h);
             let hl = usize::from(ip.header_len());
             let ip_len = usize::from(ip.total_len());
             if hl < 20 || hl > h.len() || ip_len < hl {
-                self.drops += 1;
+                self.counts.drops += 1;
                 return Ok(());
             }
             (
@@ -157,7 +156,7 @@ impl IpFragmenter {
         let in_dlen = ip_len - hl;
         let df = off_field & FLAG_DF != 0;
         if (df && self.honor_df) || first_dlen < 8 {
-            if self.verbose || self.drops < 5 {
+            if self.verbose || self.counts.drops < 5 {
                 cx.log(format!(
                     "IPFragmenter({}) DF {} {} len={}",
                     self.mtu,
@@ -166,7 +165,7 @@ impl IpFragmenter {
                     p.len()
                 ));
             }
-            self.drops += 1;
+            self.counts.drops += 1;
             return Err(p);
         }
         if in_dlen <= first_dlen {
@@ -199,7 +198,7 @@ impl IpFragmenter {
                 let mut dlen = mtu.saturating_sub(out_hlen) & !7;
                 if dlen == 0 {
                     // The copied options leave no room: give up on this one.
-                    self.drops += 1;
+                    self.counts.drops += 1;
                     return Ok(());
                 }
                 if off + dlen > in_dlen {
@@ -241,17 +240,9 @@ impl IpFragmenter {
         let excess = p.len().saturating_sub(keep);
         p.take(excess);
         out.push(p);
-        self.fragments += 1 + rest.len() as u64;
+        self.counts.fragments += 1 + rest.len() as u64;
         out.append(&mut rest);
         Ok(())
-    }
-}
-
-rclick_core::handlers! {
-    /// IPFragmenter's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-        Fragments = read("fragments"),
     }
 }
 
@@ -292,32 +283,13 @@ impl Element for IpFragmenter {
 
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let mtu = self.mtu as usize;
-        if batch
-            .iter()
-            .all(|p| p.network_length().is_none_or(|l| l <= mtu))
-        {
-            // Nothing to fragment: the batch goes on as it is.
-            cx.push(0, batch);
-            return;
-        }
-        let mut out = PacketBatch::with_capacity(batch.len());
-        let mut bad = PacketBatch::new();
-        for p in batch {
-            let fits = match p.network_header() {
-                Some(h) => h.len() <= self.mtu as usize,
-                None => true,
-            };
-            if fits {
-                out.push(p);
-            } else if let Err(p) = self.fragment(p, &mut out, cx) {
-                bad.push(p);
+        let bad = fragment_batch(batch, mtu, cx, |p, out, cx| self.fragment(p, out, cx));
+        if let Some(bad) = bad {
+            // Refusals are counted in `fragment`; dropped unless output 1
+            // exists.
+            if cx.noutputs() > 1 {
+                cx.push(1, bad);
             }
-        }
-        if !out.is_empty() {
-            cx.push(0, out);
-        }
-        if !bad.is_empty() && cx.noutputs() > 1 {
-            cx.push(1, bad);
         }
     }
 
@@ -350,16 +322,11 @@ impl Element for IpFragmenter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        FragmentCounts::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        Ok(if H::from_id(id) == Some(H::Drops) {
-            self.drops
-        } else {
-            self.fragments
-        }
-        .to_string())
+        self.counts.read(id)
     }
 }
 

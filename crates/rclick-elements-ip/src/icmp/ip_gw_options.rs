@@ -63,7 +63,8 @@ use std::net::Ipv4Addr;
 use rclick_core::args::{Args, SpaceSep};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 use rclick_packet::{Packet, Timestamp};
-use rclick_wire::ipv4::option_kind;
+use rclick_wire::ipv4::{option_kind, write_timestamp};
+use rclick_wire::Ipv4Packet;
 
 /// The IPGWOptions element.
 pub struct IpGwOptions {
@@ -144,7 +145,7 @@ impl IpGwOptions {
                 let mut overflowed = false;
                 if flg == 0 {
                     if ptr + 4 <= xlen {
-                        h[oi + ptr..oi + ptr + 4].copy_from_slice(&ms.to_be_bytes());
+                        write_timestamp(&mut h[oi..], ptr, ms);
                         h[oi + 2] = h[oi + 2].wrapping_add(4);
                         changed = true;
                     } else {
@@ -153,7 +154,7 @@ impl IpGwOptions {
                 } else if flg == 1 {
                     if ptr + 8 <= xlen {
                         h[oi + ptr..oi + ptr + 4].copy_from_slice(&self.preferred.octets());
-                        h[oi + ptr + 4..oi + ptr + 8].copy_from_slice(&ms.to_be_bytes());
+                        write_timestamp(&mut h[oi..], ptr + 4, ms);
                         h[oi + 2] = h[oi + 2].wrapping_add(8);
                         changed = true;
                     } else {
@@ -167,7 +168,7 @@ impl IpGwOptions {
                         h[oi + ptr + 3],
                     );
                     if self.my_addrs.contains(&a) {
-                        h[oi + ptr + 4..oi + ptr + 8].copy_from_slice(&ms.to_be_bytes());
+                        write_timestamp(&mut h[oi..], ptr + 4, ms);
                         h[oi + 2] = h[oi + 2].wrapping_add(8);
                         changed = true;
                     }
@@ -214,10 +215,7 @@ impl IpGwOptions {
         match self.process(&mut hdr[..hl], hl, now) {
             Ok(false) => true,
             Ok(true) => {
-                hdr[10] = 0;
-                hdr[11] = 0;
-                let c = rclick_wire::checksum::internet_checksum(&hdr[..hl]);
-                hdr[10..12].copy_from_slice(&c.to_be_bytes());
+                Ipv4Packet::new_unchecked(&mut hdr[..hl]).fill_checksum_over(hl);
                 if let Some(h) = p.network_header_mut() {
                     h[..hl].copy_from_slice(&hdr[..hl]);
                 }

@@ -76,8 +76,9 @@ use rclick_core::args::{Args, Word};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx};
 use rclick_packet::Packet;
 use rclick_wire::icmp::{self, types, unreach};
+use rclick_wire::{IcmpPacket, Ipv4Packet, TcpPacket, UdpPacket};
 
-use super::{be16, be32, bool_text, ip_proto_name, is_first_fragment, is_fragment};
+use super::{bool_text, ip_proto_name, is_first_fragment, is_fragment};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Contents {
@@ -141,24 +142,43 @@ fn addr(b: &[u8]) -> Ipv4Addr {
     Ipv4Addr::new(b[0], b[1], b[2], b[3])
 }
 
+/// Writes the addresses of a TCP or UDP line (`proto` names it) of IP
+/// header `h`: `SRC.SPORT > DST.DPORT: ` with the ports `ports` reads, and
+/// true; or, for a later fragment or fewer than 4 bytes of transport
+/// header (`tlen`), `SRC > DST: PROTO` (`truncated-PROTO` for the latter)
+/// and false: the line is done.
+fn ports_prefix(
+    sa: &mut String,
+    h: &[u8],
+    tlen: usize,
+    proto: &str,
+    ports: impl FnOnce() -> (u16, u16),
+) -> bool {
+    let (src, dst) = (addr(&h[12..16]), addr(&h[16..20]));
+    let first = is_first_fragment(h);
+    if tlen < 4 || !first {
+        let trunc = if first { "truncated-" } else { "" };
+        let _ = write!(sa, "{src} > {dst}: {trunc}{proto}");
+        return false;
+    }
+    let (sport, dport) = ports();
+    let _ = write!(sa, "{src}.{sport} > {dst}.{dport}: ");
+    true
+}
+
 impl IpPrint {
     fn tcp_line(sa: &mut String, p: &Packet, h: &[u8], th: &[u8], tlen: usize) {
-        let (src, dst) = (addr(&h[12..16]), addr(&h[16..20]));
-        let first = is_first_fragment(h);
-        if tlen < 4 || !first {
-            let _ = write!(
-                sa,
-                "{src} > {dst}: {}",
-                if first { "truncated-tcp" } else { "tcp" }
-            );
+        // `th` holds at least `tlen` bytes: each field is read only once
+        // `tlen` covers it.
+        let tcp = TcpPacket::new_unchecked(th);
+        if !ports_prefix(sa, h, tlen, "tcp", || (tcp.src_port(), tcp.dst_port())) {
             return;
         }
-        let _ = write!(sa, "{src}.{} > {dst}.{}: ", be16(th, 0), be16(th, 2));
         if tlen < 14 {
             sa.push_str("truncated-tcp");
             return;
         }
-        let ip_len = be16(h, 2) as i64;
+        let ip_len = Ipv4Packet::new_unchecked(h).total_len() as i64;
         let hl = ((h[0] & 0x0f) as i64) << 2;
         let flags = th[13];
         let mut seqlen = ip_len - hl - (((th[12] >> 4) as i64) << 2);
@@ -179,7 +199,7 @@ impl IpPrint {
         if flags & 0x0f == 0 {
             sa.push('.');
         }
-        let seq = be32(th, 4);
+        let seq = tcp.seq_number();
         let seqlen32 = seqlen as i32;
         let _ = write!(
             sa,
@@ -188,32 +208,25 @@ impl IpPrint {
             p.len()
         );
         if flags & 0x10 != 0 {
-            let _ = write!(sa, " ack {}", be32(th, 8));
+            let _ = write!(sa, " ack {}", tcp.ack_number());
         }
         if tlen < 16 {
             sa.push_str("truncated-tcp");
             return;
         }
-        let _ = write!(sa, " win {}", be16(th, 14));
+        let _ = write!(sa, " win {}", tcp.window_len());
     }
 
     fn udp_line(sa: &mut String, h: &[u8], th: &[u8], tlen: usize) {
-        let (src, dst) = (addr(&h[12..16]), addr(&h[16..20]));
-        let first = is_first_fragment(h);
-        if tlen < 4 || !first {
-            let _ = write!(
-                sa,
-                "{src} > {dst}: {}",
-                if first { "truncated-udp" } else { "udp" }
-            );
+        let udp = UdpPacket::new_unchecked(th);
+        if !ports_prefix(sa, h, tlen, "udp", || (udp.src_port(), udp.dst_port())) {
             return;
         }
-        let _ = write!(sa, "{src}.{} > {dst}.{}: ", be16(th, 0), be16(th, 2));
         if tlen < 8 {
             sa.push_str("truncated-udp");
             return;
         }
-        let _ = write!(sa, "udp {}", be16(th, 4));
+        let _ = write!(sa, "udp {}", udp.len());
     }
 
     fn icmp_line(&self, sa: &mut String, h: &[u8], th: &[u8], tlen: usize) {
@@ -238,7 +251,8 @@ impl IpPrint {
                     sa.push_str("truncated-icmp");
                     return;
                 }
-                let (mut id, mut seq) = (be16(th, 4), be16(th, 6));
+                let icmp = IcmpPacket::new_unchecked(th);
+                let (mut id, mut seq) = (icmp.echo_ident(), icmp.echo_seq_no());
                 if !self.swap {
                     id = id.swap_bytes();
                     seq = seq.swap_bytes();
@@ -282,10 +296,12 @@ impl IpPrint {
                             sa.push_str("truncated-icmp");
                             return;
                         }
-                        let _ = write!(sa, "/{}", be16(e, ehl as usize + 2));
+                        // `e` holds the quoted header and 4 bytes after it.
+                        let quoted = UdpPacket::new_unchecked(&e[ehl as usize..]);
+                        let _ = write!(sa, "/{}", quoted.dst_port());
                     }
                     unreach::NEEDFRAG => {
-                        let mtu = be16(th, 6);
+                        let mtu = IcmpPacket::new_unchecked(th).next_hop_mtu();
                         if mtu != 0 {
                             let _ = write!(sa, " (mtu {mtu})");
                         }
@@ -348,7 +364,8 @@ impl IpPrint {
             sa.push_str("truncated-ip");
         } else {
             let h = nh;
-            let ip_len = be16(h, 2) as i64;
+            let ip = Ipv4Packet::new_unchecked(h);
+            let ip_len = ip.total_len() as i64;
             let hl = ((h[0] & 0x0f) as i64) << 2;
             let payload_len = ip_len - hl;
             // The transport header: its annotation, else right after the
@@ -360,7 +377,7 @@ impl IpPrint {
             let tlen = (th.len() as i64).min(payload_len).max(0) as usize;
 
             if self.print_id {
-                let _ = write!(sa, "id {} ", be16(h, 4));
+                let _ = write!(sa, "id {} ", ip.ident());
             }
             if self.print_ttl {
                 let _ = write!(sa, "ttl {} ", h[8]);
@@ -385,11 +402,11 @@ impl IpPrint {
                 }
             }
             if is_fragment(h) {
-                let field = be16(h, 6);
+                let field = ip.flags_frag_offset();
                 let _ = write!(
                     sa,
                     " (frag {}:{payload_len}@{}{})",
-                    be16(h, 4),
+                    ip.ident(),
                     ((field & 0x1fff) as u32) << 3,
                     if field & 0x2000 != 0 { "+" } else { "" }
                 );
@@ -606,6 +623,26 @@ impl Drop for IpPrint {
 
 #[cfg(test)]
 mod tests {
+    /// The three shapes of a TCP or UDP line's start.
+    #[test]
+    fn ports_prefix_shapes() {
+        let mut h = [0u8; 20];
+        h[12..16].copy_from_slice(&[1, 0, 0, 1]);
+        h[16..20].copy_from_slice(&[2, 0, 0, 2]);
+        let line = |h: &[u8], tlen| {
+            let mut sa = String::new();
+            let more = super::ports_prefix(&mut sa, h, tlen, "udp", || (7, 9));
+            (sa, more)
+        };
+        assert_eq!(line(&h, 4), ("1.0.0.1.7 > 2.0.0.2.9: ".into(), true));
+        assert_eq!(
+            line(&h, 3),
+            ("1.0.0.1 > 2.0.0.2: truncated-udp".into(), false)
+        );
+        h[7] = 1; // a later fragment
+        assert_eq!(line(&h, 8), ("1.0.0.1 > 2.0.0.2: udp".into(), false));
+    }
+
     use super::super::test_util::*;
     use rclick_core::testing;
 

@@ -131,24 +131,6 @@ pub(crate) fn is_first_fragment(h: &[u8]) -> bool {
     Ipv4Packet::new_unchecked(h).frag_offset() == 0
 }
 
-/// Reads a big-endian `u16` at `at`, 0 if out of range.
-#[inline]
-pub(crate) fn be16(b: &[u8], at: usize) -> u16 {
-    match b.get(at..at + 2) {
-        Some(s) => u16::from_be_bytes([s[0], s[1]]),
-        None => 0,
-    }
-}
-
-/// Reads a big-endian `u32` at `at`, 0 if out of range.
-#[inline]
-pub(crate) fn be32(b: &[u8], at: usize) -> u32 {
-    match b.get(at..at + 4) {
-        Some(s) => u32::from_be_bytes([s[0], s[1], s[2], s[3]]),
-        None => 0,
-    }
-}
-
 /// Handler values shared by several elements: Click's boolean text.
 pub(crate) fn bool_text(b: bool) -> String {
     if b { "true" } else { "false" }.to_string()

@@ -41,9 +41,11 @@
 //!
 //! CheckIPHeader, CheckTCPHeader, CheckUDPHeader, CheckICMPHeader
 
-use rclick_core::Element;
+use std::net::Ipv4Addr;
 
-use super::transport::{Checked, Fail, HeaderChecker};
+use rclick_wire::checksum;
+
+use super::transport::Checked;
 
 rclick_core::drop_reasons! {
     /// Why CheckICMPHeader drops (`drop_details`).
@@ -59,22 +61,47 @@ impl Checked for Why {
     const PROTO: u8 = 1;
     const WHAT: &'static str = "ICMP header";
     const HAS_CHECKSUM_KEYWORD: bool = false;
-    fn reason(f: Fail) -> Why {
-        match f {
-            Fail::NotProto => Why::NotIcmp,
-            Fail::BadLength => Why::BadLength,
-            Fail::BadChecksum => Why::BadChecksum,
+    const NOT_PROTO: Why = Why::NotIcmp;
+    /// At least the 8-byte header, and a right checksum over the segment
+    /// (no pseudo-header).
+    #[inline]
+    fn check_segment(
+        seg: &[u8],
+        _src: Ipv4Addr,
+        _dst: Ipv4Addr,
+        _checksum: bool,
+    ) -> Result<(), Why> {
+        if seg.len() < 8 {
+            return Err(Why::BadLength);
         }
+        if !checksum::verify(seg) {
+            return Err(Why::BadChecksum);
+        }
+        Ok(())
     }
-}
-
-/// Creates a CheckICMPHeader.
-pub fn make() -> Box<dyn Element> {
-    Box::<HeaderChecker<Why>>::default()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::{Checked, Why};
+    use rclick_wire::IcmpPacket;
+    use std::net::Ipv4Addr;
+
+    /// The segment check alone: 8 bytes, the checksum over the segment.
+    #[test]
+    fn check_segment_names_each_failure() {
+        let a = Ipv4Addr::UNSPECIFIED;
+        let mut seg = [8u8, 0, 0, 0, 0, 1, 0, 2, 0xab];
+        IcmpPacket::new_unchecked(&mut seg[..]).fill_checksum();
+        assert_eq!(Why::check_segment(&seg, a, a, true), Ok(()));
+        assert_eq!(
+            Why::check_segment(&seg[..7], a, a, true),
+            Err(Why::BadLength)
+        );
+        seg[8] = 0xac;
+        assert_eq!(Why::check_segment(&seg, a, a, true), Err(Why::BadChecksum));
+    }
+
     use crate::ip::test_util::registry;
     use rclick_core::testing;
 

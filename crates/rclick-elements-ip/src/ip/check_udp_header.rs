@@ -41,9 +41,11 @@
 //!
 //! CheckIPHeader, CheckTCPHeader, CheckUDPHeader, CheckICMPHeader
 
-use rclick_core::Element;
+use std::net::Ipv4Addr;
 
-use super::transport::{Checked, Fail, HeaderChecker};
+use rclick_wire::UdpPacket;
+
+use super::transport::Checked;
 
 rclick_core::drop_reasons! {
     /// Why CheckUDPHeader drops (`drop_details`).
@@ -59,22 +61,54 @@ impl Checked for Why {
     const PROTO: u8 = 17;
     const WHAT: &'static str = "UDP header";
     const HAS_CHECKSUM_KEYWORD: bool = false;
-    fn reason(f: Fail) -> Why {
-        match f {
-            Fail::NotProto => Why::NotUdp,
-            Fail::BadLength => Why::BadLength,
-            Fail::BadChecksum => Why::BadChecksum,
+    const NOT_PROTO: Why = Why::NotUdp;
+    /// A UDP length of at least 8 inside the segment, and a right checksum
+    /// over that length unless the checksum is 0 (none sent).
+    #[inline]
+    fn check_segment(seg: &[u8], src: Ipv4Addr, dst: Ipv4Addr, _checksum: bool) -> Result<(), Why> {
+        if seg.len() < 8 {
+            return Err(Why::BadLength);
         }
+        let ulen = usize::from(UdpPacket::new_unchecked(seg).len());
+        if ulen < 8 || ulen > seg.len() {
+            return Err(Why::BadLength);
+        }
+        let u = UdpPacket::new_unchecked(&seg[..ulen]);
+        if u.checksum() != 0 && !u.verify_checksum(src, dst) {
+            return Err(Why::BadChecksum);
+        }
+        Ok(())
     }
-}
-
-/// Creates a CheckUDPHeader.
-pub fn make() -> Box<dyn Element> {
-    Box::<HeaderChecker<Why>>::default()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::{Checked, UdpPacket, Why};
+    use std::net::Ipv4Addr;
+
+    /// The segment check alone: UDP length, checksum (0 is none).
+    #[test]
+    fn check_segment_names_each_failure() {
+        let (s, d) = (Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2));
+        let mut seg = [0u8; 12];
+        seg[5] = 10; // UDP length 10 of the 12 bytes
+        assert_eq!(Why::check_segment(&seg, s, d, true), Ok(()), "no checksum");
+        UdpPacket::new_unchecked(&mut seg[..10]).fill_checksum(s, d);
+        assert_eq!(Why::check_segment(&seg, s, d, true), Ok(()));
+        seg[11] = 1; // past the UDP length: not summed
+        assert_eq!(Why::check_segment(&seg, s, d, true), Ok(()));
+        seg[9] = 1;
+        assert_eq!(Why::check_segment(&seg, s, d, true), Err(Why::BadChecksum));
+        assert_eq!(
+            Why::check_segment(&seg[..7], s, d, true),
+            Err(Why::BadLength)
+        );
+        seg[5] = 13;
+        assert_eq!(Why::check_segment(&seg, s, d, true), Err(Why::BadLength));
+        seg[5] = 7;
+        assert_eq!(Why::check_segment(&seg, s, d, true), Err(Why::BadLength));
+    }
+
     use crate::ip::test_util::registry;
     use rclick_core::testing;
 

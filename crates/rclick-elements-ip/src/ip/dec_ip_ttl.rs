@@ -45,6 +45,8 @@ use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 use rclick_wire::Ipv4Packet;
 
+use crate::divert;
+
 /// The DecIPTTL element.
 pub struct DecIPTTL {
     active: bool,
@@ -130,27 +132,14 @@ impl Element for DecIPTTL {
     fn can_live_reconfigure(&self) -> bool {
         true
     }
-    fn push(&mut self, _port: usize, mut live: PacketBatch, cx: &mut Ctx) {
-        let dead = crate::divert::first_failure(&mut live, |p| self.process(p))
-            .map(|first| crate::divert::divert_after(&mut live, first, |p| self.process(p)));
-        if let Some(dead) = &dead {
-            self.drops += dead.len() as u64;
-        }
-        if !live.is_empty() {
-            cx.push(0, live);
-        }
-        if let Some(dead) = dead {
-            cx.checked_push(1, dead);
-        }
+    fn push(&mut self, _port: usize, live: PacketBatch, cx: &mut Ctx) {
+        let expired = divert::push_keeping(live, cx, |p| self.process(p));
+        self.drops += expired;
     }
-    fn simple_action(&mut self, mut p: Packet, cx: &mut Ctx) -> Option<Packet> {
-        if self.process(&mut p) {
-            Some(p)
-        } else {
-            self.drops += 1;
-            cx.checked_push(1, PacketBatch::from(p));
-            None
-        }
+    fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        let kept = divert::keep_one(p, cx, |p| self.process(p));
+        self.drops += u64::from(kept.is_none());
+        kept
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         H::all_defs()

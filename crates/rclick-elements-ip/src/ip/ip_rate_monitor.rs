@@ -258,13 +258,18 @@ impl Default for IPRateMonitor {
     }
 }
 
-const H_LOOK: u32 = 0;
-const H_THRESH: u32 = 1;
-const H_MEM: u32 = 2;
-const H_MEMMAX: u32 = 3;
-const H_RESET: u32 = 4;
-const H_ANNO_LEVEL: u32 = 5;
-const H_UNMEASURED: u32 = 6;
+rclick_core::handlers! {
+    /// IPRateMonitor's handlers (the manual's list).
+    enum H {
+        Thresh = read("thresh"),
+        Look = read("look"),
+        Mem = read("mem"),
+        MemMax = read_write("memmax"),
+        AnnoLevel = write("anno_level"),
+        Reset = write("reset"),
+        Unmeasured = read("unmeasured"),
+    }
+}
 
 impl IPRateMonitor {
     fn table(&self, id: usize) -> Option<&Stats> {
@@ -631,19 +636,11 @@ impl Element for IPRateMonitor {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("thresh", H_THRESH),
-            HandlerDef::read("look", H_LOOK),
-            HandlerDef::read("mem", H_MEM),
-            HandlerDef::read_write("memmax", H_MEMMAX),
-            HandlerDef::write("anno_level", H_ANNO_LEVEL),
-            HandlerDef::write("reset", H_RESET),
-            HandlerDef::read("unmeasured", H_UNMEASURED),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            H_LOOK => {
+        Ok(match H::from_id(id) {
+            Some(H::Look) => {
                 let now = epoch(cx.now());
                 let mut out = format!("{}\n", now.wrapping_sub(self.reset_epoch));
                 if self.table(0).is_some() {
@@ -651,21 +648,21 @@ impl Element for IPRateMonitor {
                 }
                 out
             }
-            H_THRESH => self.thresh.to_string(),
-            H_MEM => self.mem.to_string(),
-            H_MEMMAX => self.memmax.to_string(),
-            H_UNMEASURED => self.unmeasured.to_string(),
-            _ => String::new(),
+            Some(H::Thresh) => self.thresh.to_string(),
+            Some(H::Mem) => self.mem.to_string(),
+            Some(H::MemMax) => self.memmax.to_string(),
+            Some(H::Unmeasured) => self.unmeasured.to_string(),
+            Some(H::AnnoLevel | H::Reset) | None => String::new(),
         })
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let now = epoch(cx.now());
-        match id {
-            H_RESET => {
+        match H::from_id(id) {
+            Some(H::Reset) => {
                 self.clear();
                 self.reset_epoch = now;
             }
-            H_MEMMAX => {
+            Some(H::MemMax) => {
                 let args = split_args(value);
                 let [a] = args.as_slice() else {
                     return Err("expecting 1 integer".into());
@@ -679,7 +676,7 @@ impl Element for IPRateMonitor {
                     self.forced_fold(now);
                 }
             }
-            H_ANNO_LEVEL => {
+            Some(H::AnnoLevel) => {
                 let args = split_args(value);
                 let [a, l, w] = args.as_slice() else {
                     return Err("expecting 3 arguments".into());
@@ -700,7 +697,7 @@ impl Element for IPRateMonitor {
                 let until = (when as u32).wrapping_mul(FREQ).wrapping_add(now);
                 self.set_anno_level(u32::from(addr), level as u32, until);
             }
-            _ => {}
+            Some(H::Thresh | H::Look | H::Mem | H::Unmeasured) | None => {}
         }
         Ok(())
     }

@@ -36,22 +36,40 @@
 //! RED, SetIPDSCP
 
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{Ctx, PacketBatch};
 
+use super::fix_in_place::{retain_counting, FixElement, FixInPlace};
 use super::set_ip_dscp::update_tos;
 
-/// The MarkIPCE element.
+/// The MarkIPCE element: [`MarkIPCEClass`] in a [`FixElement`] (push and
+/// pull, the `drops` handler).
+pub(crate) type MarkIPCE = FixElement<MarkIPCEClass>;
+
+/// MarkIPCE's own part: its FORCE keyword.
 #[derive(Default)]
-pub struct MarkIPCE {
+pub(crate) struct MarkIPCEClass {
     force: bool,
-    drops: u64,
 }
 
-impl MarkIPCE {
-    fn process(&mut self, batch: &mut PacketBatch) {
+impl FixInPlace for MarkIPCEClass {
+    const CLASS: &'static str = "MarkIPCE";
+
+    fn configure(&mut self, conf: &[String]) -> Result<(), String> {
+        let mut force = false;
+        Args::new(conf)
+            .read_p("FORCE", &mut force)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        self.force = force;
+        Ok(())
+    }
+
+    /// Sets CE on ECN-capable packets (all with FORCE), dropping the
+    /// others without a log line; passes packets without an IP header.
+    #[inline]
+    fn fix(&mut self, batch: &mut PacketBatch, drops: &mut u64, _cx: &Ctx) {
         let force = self.force;
-        let before = batch.len();
-        batch.retain_mut(|p| {
+        retain_counting(batch, drops, |p| {
             let Some(h) = p.ip_header() else { return true };
             if h.len() < 20 {
                 return true;
@@ -62,46 +80,6 @@ impl MarkIPCE {
             update_tos(p, |t| t | 3);
             true
         });
-        self.drops += (before - batch.len()) as u64;
-    }
-}
-
-rclick_core::handlers! {
-    /// MarkIPCE's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
-impl Element for MarkIPCE {
-    fn class_name(&self) -> &'static str {
-        "MarkIPCE"
-    }
-    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        let mut force = false;
-        Args::new(conf)
-            .read_p("FORCE", &mut force)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        self.force = force;
-        Ok(())
-    }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        self.process(&mut batch);
-        if !batch.is_empty() {
-            cx.push(0, batch);
-        }
-    }
-    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        self.process(&mut batch);
-        batch
-    }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
     }
 }
 

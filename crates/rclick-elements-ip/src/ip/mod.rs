@@ -14,6 +14,8 @@ use rclick_core::drops::{DropReason, Drops};
 use rclick_core::element::{HandlerFlags, HandlerKind};
 use rclick_core::{Ctx, HandlerDef, Registry};
 
+use transport::HeaderChecker;
+
 pub mod address_info;
 pub mod check_icmp_header;
 pub mod check_ip_header;
@@ -25,6 +27,8 @@ pub mod dir248;
 pub mod direct_ip_lookup;
 pub mod drop_broadcasts;
 pub mod dxr;
+mod each_packet;
+mod fix_in_place;
 pub mod fix_ip_src;
 pub mod get_ip_address;
 pub mod ip_encap;
@@ -85,17 +89,17 @@ pub fn register(r: &mut Registry) {
     );
     r.add(
         "CheckICMPHeader",
-        check_icmp_header::make,
+        HeaderChecker::<check_icmp_header::Why>::make,
         include_str!("check_icmp_header.rs"),
     );
     r.add(
         "CheckUDPHeader",
-        check_udp_header::make,
+        HeaderChecker::<check_udp_header::Why>::make,
         include_str!("check_udp_header.rs"),
     );
     r.add(
         "CheckTCPHeader",
-        check_tcp_header::make,
+        HeaderChecker::<check_tcp_header::Why>::make,
         include_str!("check_tcp_header.rs"),
     );
     r.add(
@@ -305,6 +309,17 @@ rclick_core::handlers! {
     }
 }
 
+/// Reads [`CheckH`] handler `id` from `counts`: `drops` (the total) or
+/// `drop_details` (a line per reason). For the classes whose handlers are
+/// just these two (CheckIP6Header, ICMP6Error) and for [`CheckDrops`].
+pub(crate) fn read_drops<R: DropReason>(counts: &Drops<R>, id: u32) -> Result<String, String> {
+    match CheckH::from_id(id) {
+        Some(CheckH::Drops) => Ok(counts.total().to_string()),
+        Some(CheckH::DropDetails) => Ok(counts.details()),
+        None => Err("no such handler".into()),
+    }
+}
+
 impl<R: DropReason> CheckDrops<R> {
     pub fn new(what: &'static str) -> Self {
         CheckDrops {
@@ -342,11 +357,7 @@ impl<R: DropReason> CheckDrops<R> {
     }
 
     pub fn read(&self, id: u32) -> Result<String, String> {
-        match CheckH::from_id(id) {
-            Some(CheckH::Drops) => Ok(self.counts.total().to_string()),
-            Some(CheckH::DropDetails) => Ok(self.counts.details()),
-            None => Err("no such handler".into()),
-        }
+        read_drops(&self.counts, id)
     }
 }
 
@@ -443,5 +454,25 @@ pub(crate) mod test_util {
                 .collect();
             (logs, values)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_udp_header::Why;
+    use super::{read_drops, CheckH};
+    use rclick_core::drops::Drops;
+
+    /// `drops` reads the total, `drop_details` a line per reason; any
+    /// other id is an error.
+    #[test]
+    fn read_drops_reads_both_handlers() {
+        let mut d = Drops::<Why>::default();
+        d.count(Why::BadChecksum, 2);
+        d.count(Why::NotUdp, 1);
+        assert_eq!(read_drops(&d, CheckH::Drops.id()).unwrap(), "3");
+        let details = "1\tnot UDP\n0\tbad packet length\n2\tbad UDP checksum\n";
+        assert_eq!(read_drops(&d, CheckH::DropDetails.id()).unwrap(), details);
+        assert!(read_drops(&d, 2).is_err());
     }
 }

@@ -31,19 +31,27 @@
 //!
 //! CheckIPHeader, DecIPTTL, SetTCPChecksum, SetUDPChecksum
 
-use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{Ctx, PacketBatch};
 use rclick_wire::Ipv4Packet;
 
-/// The SetIPChecksum element.
-#[derive(Default)]
-pub struct SetIPChecksum {
-    drops: u64,
-}
+use super::fix_in_place::{retain_logging_first, FixElement, FixInPlace};
 
-impl SetIPChecksum {
-    fn process(&mut self, batch: &mut PacketBatch, cx: &Ctx) {
-        let before = batch.len();
-        batch.retain_mut(|p| {
+/// The SetIPChecksum element: [`SetIPChecksumClass`] in a [`FixElement`]
+/// (push and pull, the `drops` handler).
+pub(crate) type SetIPChecksum = FixElement<SetIPChecksumClass>;
+
+/// SetIPChecksum's own part. It takes no configuration.
+#[derive(Default)]
+pub(crate) struct SetIPChecksumClass;
+
+impl FixInPlace for SetIPChecksumClass {
+    const CLASS: &'static str = "SetIPChecksum";
+
+    /// Sums the header the IP header annotation covers; drops packets
+    /// without one of at least 20 bytes.
+    #[inline]
+    fn fix(&mut self, batch: &mut PacketBatch, drops: &mut u64, cx: &Ctx) {
+        retain_logging_first(batch, drops, cx, Self::CLASS, |p| {
             let hlen = p.ip_header_len();
             match p.ip_header_mut() {
                 Some(h) if hlen >= 20 && hlen <= h.len() => {
@@ -53,43 +61,6 @@ impl SetIPChecksum {
                 _ => false,
             }
         });
-        let dropped = (before - batch.len()) as u64;
-        if dropped > 0 {
-            if self.drops == 0 {
-                cx.log("SetIPChecksum: bad input packet");
-            }
-            self.drops += dropped;
-        }
-    }
-}
-
-rclick_core::handlers! {
-    /// SetIPChecksum's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
-impl Element for SetIPChecksum {
-    fn class_name(&self) -> &'static str {
-        "SetIPChecksum"
-    }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        self.process(&mut batch, cx);
-        if !batch.is_empty() {
-            cx.push(0, batch);
-        }
-    }
-    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        self.process(&mut batch, cx);
-        batch
-    }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
     }
 }
 

@@ -37,31 +37,46 @@
 use std::net::Ipv4Addr;
 
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{Ctx, PacketBatch};
 use rclick_wire::TcpPacket;
 
+use super::fix_in_place::{retain_logging_first, FixElement, FixInPlace};
 use super::transport::segment_info;
 
-/// The SetTCPChecksum element.
-pub struct SetTCPChecksum {
+/// The SetTCPChecksum element: [`SetTCPChecksumClass`] in a
+/// [`FixElement`] (push and pull, the `drops` handler).
+pub(crate) type SetTCPChecksum = FixElement<SetTCPChecksumClass>;
+
+/// SetTCPChecksum's own part: its FIXOFF keyword.
+pub(crate) struct SetTCPChecksumClass {
     fixoff: bool,
-    drops: u64,
 }
 
-impl Default for SetTCPChecksum {
+impl Default for SetTCPChecksumClass {
     fn default() -> Self {
-        SetTCPChecksum {
-            fixoff: true,
-            drops: 0,
-        }
+        SetTCPChecksumClass { fixoff: true }
     }
 }
 
-impl SetTCPChecksum {
-    fn process(&mut self, batch: &mut PacketBatch, cx: &Ctx) {
+impl FixInPlace for SetTCPChecksumClass {
+    const CLASS: &'static str = "SetTCPChecksum";
+
+    fn configure(&mut self, conf: &[String]) -> Result<(), String> {
+        let mut fixoff = true;
+        Args::new(conf)
+            .read_p("FIXOFF", &mut fixoff)
+            .complete()
+            .map_err(|e| e.to_string())?;
+        self.fixoff = fixoff;
+        Ok(())
+    }
+
+    /// Fixes a bad data offset when FIXOFF, and the checksum; drops what
+    /// is not the first fragment of a TCP segment.
+    #[inline]
+    fn fix(&mut self, batch: &mut PacketBatch, drops: &mut u64, cx: &Ctx) {
         let fixoff = self.fixoff;
-        let before = batch.len();
-        batch.retain_mut(|p| {
+        retain_logging_first(batch, drops, cx, Self::CLASS, |p| {
             let Some((src, dst, proto, hlen, tlen, first)) = segment_info(p) else {
                 return false;
             };
@@ -82,52 +97,6 @@ impl SetTCPChecksum {
             t.fill_checksum(Ipv4Addr::from(src), Ipv4Addr::from(dst));
             true
         });
-        let dropped = (before - batch.len()) as u64;
-        if dropped > 0 {
-            if self.drops == 0 {
-                cx.log("SetTCPChecksum: bad input packet");
-            }
-            self.drops += dropped;
-        }
-    }
-}
-
-rclick_core::handlers! {
-    /// SetTCPChecksum's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
-impl Element for SetTCPChecksum {
-    fn class_name(&self) -> &'static str {
-        "SetTCPChecksum"
-    }
-    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
-        let mut fixoff = true;
-        Args::new(conf)
-            .read_p("FIXOFF", &mut fixoff)
-            .complete()
-            .map_err(|e| e.to_string())?;
-        self.fixoff = fixoff;
-        Ok(())
-    }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        self.process(&mut batch, cx);
-        if !batch.is_empty() {
-            cx.push(0, batch);
-        }
-    }
-    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        self.process(&mut batch, cx);
-        batch
-    }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
     }
 }
 

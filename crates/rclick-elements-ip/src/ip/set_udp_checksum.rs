@@ -33,21 +33,28 @@
 
 use std::net::Ipv4Addr;
 
-use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{Ctx, PacketBatch};
 use rclick_wire::UdpPacket;
 
+use super::fix_in_place::{retain_logging_first, FixElement, FixInPlace};
 use super::transport::segment_info;
 
-/// The SetUDPChecksum element.
-#[derive(Default)]
-pub struct SetUDPChecksum {
-    drops: u64,
-}
+/// The SetUDPChecksum element: [`SetUDPChecksumClass`] in a
+/// [`FixElement`] (push and pull, the `drops` handler).
+pub(crate) type SetUDPChecksum = FixElement<SetUDPChecksumClass>;
 
-impl SetUDPChecksum {
-    fn process(&mut self, batch: &mut PacketBatch, cx: &Ctx) {
-        let before = batch.len();
-        batch.retain_mut(|p| {
+/// SetUDPChecksum's own part. It takes no configuration.
+#[derive(Default)]
+pub(crate) struct SetUDPChecksumClass;
+
+impl FixInPlace for SetUDPChecksumClass {
+    const CLASS: &'static str = "SetUDPChecksum";
+
+    /// Sums the datagram over its UDP length; drops what is not the first
+    /// fragment of a UDP datagram with a length that fits.
+    #[inline]
+    fn fix(&mut self, batch: &mut PacketBatch, drops: &mut u64, cx: &Ctx) {
+        retain_logging_first(batch, drops, cx, Self::CLASS, |p| {
             let Some((src, dst, proto, hlen, tlen, first)) = segment_info(p) else {
                 return false;
             };
@@ -66,43 +73,6 @@ impl SetUDPChecksum {
             u.fill_checksum(Ipv4Addr::from(src), Ipv4Addr::from(dst));
             true
         });
-        let dropped = (before - batch.len()) as u64;
-        if dropped > 0 {
-            if self.drops == 0 {
-                cx.log("SetUDPChecksum: bad input packet");
-            }
-            self.drops += dropped;
-        }
-    }
-}
-
-rclick_core::handlers! {
-    /// SetUDPChecksum's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
-impl Element for SetUDPChecksum {
-    fn class_name(&self) -> &'static str {
-        "SetUDPChecksum"
-    }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        self.process(&mut batch, cx);
-        if !batch.is_empty() {
-            cx.push(0, batch);
-        }
-    }
-    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        self.process(&mut batch, cx);
-        batch
-    }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
     }
 }
 

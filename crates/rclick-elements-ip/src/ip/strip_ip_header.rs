@@ -28,36 +28,32 @@
 //!
 //! UnstripIPHeader, StripToNetworkHeader, CheckIPHeader, Strip
 
-use rclick_core::{Ctx, Element, Packet, PacketBatch};
+use rclick_core::Packet;
 
-/// The StripIPHeader element.
-#[derive(Default)]
-pub struct StripIPHeader;
+use super::each_packet::{EachPacket, EachPacketElement};
 
-#[inline]
-fn strip(p: &mut Packet) {
-    if let (Some(off), Some(h)) = (p.ip_header_offset(), p.ip_header()) {
-        if off >= 0 {
-            let n = (off as usize + p.ip_header_len()).min(off as usize + h.len());
-            p.pull(n);
+/// StripIPHeader's own part; the element is [`StripIPHeader`].
+pub(crate) struct StripIPHeaderClass;
+
+impl EachPacket for StripIPHeaderClass {
+    const CLASS: &'static str = "StripIPHeader";
+
+    /// Strips the packet up to the end of its IP header (the annotation's
+    /// offset and length, at most the data); leaves a packet without an
+    /// IP header annotation, or with it before the data, alone.
+    #[inline]
+    fn apply(p: &mut Packet) {
+        if let (Some(off), Some(h)) = (p.ip_header_offset(), p.ip_header()) {
+            if off >= 0 {
+                let n = (off as usize + p.ip_header_len()).min(off as usize + h.len());
+                p.pull(n);
+            }
         }
     }
 }
 
-impl Element for StripIPHeader {
-    fn class_name(&self) -> &'static str {
-        "StripIPHeader"
-    }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        batch.iter_mut().for_each(strip);
-        cx.push(0, batch);
-    }
-    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        batch.iter_mut().for_each(strip);
-        batch
-    }
-}
+/// The StripIPHeader element: its own part in an [`EachPacketElement`].
+pub(crate) type StripIPHeader = EachPacketElement<StripIPHeaderClass>;
 
 #[cfg(test)]
 mod tests {
@@ -67,10 +63,10 @@ mod tests {
     fn strips_and_unstrips() {
         let mut p = Packet::from_slice(&[0u8; 40]);
         p.set_ip_header(4, 24);
-        strip(&mut p);
+        StripIPHeaderClass::apply(&mut p);
         assert_eq!(p.len(), 12);
         assert_eq!(p.ip_header_offset(), Some(-24));
-        crate::ip::unstrip_ip_header::unstrip(&mut p);
+        crate::ip::unstrip_ip_header::UnstripIPHeaderClass::apply(&mut p);
         assert_eq!(p.len(), 36);
         assert_eq!(p.ip_header_offset(), Some(0));
     }

@@ -27,35 +27,30 @@
 //!
 //! Strip, StripIPHeader, MarkIPHeader
 
-use rclick_core::{Ctx, Element, Packet, PacketBatch};
+use rclick_core::Packet;
 
-/// The StripToNetworkHeader element.
-#[derive(Default)]
-pub struct StripToNetworkHeader;
+use super::each_packet::{EachPacket, EachPacketElement};
 
-#[inline]
-fn strip(p: &mut Packet) {
-    if let Some(off) = p.network_header_offset() {
-        if off > 0 {
-            p.pull((off as usize).min(p.len()));
+/// StripToNetworkHeader's own part; the element is [`StripToNetworkHeader`].
+pub(crate) struct StripToNetworkHeaderClass;
+
+impl EachPacket for StripToNetworkHeaderClass {
+    const CLASS: &'static str = "StripToNetworkHeader";
+
+    /// Strips the packet up to its network header; leaves a packet
+    /// without one, or with it at or before the data's start, alone.
+    #[inline]
+    fn apply(p: &mut Packet) {
+        if let Some(off) = p.network_header_offset() {
+            if off > 0 {
+                p.pull((off as usize).min(p.len()));
+            }
         }
     }
 }
 
-impl Element for StripToNetworkHeader {
-    fn class_name(&self) -> &'static str {
-        "StripToNetworkHeader"
-    }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        batch.iter_mut().for_each(strip);
-        cx.push(0, batch);
-    }
-    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        batch.iter_mut().for_each(strip);
-        batch
-    }
-}
+/// The StripToNetworkHeader element: its own part in an [`EachPacketElement`].
+pub(crate) type StripToNetworkHeader = EachPacketElement<StripToNetworkHeaderClass>;
 
 #[cfg(test)]
 mod tests {
@@ -65,7 +60,7 @@ mod tests {
     fn strips_to_header() {
         let mut p = Packet::from_slice(&[0u8; 40]);
         p.set_network_header(14, 20);
-        strip(&mut p);
+        StripToNetworkHeaderClass::apply(&mut p);
         assert_eq!(p.len(), 26);
         assert_eq!(p.network_header_offset(), Some(0));
     }

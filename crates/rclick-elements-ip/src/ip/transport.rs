@@ -27,29 +27,29 @@ use std::net::Ipv4Addr;
 
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
-use rclick_wire::checksum;
 
 use super::CheckDrops;
 use rclick_core::drops::DropReason;
 
-/// Why a transport header check fails, whatever the protocol.
-#[derive(Clone, Copy)]
-pub(crate) enum Fail {
-    /// Not this protocol, or not a first fragment.
-    NotProto,
-    BadLength,
-    BadChecksum,
-}
-
-/// A transport protocol's checker class: its protocol number, the header
-/// named in its log line, and its drop reasons (each class's file,
-/// check_tcp_header.rs and the others, declares its own).
+/// A transport protocol's checker class (Click's CheckTCPHeader,
+/// CheckUDPHeader and CheckICMPHeader): its protocol number, the header
+/// named in its log line, its drop reasons and its own check of the
+/// segment. Each class's file (check_tcp_header.rs and the others)
+/// implements it on its drop-reason enum; [`HeaderChecker`] is what they
+/// share: finding the segment, the outputs, the keywords and handlers.
 pub(crate) trait Checked: DropReason {
     const CLASS: &'static str;
     const PROTO: u8;
     const WHAT: &'static str;
     const HAS_CHECKSUM_KEYWORD: bool;
-    fn reason(f: Fail) -> Self;
+    /// The reason for a packet that is not this protocol, or not a first
+    /// fragment, or has no usable IP header.
+    const NOT_PROTO: Self;
+    /// Checks `seg`, the transport segment of a first fragment of this
+    /// protocol from `src` to `dst` (its length bounded by the IP total
+    /// length); `checksum` is the CHECKSUM keyword (true where the class
+    /// has none).
+    fn check_segment(seg: &[u8], src: Ipv4Addr, dst: Ipv4Addr, checksum: bool) -> Result<(), Self>;
 }
 
 /// CheckTCPHeader, CheckUDPHeader and CheckICMPHeader.
@@ -68,57 +68,25 @@ impl<R: Checked> Default for HeaderChecker<R> {
 }
 
 impl<R: Checked> HeaderChecker<R> {
+    /// Makes the element of class `R` (for the registry).
+    pub(crate) fn make() -> Box<dyn Element> {
+        Box::<Self>::default()
+    }
+
     /// Checks `p`: `Err(reason)` on failure.
-    fn check(&self, p: &rclick_core::Packet) -> Result<(), Fail> {
+    #[inline]
+    fn check(&self, p: &rclick_core::Packet) -> Result<(), R> {
         let Some((src, dst, proto, hlen, tlen, first)) = segment_info(p) else {
-            return Err(Fail::NotProto);
+            return Err(R::NOT_PROTO);
         };
         if proto != R::PROTO || !first {
-            return Err(Fail::NotProto);
+            return Err(R::NOT_PROTO);
         }
         let Some(h) = p.ip_header() else {
-            return Err(Fail::NotProto);
+            return Err(R::NOT_PROTO);
         };
         let seg = &h[hlen..hlen + tlen];
-        let (s, d) = (Ipv4Addr::from(src), Ipv4Addr::from(dst));
-        match R::PROTO {
-            6 => {
-                if tlen < 20 {
-                    return Err(Fail::BadLength);
-                }
-                let off = usize::from(rclick_wire::TcpPacket::new_unchecked(seg).header_len());
-                if off < 20 || off > tlen {
-                    return Err(Fail::BadLength);
-                }
-                if self.checksum
-                    && !rclick_wire::TcpPacket::new_unchecked(seg).verify_checksum(s, d)
-                {
-                    return Err(Fail::BadChecksum);
-                }
-            }
-            17 => {
-                if tlen < 8 {
-                    return Err(Fail::BadLength);
-                }
-                let ulen = usize::from(rclick_wire::UdpPacket::new_unchecked(seg).len());
-                if ulen < 8 || ulen > tlen {
-                    return Err(Fail::BadLength);
-                }
-                let u = rclick_wire::UdpPacket::new_unchecked(&seg[..ulen]);
-                if u.checksum() != 0 && !u.verify_checksum(s, d) {
-                    return Err(Fail::BadChecksum);
-                }
-            }
-            _ => {
-                if tlen < 8 {
-                    return Err(Fail::BadLength);
-                }
-                if !checksum::verify(seg) {
-                    return Err(Fail::BadChecksum);
-                }
-            }
-        }
-        Ok(())
+        R::check_segment(seg, Ipv4Addr::from(src), Ipv4Addr::from(dst), self.checksum)
     }
 }
 
@@ -154,8 +122,8 @@ impl<R: Checked> Element for HeaderChecker<R> {
         for p in batch {
             match self.check(&p) {
                 Ok(()) => good.push(p),
-                Err(f) => {
-                    self.drops.count(R::reason(f), cx);
+                Err(why) => {
+                    self.drops.count(why, cx);
                     bad.push(p);
                 }
             }
@@ -174,8 +142,8 @@ impl<R: Checked> Element for HeaderChecker<R> {
     ) -> Option<rclick_core::Packet> {
         match self.check(&p) {
             Ok(()) => Some(p),
-            Err(f) => {
-                self.drops.count(R::reason(f), cx);
+            Err(why) => {
+                self.drops.count(why, cx);
                 cx.checked_push(1, PacketBatch::from(p));
                 None
             }

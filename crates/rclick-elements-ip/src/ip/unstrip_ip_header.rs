@@ -27,35 +27,30 @@
 //!
 //! StripIPHeader, Unstrip
 
-use rclick_core::{Ctx, Element, Packet, PacketBatch};
+use rclick_core::Packet;
 
-/// The UnstripIPHeader element.
-#[derive(Default)]
-pub struct UnstripIPHeader;
+use super::each_packet::{EachPacket, EachPacketElement};
 
-#[inline]
-pub(crate) fn unstrip(p: &mut Packet) {
-    if let Some(off) = p.ip_header_offset() {
-        if off < 0 {
-            let _ = p.push_keep(off.unsigned_abs());
+/// UnstripIPHeader's own part; the element is [`UnstripIPHeader`].
+pub(crate) struct UnstripIPHeaderClass;
+
+impl EachPacket for UnstripIPHeaderClass {
+    const CLASS: &'static str = "UnstripIPHeader";
+
+    /// Puts back what lies between the IP header and the data, when the
+    /// header is before the data.
+    #[inline]
+    fn apply(p: &mut Packet) {
+        if let Some(off) = p.ip_header_offset() {
+            if off < 0 {
+                let _ = p.push_keep(off.unsigned_abs());
+            }
         }
     }
 }
 
-impl Element for UnstripIPHeader {
-    fn class_name(&self) -> &'static str {
-        "UnstripIPHeader"
-    }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        batch.iter_mut().for_each(unstrip);
-        cx.push(0, batch);
-    }
-    fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        batch.iter_mut().for_each(unstrip);
-        batch
-    }
-}
+/// The UnstripIPHeader element: its own part in an [`EachPacketElement`].
+pub(crate) type UnstripIPHeader = EachPacketElement<UnstripIPHeaderClass>;
 
 #[cfg(test)]
 mod tests {

@@ -56,31 +56,28 @@ use rclick_wire::ipv6::HEADER_LEN;
 use rclick_wire::Ipv6Packet;
 
 use super::parse_ip6;
+use crate::ip::{read_drops, CheckH};
+use rclick_core::drops::Drops;
 
-/// Why a packet failed, as an index into [`REASONS`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fail {
-    Short = 0,
-    Version = 1,
-    Length = 2,
-    Source = 3,
+rclick_core::drop_reasons! {
+    /// Why a packet failed (the `drop_details` handler's lines).
+    enum Fail {
+        /// Fewer than 40 bytes from OFFSET.
+        Short = "packet too short for IPv6 header",
+        Version = "bad IP version",
+        /// The payload length runs past the data.
+        Length = "bad payload length",
+        /// A source in BADADDRS.
+        Source = "bad source address",
+    }
 }
-
-/// The texts of the `drop_details` handler.
-const REASONS: [&str; 4] = [
-    "packet too short for IPv6 header",
-    "bad IP version",
-    "bad payload length",
-    "bad source address",
-];
 
 /// The CheckIP6Header element.
 #[derive(Default)]
 pub struct CheckIP6Header {
     bad_src: Vec<Ipv6Addr>,
     offset: usize,
-    drops: u64,
-    per_reason: [u64; 4],
+    drops: Drops<Fail>,
 }
 
 impl CheckIP6Header {
@@ -118,19 +115,10 @@ impl CheckIP6Header {
 
     #[cold]
     fn count(&mut self, why: Fail, cx: &Ctx) {
-        if self.drops == 0 {
+        if self.drops.total() == 0 {
             cx.log("IP6 header check failed");
         }
-        self.drops += 1;
-        self.per_reason[why as usize] += 1;
-    }
-}
-
-rclick_core::handlers! {
-    /// CheckIP6Header's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-        DropDetails = read("drop_details"),
+        self.drops.count(why, 1);
     }
 }
 
@@ -171,19 +159,12 @@ impl Element for CheckIP6Header {
             }
         }
     }
+    /// `drops` and `drop_details` (the manual's list).
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        CheckH::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match H::from_id(id) {
-            Some(H::Drops) => self.drops.to_string(),
-            _ => self
-                .per_reason
-                .iter()
-                .zip(REASONS)
-                .map(|(n, r)| format!("{n}\t{r}\n"))
-                .collect(),
-        })
+        read_drops(&self.drops, id)
     }
 }
 

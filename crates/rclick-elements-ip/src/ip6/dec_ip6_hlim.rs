@@ -40,6 +40,7 @@ use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::{fixed_header, fixed_header_mut};
+use crate::divert;
 
 /// The DecIP6HLIM element.
 #[derive(Default)]
@@ -85,27 +86,13 @@ impl Element for DecIP6HLIM {
     fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
         Args::new(conf).complete().map_err(|e| e.to_string())
     }
-    fn push(&mut self, _port: usize, mut live: PacketBatch, cx: &mut Ctx) {
-        let dead = crate::divert::first_failure(&mut live, process)
-            .map(|first| crate::divert::divert_after(&mut live, first, process));
-        if let Some(dead) = &dead {
-            self.drops += dead.len() as u64;
-        }
-        if !live.is_empty() {
-            cx.push(0, live);
-        }
-        if let Some(dead) = dead {
-            cx.checked_push(1, dead);
-        }
+    fn push(&mut self, _port: usize, live: PacketBatch, cx: &mut Ctx) {
+        self.drops += divert::push_keeping(live, cx, process);
     }
-    fn simple_action(&mut self, mut p: Packet, cx: &mut Ctx) -> Option<Packet> {
-        if process(&mut p) {
-            Some(p)
-        } else {
-            self.drops += 1;
-            cx.checked_push(1, PacketBatch::from(p));
-            None
-        }
+    fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        let kept = divert::keep_one(p, cx, process);
+        self.drops += u64::from(kept.is_none());
+        kept
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         H::all_defs()

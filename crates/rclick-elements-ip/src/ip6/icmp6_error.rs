@@ -63,17 +63,26 @@ use rclick_wire::ipv6::HEADER_LEN;
 use rclick_wire::{IpProtocol, Ipv6Packet, Ipv6Repr};
 
 use super::{fixed_header, parse_ip6};
+use crate::ip::{read_drops, CheckH};
+use rclick_core::drops::Drops;
 
 /// The minimum IPv6 MTU (RFC 8200 section 5), the bound on a message.
 const MIN_MTU: usize = 1280;
 
-/// The texts of the `drop_details` handler.
-const REASONS: [&str; 4] = [
-    "no IPv6 header",
-    "unspecified or multicast source",
-    "ICMPv6 error message",
-    "multicast or broadcast destination",
-];
+rclick_core::drop_reasons! {
+    /// Why no message answers a packet (the `drop_details` handler's
+    /// lines).
+    enum Why {
+        /// No IPv6 header annotation (or no message could be made).
+        NoHeader = "no IPv6 header",
+        BadSource = "unspecified or multicast source",
+        /// RFC 4443 section 2.4 (e.1): no error about an error.
+        AboutError = "ICMPv6 error message",
+        /// RFC 4443 section 2.4 (e.3 and e.4), except Packet Too Big and
+        /// parameter problem code 2.
+        MulticastDestination = "multicast or broadcast destination",
+    }
+}
 
 /// The ICMP6Error element.
 pub struct ICMP6Error {
@@ -81,8 +90,7 @@ pub struct ICMP6Error {
     msg_type: u8,
     code: u8,
     mtu: u32,
-    drops: u64,
-    per_reason: [u64; 4],
+    drops: Drops<Why>,
 }
 
 impl Default for ICMP6Error {
@@ -92,28 +100,27 @@ impl Default for ICMP6Error {
             msg_type: types::TIME_EXCEEDED,
             code: 0,
             mtu: 1500,
-            drops: 0,
-            per_reason: [0; 4],
+            drops: Drops::default(),
         }
     }
 }
 
 impl ICMP6Error {
-    /// Why no message may answer `p`, as an index into [`REASONS`].
-    fn refuse(&self, p: &Packet) -> Option<usize> {
+    /// Why no message may answer `p`.
+    fn refuse(&self, p: &Packet) -> Option<Why> {
         let Some(h) = fixed_header(p) else {
-            return Some(0);
+            return Some(Why::NoHeader);
         };
         let src = h.src_addr();
         if src.is_unspecified() || src.is_multicast() {
-            return Some(1);
+            return Some(Why::BadSource);
         }
         if h.next_header() == IpProtocol(icmpv6::NEXT_HEADER) {
             let quoted = p.ip_header().and_then(|d| d.get(HEADER_LEN..));
             match quoted.and_then(|q| q.first()) {
-                Some(&t) if types::is_error(t) => return Some(2),
+                Some(&t) if types::is_error(t) => return Some(Why::AboutError),
                 // A truncated ICMPv6 header: its type is unknown.
-                None => return Some(2),
+                None => return Some(Why::AboutError),
                 _ => {}
             }
         }
@@ -124,7 +131,7 @@ impl ICMP6Error {
             PacketType::Broadcast | PacketType::Multicast
         );
         if !exempt && (h.dst_addr().is_multicast() || link_multi) {
-            return Some(3);
+            return Some(Why::MulticastDestination);
         }
         None
     }
@@ -165,14 +172,6 @@ impl ICMP6Error {
     }
 }
 
-rclick_core::handlers! {
-    /// ICMP6Error's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-        DropDetails = read("drop_details"),
-    }
-}
-
 impl Element for ICMP6Error {
     fn class_name(&self) -> &'static str {
         "ICMP6Error"
@@ -200,8 +199,7 @@ impl Element for ICMP6Error {
             msg_type,
             code,
             mtu,
-            drops: self.drops,
-            per_reason: self.per_reason,
+            drops: self.drops.clone(),
         };
         Ok(())
     }
@@ -212,24 +210,17 @@ impl Element for ICMP6Error {
             None => self.message(&p),
         };
         if out.is_none() {
-            self.drops += 1;
-            self.per_reason[reason.unwrap_or(0)] += 1;
+            // A message that cannot be made counts as no IPv6 header.
+            self.drops.count(reason.unwrap_or(Why::NoHeader), 1);
         }
         out
     }
+    /// `drops` and `drop_details` (the manual's list).
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        CheckH::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match H::from_id(id) {
-            Some(H::Drops) => self.drops.to_string(),
-            _ => self
-                .per_reason
-                .iter()
-                .zip(REASONS)
-                .map(|(n, r)| format!("{n}\t{r}\n"))
-                .collect(),
-        })
+        read_drops(&self.drops, id)
     }
 }
 

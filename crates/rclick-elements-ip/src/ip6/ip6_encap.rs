@@ -82,6 +82,14 @@ impl Default for IP6Encap {
     }
 }
 
+rclick_core::handlers! {
+    /// IP6Encap's handlers (the manual's list, besides the keyword
+    /// handlers `src` and `dst`).
+    enum H {
+        Drops = read("drops"),
+    }
+}
+
 impl Element for IP6Encap {
     fn class_name(&self) -> &'static str {
         "IP6Encap"
@@ -151,11 +159,16 @@ impl Element for IP6Encap {
         vec![
             keyword_handler("src", "SRC", Some(1)),
             keyword_handler("dst", "DST", Some(2)),
-            HandlerDef::read("drops", 0),
         ]
+        .into_iter()
+        .chain(H::all_defs())
+        .collect()
     }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        match H::from_id(id) {
+            Some(H::Drops) => Ok(self.drops.to_string()),
+            None => Err("no such handler".into()),
+        }
     }
 }
 

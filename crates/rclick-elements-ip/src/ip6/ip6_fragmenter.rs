@@ -56,24 +56,24 @@
 //!
 //! IPFragmenter, ICMP6Error, CheckIP6Header
 
+use crate::fragment_batch::{fragment_batch, FragmentCounts};
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 use rclick_packet::{Packet, DEFAULT_HEADROOM};
-use rclick_wire::ipv6::HEADER_LEN;
-use rclick_wire::Ipv6Packet;
+use rclick_wire::ipv6::{FRAGMENT_HEADER_LEN, HEADER_LEN};
+use rclick_wire::{IpProtocol, Ipv6FragmentHeader, Ipv6Packet};
 
 /// The Fragment header's next header value.
 const FRAGMENT: u8 = 44;
 /// The Fragment header's length.
-const FRAG_LEN: usize = 8;
+const FRAG_LEN: usize = FRAGMENT_HEADER_LEN;
 
 /// The IP6Fragmenter element.
 #[derive(Default)]
 pub struct IP6Fragmenter {
     mtu: u32,
     id: u32,
-    drops: u64,
-    fragments: u64,
+    counts: FragmentCounts,
 }
 
 /// The unfragmentable part of an IPv6 packet of `len` bytes (`h`):
@@ -148,13 +148,13 @@ impl IP6Fragmenter {
                 let d = q.data_mut();
                 d[..unfrag].copy_from_slice(&h[..unfrag]);
                 d[nh_pos] = FRAGMENT;
-                let fh = &mut d[unfrag..unfrag + FRAG_LEN];
-                fh[0] = orig_nh;
-                fh[1] = 0;
-                // off is a multiple of 8 below 65536: offset << 3 is off.
-                let field = (off as u16) | u16::from(more);
-                fh[2..4].copy_from_slice(&field.to_be_bytes());
-                fh[4..8].copy_from_slice(&id.to_be_bytes());
+                // The reserved byte stays 0 (the packet starts zeroed).
+                let mut fh = Ipv6FragmentHeader::new_unchecked(&mut d[unfrag..unfrag + FRAG_LEN]);
+                fh.set_next_header(IpProtocol(orig_nh));
+                // off is a multiple of 8 below 65536.
+                fh.set_frag_offset(off as u16);
+                fh.set_more_frags(more);
+                fh.set_ident(id);
                 d[unfrag + FRAG_LEN..].copy_from_slice(&data[off..off + dlen]);
                 let mut v = Ipv6Packet::new_unchecked(&mut d[..HEADER_LEN]);
                 v.set_payload_len((total - HEADER_LEN) as u16);
@@ -164,16 +164,8 @@ impl IP6Fragmenter {
             out.push(q);
             off += dlen;
         }
-        self.fragments += (out.len() - first) as u64;
+        self.counts.fragments += (out.len() - first) as u64;
         Ok(())
-    }
-}
-
-rclick_core::handlers! {
-    /// IP6Fragmenter's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-        Fragments = read("fragments"),
     }
 }
 
@@ -202,42 +194,19 @@ impl Element for IP6Fragmenter {
 
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
         let mtu = self.mtu as usize;
-        if batch
-            .iter()
-            .all(|p| p.network_length().is_none_or(|l| l <= mtu))
-        {
-            cx.push(0, batch);
-            return;
-        }
-        let mut out = PacketBatch::with_capacity(batch.len());
-        let mut bad = PacketBatch::new();
-        for p in batch {
-            if p.network_length().is_none_or(|l| l <= mtu) {
-                out.push(p);
-            } else if let Err(p) = self.fragment(p, &mut out) {
-                self.drops += 1;
-                bad.push(p);
-            }
-        }
-        if !out.is_empty() {
-            cx.push(0, out);
-        }
-        if !bad.is_empty() {
+        let bad = fragment_batch(batch, mtu, cx, |p, out, _cx| self.fragment(p, out));
+        if let Some(bad) = bad {
+            self.counts.drops += bad.len() as u64;
             cx.checked_push(1, bad);
         }
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        FragmentCounts::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _: &str, _: &mut Ctx) -> Result<String, String> {
-        Ok(if H::from_id(id) == Some(H::Drops) {
-            self.drops
-        } else {
-            self.fragments
-        }
-        .to_string())
+        self.counts.read(id)
     }
 }
 

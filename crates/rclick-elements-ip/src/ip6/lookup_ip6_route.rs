@@ -196,6 +196,16 @@ fn parse_route(s: &str) -> Result<Route, String> {
     })
 }
 
+rclick_core::handlers! {
+    /// LookupIP6Route's handlers (the manual's list).
+    enum H {
+        Table = read("table"),
+        Drops = read("drops"),
+        Lookup = read_param("lookup"),
+        Engine = read("engine"),
+    }
+}
+
 impl Element for LookupIP6Route {
     fn class_name(&self) -> &'static str {
         "LookupIP6Route"
@@ -277,16 +287,14 @@ impl Element for LookupIP6Route {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("table", 0),
-            HandlerDef::read("drops", 1),
-            HandlerDef::read_param("lookup", 2),
-            HandlerDef::read("engine", 3),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match id {
-            0 => {
+        let Some(h) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
+        Ok(match h {
+            H::Table => {
                 let mut s = String::from("# Active routes\n");
                 for r in &self.table.routes {
                     s.push_str(&format!(
@@ -299,8 +307,8 @@ impl Element for LookupIP6Route {
                 }
                 s
             }
-            1 => self.drops.to_string(),
-            3 => match &self.table.d16r {
+            H::Drops => self.drops.to_string(),
+            H::Engine => match &self.table.d16r {
                 Some(d) => format!(
                     "d16r {} routes, {} ranges, {} bytes",
                     self.table.routes.len(),
@@ -313,7 +321,7 @@ impl Element for LookupIP6Route {
                     self.table.by_len.len()
                 ),
             },
-            _ => match self.table.lookup(parse_ip6(param)?) {
+            H::Lookup => match self.table.lookup(parse_ip6(param)?) {
                 Some(r) => format!("{}\t{}", r.gw, r.out),
                 None => "-1".to_string(),
             },

@@ -183,12 +183,6 @@ mod tests {
     use crate::ip::test_util::registry;
     use rclick_core::testing;
 
-    fn reg() -> rclick_core::Registry {
-        let mut r = registry();
-        crate::tcpudp::register(&mut r);
-        r
-    }
-
     /// Checked against Click: headers, identification, checksums, and the
     /// ports stepping every INTERVAL packets.
     #[test]
@@ -197,7 +191,7 @@ mod tests {
             "InfiniteSource(DATA \\<61626364>, LIMIT 5, STOP true)
              -> DynamicUDPIPEncap(1.0.0.1, 1234, 2.0.0.2, 5678, true, 2)
              -> Print(m, 32) -> c :: CheckIPHeader -> u :: CheckUDPHeader -> Discard;",
-            &reg(),
+            &registry(),
         )
         .unwrap();
         assert_eq!(
@@ -220,7 +214,7 @@ mod tests {
         let r = testing::run(
             "InfiniteSource(DATA \\<61626364>, LIMIT 1, STOP true)
              -> DynamicUDPIPEncap(1.0.0.1, 1234, 2.0.0.2, 5678, false) -> Print(m, 32) -> Discard;",
-            &reg(),
+            &registry(),
         )
         .unwrap();
         assert_eq!(
@@ -230,7 +224,7 @@ mod tests {
             ]
         );
         crate::ip::test_util::config_errors(
-            &reg(),
+            &registry(),
             |conf| format!("Idle -> DynamicUDPIPEncap({conf}) -> Idle;"),
             &[
                 ("1.0.0.1, 1234, 2.0.0.2", "DPORT: required argument missing"),

@@ -210,12 +210,6 @@ mod tests {
     use crate::ip::test_util::registry;
     use rclick_core::testing;
 
-    fn reg() -> rclick_core::Registry {
-        let mut r = registry();
-        crate::tcpudp::register(&mut r);
-        r
-    }
-
     /// SYN, data..., FIN per flow; after LIMIT, the open flows' FINs.
     /// Every packet's TCP checksum is right.
     #[test]
@@ -225,7 +219,7 @@ mod tests {
              -> Unqueue(LIMIT 6) -> CheckIPHeader(14) -> Strip(14) -> c :: CheckTCPHeader
              -> IPPrint(t, TIMESTAMP false) -> Discard;
              DriverManager(wait 10ms, stop);",
-            &reg(),
+            &registry(),
         )
         .unwrap();
         let log = r.take_log();

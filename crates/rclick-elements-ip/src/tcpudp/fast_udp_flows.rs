@@ -165,12 +165,6 @@ mod tests {
     use crate::ip::test_util::registry;
     use rclick_core::testing;
 
-    fn reg() -> rclick_core::Registry {
-        let mut r = registry();
-        crate::tcpudp::register(&mut r);
-        r
-    }
-
     /// Checked against Click with RandomSeed(1): the same ports, headers
     /// and checksum (the payload, uninitialised there, is zero here).
     #[test]
@@ -179,7 +173,7 @@ mod tests {
             "RandomSeed(1); f :: FastUDPFlows(0, 2, 10, 0:0:0:0:0:1, 1.0.0.1, 0:0:0:0:0:2, 2.0.0.2, 1, 2)
              -> Unqueue(LIMIT 2) -> Print(m, 60) -> c :: CheckIPHeader(14) -> CheckUDPHeader -> Discard;
              DriverManager(wait 10ms, stop);",
-            &reg(),
+            &registry(),
         )
         .unwrap();
         let log = r.take_log();
@@ -202,7 +196,7 @@ mod tests {
             "RandomSeed(1); f :: FastUDPFlows(0, 4, 60, 0:0:0:0:0:1, 1.0.0.1, 0:0:0:0:0:2, 2.0.0.2, 1, 2, false)
              -> Unqueue(LIMIT 4) -> Print(m, 44) -> Discard;
              DriverManager(wait 10ms, stop);",
-            &reg(),
+            &registry(),
         )
         .unwrap();
         let log = r.take_log();
@@ -220,7 +214,7 @@ mod tests {
             "f :: FastUDPFlows(0, 3, 60, 0:0:0:0:0:1, 1.0.0.1, 0:0:0:0:0:2, 2.0.0.2, 2, 5)
              -> Unqueue(LIMIT 3) -> c :: Counter -> Discard;
              DriverManager(wait 10ms, stop);",
-            &reg(),
+            &registry(),
         )
         .unwrap();
         assert_eq!(testing::read(&r, "c.count"), "3");
@@ -241,7 +235,7 @@ mod tests {
     #[test]
     fn configuration_errors() {
         crate::ip::test_util::config_errors(
-            &reg(),
+            &registry(),
             |conf| format!("FastUDPFlows({conf}) -> Unqueue -> Discard;"),
             &[
                 (

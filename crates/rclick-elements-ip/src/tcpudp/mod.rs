@@ -162,12 +162,17 @@ impl Default for FlowSource {
     }
 }
 
-/// Handler ids of [`FlowSource::handlers`].
-const H_COUNT: u32 = 0;
-const H_RATE: u32 = 1;
-const H_RESET: u32 = 2;
-const H_ACTIVE: u32 = 3;
-const H_LIMIT: u32 = 4;
+rclick_core::handlers! {
+    /// The handlers of FastTCPFlows and FastUDPFlows (their manuals' lists):
+    /// [`FlowSource::handlers`].
+    enum H {
+        Count = read("count"),
+        Rate = read_write("rate"),
+        Reset = write("reset"),
+        Active = write("active"),
+        Limit = write("limit"),
+    }
+}
 
 impl FlowSource {
     /// Parses the shared arguments, and CHECKSUM when the class takes it
@@ -277,18 +282,12 @@ impl FlowSource {
     }
 
     pub(crate) fn handlers() -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::read("count", H_COUNT),
-            HandlerDef::read_write("rate", H_RATE),
-            HandlerDef::write("reset", H_RESET),
-            HandlerDef::write("active", H_ACTIVE),
-            HandlerDef::write("limit", H_LIMIT),
-        ]
+        H::all_defs()
     }
 
     pub(crate) fn read(&self, id: u32) -> String {
-        match id {
-            H_COUNT => self.count.to_string(),
+        match H::from_id(id) {
+            Some(H::Count) => self.count.to_string(),
             // Packets a second between the first and the last packet
             // (milliseconds, at least one), once the limit is reached.
             _ => match (self.first, self.last) {
@@ -305,8 +304,8 @@ impl FlowSource {
     /// its own state (FastTCPFlows' FINs).
     pub(crate) fn write(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<bool, String> {
         let v = value.trim();
-        match id {
-            H_RATE => {
+        match H::from_id(id) {
+            Some(H::Rate) => {
                 let rate = u32::from_arg(v, &NoContext)
                     .map_err(|_| "rate parameter must be integer >= 0".to_string())?;
                 if rate > MAX_RATE {
@@ -315,11 +314,11 @@ impl FlowSource {
                 self.pacer.set_rate(rate);
                 Ok(false)
             }
-            H_RESET => {
+            Some(H::Reset) => {
                 self.reset();
                 Ok(true)
             }
-            H_ACTIVE => {
+            Some(H::Active) => {
                 let active = bool::from_arg(v, &NoContext)
                     .map_err(|_| "active parameter must be boolean".to_string())?;
                 self.active = active;
@@ -328,7 +327,7 @@ impl FlowSource {
                 }
                 Ok(active)
             }
-            _ => {
+            Some(H::Limit | H::Count) | None => {
                 let limit = i32::from_arg(v, &NoContext)
                     .map_err(|_| "limit parameter must be integer >= 0".to_string())?;
                 self.limit = u64::try_from(limit).ok();

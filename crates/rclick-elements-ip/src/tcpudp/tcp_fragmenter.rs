@@ -189,12 +189,6 @@ mod tests {
     use crate::ip::test_util::registry;
     use rclick_core::testing;
 
-    fn reg() -> rclick_core::Registry {
-        let mut r = registry();
-        crate::tcpudp::register(&mut r);
-        r
-    }
-
     const TCP: &str = "45000032 00010000 40060000 0a000001 0a000002 04d21234 00000064 00000002 50100000 00000000 61626364 65666768 696a";
 
     fn run(data: &str, before: &str, args: &str, after: &str) -> Vec<String> {
@@ -203,7 +197,7 @@ mod tests {
                 "InfiniteSource(DATA \\<{data}>, LIMIT 1, STOP true) -> {before}
                  -> TCPFragmenter({args}) -> Print(m, 70) -> {after} -> Discard;"
             ),
-            &reg(),
+            &registry(),
         )
         .unwrap_or_else(|e| panic!("{e}"))
         .take_log()
@@ -257,7 +251,7 @@ mod tests {
     #[test]
     fn configuration() {
         crate::ip::test_util::config_errors(
-            &reg(),
+            &registry(),
             |conf| format!("Idle -> TCPFragmenter({conf}) -> Idle;"),
             &[
                 ("44", "too many arguments"),
@@ -266,6 +260,11 @@ mod tests {
                 ("MTU 70000", "MTU"),
             ],
         );
-        assert!(testing::build("Idle -> TCPFragmenter(MTU_ANNO 3) -> Idle;", &reg(), true).is_ok());
+        assert!(testing::build(
+            "Idle -> TCPFragmenter(MTU_ANNO 3) -> Idle;",
+            &registry(),
+            true
+        )
+        .is_ok());
     }
 }

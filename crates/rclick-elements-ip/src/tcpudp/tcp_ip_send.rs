@@ -190,12 +190,6 @@ mod tests {
     use crate::ip::test_util::registry;
     use rclick_core::testing;
 
-    fn reg() -> rclick_core::Registry {
-        let mut r = registry();
-        crate::tcpudp::register(&mut r);
-        r
-    }
-
     /// Checked against Click (with its integer addresses).
     #[test]
     fn sends_packets_like_click() {
@@ -203,7 +197,7 @@ mod tests {
             "t :: TCPIPSend -> Print(m, 40) -> CheckIPHeader -> c :: CheckTCPHeader -> Discard;
              DriverManager(write t.send 16777217 1234 33554434 80 7 9 18,
                            write t.send 1.0.0.1 www 2.0.0.2 80 1 2 255, stop);",
-            &reg(),
+            &registry(),
         )
         .unwrap();
         assert_eq!(
@@ -219,7 +213,7 @@ mod tests {
     /// Checked against Click: the missing words and the flag range.
     #[test]
     fn bad_writes() {
-        let r = testing::build("t :: TCPIPSend -> Discard;", &reg(), true).unwrap();
+        let r = testing::build("t :: TCPIPSend -> Discard;", &registry(), true).unwrap();
         let e = r.write_handler("t.send", "1.0.0.1 1").unwrap_err();
         for missing in ["DST", "DPORT", "SEQNO", "ACKNO", "FLAGS"] {
             assert!(
@@ -232,6 +226,6 @@ mod tests {
             .unwrap_err();
         assert!(e.contains("FLAGS"), "{e}");
         assert!(r.write_handler("t.send", "x 1 2.0.0.2 2 3 4 5").is_err());
-        assert!(testing::build("TCPIPSend(1) -> Discard;", &reg(), true).is_err());
+        assert!(testing::build("TCPIPSend(1) -> Discard;", &registry(), true).is_err());
     }
 }

@@ -245,10 +245,28 @@ pub fn reverse_source_route(opt: &[u8], out: &mut [u8]) -> usize {
     olen + 1
 }
 
+/// Writes `ms` (a timestamp, milliseconds since midnight UTC) into the
+/// 4-byte slot at `at` of the option `opt` (its bytes from the kind byte),
+/// as a router records it in an Internet Timestamp option (RFC 791).
+/// Panics if the slot is not inside `opt`.
+#[inline]
+pub fn write_timestamp(opt: &mut [u8], at: usize, ms: u32) {
+    crate::write_u32(opt, at, ms)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ipv4::{tests::with_options, Ipv4Packet, Ipv4Repr};
+
+    #[test]
+    fn write_timestamp_fills_one_slot() {
+        let mut opt = [option_kind::TS, 12, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        write_timestamp(&mut opt, 4, 0x0102_0304);
+        assert_eq!(opt, [68, 12, 5, 0, 1, 2, 3, 4, 0, 0, 0, 0]);
+        write_timestamp(&mut opt, 8, 86_399_999);
+        assert_eq!(&opt[8..], &86_399_999u32.to_be_bytes());
+    }
 
     #[test]
     fn options_iterate() {
