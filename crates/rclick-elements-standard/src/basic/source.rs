@@ -190,13 +190,24 @@ impl Source {
         n
     }
 
+    // Inlined into each source's task run: it is on the per-packet path.
+    #[inline]
     fn take(&mut self, want: u64, cx: &mut Ctx) -> u64 {
         let n = self.quota(want);
-        if n == 0 && !self.below_limit() {
-            self.end.fire(cx);
+        if n == 0 {
+            self.nothing_to_take(cx);
         }
         self.count += n;
         n
+    }
+
+    /// Nothing left to send: at LIMIT, STOP or END_CALL is done.
+    #[cold]
+    #[inline(never)]
+    fn nothing_to_take(&mut self, cx: &mut Ctx) {
+        if !self.below_limit() {
+            self.end.fire(cx);
+        }
     }
 
     /// The pull-mode "empty" notifier.
