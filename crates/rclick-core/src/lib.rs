@@ -10,6 +10,7 @@ pub mod clock;
 pub mod drops;
 pub mod element;
 pub mod handlers;
+pub mod neighbor;
 pub mod notifier;
 pub mod random;
 pub mod registry;
