@@ -9,6 +9,7 @@ pub mod args;
 pub mod clock;
 pub mod drops;
 pub mod element;
+pub mod file_source;
 pub mod handlers;
 pub mod neighbor;
 pub mod notifier;
