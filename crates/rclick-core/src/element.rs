@@ -212,6 +212,15 @@ impl HandlerDef {
         self.flags.raw = true;
         self
     }
+    /// For a reconfiguring handler: its argument may also be given at
+    /// `position` (as [`HandlerDef::reconfigure_positional`]). Other
+    /// handlers are unchanged.
+    pub fn positional(mut self, at: usize) -> HandlerDef {
+        if let HandlerKind::Reconfigure { position, .. } = &mut self.kind {
+            *position = Some(at);
+        }
+        self
+    }
 }
 
 /// Lets the router downcast elements (RED finding its Queues, Script

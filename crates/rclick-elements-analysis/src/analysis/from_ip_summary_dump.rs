@@ -81,6 +81,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Read};
 
 use rclick_core::args::{AnyArg, Args};
+use rclick_core::file_source::{FileSource, FileSourceH};
 use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier, PacketBatch, TaskId, TimerId,
     Timestamp,
@@ -96,7 +97,6 @@ pub struct FromIPSummaryDump {
     filename: String,
     data: Option<String>,
     stop: bool,
-    active: bool,
     timing: bool,
     checksum: bool,
     sampling_prob: f64,
@@ -122,10 +122,9 @@ pub struct FromIPSummaryDump {
     timing_offset: Timestamp,
     rng: u64,
 
-    task: Option<TaskId>,
     timer: Option<TimerId>,
-    notifier: Notifier,
-    pull_mode: bool,
+    /// `active`, `stop` and how the source is woken.
+    src: FileSource,
 }
 
 impl Default for FromIPSummaryDump {
@@ -134,7 +133,6 @@ impl Default for FromIPSummaryDump {
             filename: String::new(),
             data: None,
             stop: false,
-            active: true,
             timing: false,
             checksum: false,
             sampling_prob: 1.0,
@@ -158,22 +156,9 @@ impl Default for FromIPSummaryDump {
             have_timing: false,
             timing_offset: Timestamp::ZERO,
             rng: 0x853c_49e6_748f_ea9b,
-            task: None,
+            src: FileSource::default(),
             timer: None,
-            notifier: Notifier::new(true),
-            pull_mode: false,
         }
-    }
-}
-
-rclick_core::handlers! {
-    /// The handlers (the manual's list).
-    enum H {
-        SamplingProb = read("sampling_prob"),
-        Active = read_write("active"),
-        Encap = read("encap"),
-        Stop = write("stop"),
-        Filename = read("filename"),
     }
 }
 
@@ -532,8 +517,8 @@ impl FromIPSummaryDump {
             if let Some(tm) = self.timer {
                 cx.schedule_timer_at(tm, t);
             }
-            if self.pull_mode {
-                self.notifier.set_active(false);
+            if self.src.pull_mode {
+                self.src.notifier.set_active(false);
             }
             self.work = Some(p);
             return None;
@@ -700,7 +685,7 @@ impl Element for FromIPSummaryDump {
         };
         self.data = data;
         self.stop = stop;
-        self.active = active;
+        self.src.active = active;
         self.timing = timing;
         self.checksum = checksum;
         self.sampling_prob = sample.clamp(0.0, 1.0);
@@ -726,18 +711,14 @@ impl Element for FromIPSummaryDump {
     }
 
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.pull_mode = !cx.output_is_push(0);
         self.timer = Some(cx.new_timer());
-        self.notifier = Notifier::new(self.active);
-        if !self.pull_mode {
-            self.task = Some(cx.new_task(self.active));
-        }
+        self.src.initialize(cx);
         self.format_complaint = false;
         self.open()
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
-        if !self.active {
+        if !self.src.active {
             return false;
         }
         let mut batch = PacketBatch::with_capacity(self.burst);
@@ -766,7 +747,7 @@ impl Element for FromIPSummaryDump {
 
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let mut batch = PacketBatch::new();
-        if !self.active {
+        if !self.src.active {
             return batch;
         }
         let max = max.max(1);
@@ -778,7 +759,7 @@ impl Element for FromIPSummaryDump {
                         if self.stop {
                             cx.request_stop();
                         }
-                        self.notifier.set_active(false);
+                        self.src.notifier.set_active(false);
                     }
                     return batch;
                 }
@@ -788,47 +769,42 @@ impl Element for FromIPSummaryDump {
     }
 
     fn run_timer(&mut self, _timer: TimerId, cx: &mut Ctx) {
-        if self.active {
-            if self.pull_mode {
-                let n = self.notifier.clone();
+        if self.src.active {
+            if self.src.pull_mode {
+                let n = self.src.notifier.clone();
                 cx.wake_notifier(&n);
-            } else if let Some(t) = self.task {
+            } else if let Some(t) = self.src.task {
                 cx.schedule_task(t);
             }
         }
     }
 
     fn empty_notifier(&self) -> Option<Notifier> {
-        Some(self.notifier.clone())
+        Some(self.src.notifier.clone())
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        use FileSourceH::*;
+        // the file sources' set but for `filesize` and `filepos`
+        FileSourceH::defs_of(&[SamplingProb, Active, Encap, Stop, Filename])
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match H::from_id(id) {
-            Some(H::SamplingProb) => format!("{}", self.sampling_prob),
-            Some(H::Active) => self.active.to_string(),
-            Some(H::Encap) => "IP".into(),
-            Some(H::Filename) => self.filename.clone(),
+        let h = FileSourceH::from_id(id).ok_or("no such handler")?;
+        if let Some(v) = self.src.read(h) {
+            return Ok(v);
+        }
+        Ok(match h {
+            FileSourceH::SamplingProb => format!("{}", self.sampling_prob),
+            FileSourceH::Encap => "IP".into(),
+            FileSourceH::Filename => self.filename.clone(),
             _ => return Err("no such handler".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match H::from_id(id) {
-            Some(H::Active) => {
-                let pull = self.pull_mode.then_some(&self.notifier);
-                cx.write_source_active(value, "type mismatch", &mut self.active, pull, self.task)
-            }
-            Some(H::Stop) => {
-                self.active = false;
-                cx.request_stop();
-                Ok(())
-            }
-            _ => Err("no such handler".into()),
-        }
+        let h = FileSourceH::from_id(id).ok_or("no such handler")?;
+        self.src.write(h, value, "type mismatch", cx)
     }
 }
 

@@ -90,6 +90,7 @@ use std::net::Ipv4Addr;
 use std::sync::{Arc, Mutex};
 
 use rclick_core::args::{Args, EtherAddr, Interval, IpPrefix};
+use rclick_core::neighbor;
 use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch, TimerId, Timestamp,
 };
@@ -263,17 +264,11 @@ impl ArpQuerier {
         p.set_timestamp_anno(q.timestamp);
         p.set_vlan_tci_anno(q.vlan_tci);
         self.queries += 1;
-        // Keep the order of what leaves on output 0.
-        if !out.is_empty() {
-            cx.push(0, out.take());
-        }
-        let port = cx.noutputs().saturating_sub(1);
-        cx.push_one(port, p);
-        // A reply looped straight back (ARPResponder wired to input 1) is
-        // handled now, as Click's nested push would.
-        for (port, b) in cx.take_reentrant_pushes() {
-            self.handle_batch(port, b, out, cx);
-        }
+        // After output 0's packets; a reply looped straight back
+        // (ARPResponder wired to input 1) is handled now.
+        neighbor::send_query(p, out, cx, |port, b, out, cx| {
+            self.handle_batch(port, b, out, cx)
+        });
     }
 
     fn handle_batch(

@@ -61,12 +61,11 @@ impl EtherRewrite {
 }
 
 rclick_core::handlers! {
-    /// EtherRewrite's read handlers (the manual's list), each also a
-    /// reconfiguring write handler: [`Element::handlers`] gives those these
-    /// ids to read through.
+    /// EtherRewrite's handlers (the manual's list): reconfiguring write
+    /// handlers read through `read_handler`.
     enum H {
-        Src = read("src"),
-        Dst = read("dst"),
+        Src = reconfigure_read("src", "SRC").positional(0),
+        Dst = reconfigure_read("dst", "DST").positional(1),
     }
 }
 
@@ -100,10 +99,7 @@ impl Element for EtherRewrite {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::reconfigure_positional("src", "SRC", 0).with_read(H::Src.id()),
-            HandlerDef::reconfigure_positional("dst", "DST", 1).with_read(H::Dst.id()),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         let src = H::from_id(id) == Some(H::Src);

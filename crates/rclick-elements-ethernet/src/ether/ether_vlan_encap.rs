@@ -62,16 +62,15 @@ pub struct EtherVlanEncap {
 
 rclick_core::handlers! {
     /// EtherVLANEncap's handlers (the manual's list). The VLAN ones are
-    /// reconfiguring write handlers too: [`Element::handlers`] gives those
-    /// these ids to read through.
+    /// reconfiguring write handlers read through `read_handler`.
     enum H {
         Src = read_write("src"),
         Dst = read_write("dst"),
         Type = read_write("ethertype"),
-        Tci = read("vlan_tci"),
-        Id = read("vlan_id"),
-        Pcp = read("vlan_pcp"),
-        Native = read("native_vlan"),
+        Tci = reconfigure_read("vlan_tci", "VLAN_TCI").positional(3),
+        Id = reconfigure_read("vlan_id", "VLAN_ID"),
+        Pcp = reconfigure_read("vlan_pcp", "VLAN_PCP"),
+        Native = reconfigure_read("native_vlan", "NATIVE_VLAN"),
     }
 }
 
@@ -121,17 +120,7 @@ impl Element for EtherVlanEncap {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut v: Vec<HandlerDef> = [H::Src, H::Dst, H::Type]
-            .into_iter()
-            .flat_map(H::defs)
-            .collect();
-        v.extend([
-            HandlerDef::reconfigure_positional("vlan_tci", "VLAN_TCI", 3).with_read(H::Tci.id()),
-            HandlerDef::reconfigure("vlan_id", "VLAN_ID").with_read(H::Id.id()),
-            HandlerDef::reconfigure("vlan_pcp", "VLAN_PCP").with_read(H::Pcp.id()),
-            HandlerDef::reconfigure("native_vlan", "NATIVE_VLAN").with_read(H::Native.id()),
-        ]);
-        v
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(match H::from_id(id) {

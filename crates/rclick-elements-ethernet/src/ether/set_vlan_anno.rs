@@ -47,13 +47,12 @@ pub struct SetVlanAnno {
 }
 
 rclick_core::handlers! {
-    /// SetVLANAnno's read handlers (the manual's list), each also a
-    /// reconfiguring write handler: [`Element::handlers`] gives those these
-    /// ids to read through.
+    /// SetVLANAnno's handlers (the manual's list): reconfiguring write
+    /// handlers read through `read_handler`.
     enum H {
-        Tci = read("vlan_tci"),
-        Id = read("vlan_id"),
-        Pcp = read("vlan_pcp"),
+        Tci = reconfigure_read("vlan_tci", "VLAN_TCI").positional(0),
+        Id = reconfigure_read("vlan_id", "VLAN_ID"),
+        Pcp = reconfigure_read("vlan_pcp", "VLAN_PCP").positional(1),
     }
 }
 
@@ -83,11 +82,7 @@ impl Element for SetVlanAnno {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            HandlerDef::reconfigure_positional("vlan_tci", "VLAN_TCI", 0).with_read(H::Tci.id()),
-            HandlerDef::reconfigure("vlan_id", "VLAN_ID").with_read(H::Id.id()),
-            HandlerDef::reconfigure_positional("vlan_pcp", "VLAN_PCP", 1).with_read(H::Pcp.id()),
-        ]
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(match H::from_id(id) {

@@ -30,10 +30,8 @@
 //!
 //! EtherSpanTree, EtherSwitch
 
-use std::borrow::Cow;
-
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
 /// The Suppressor element.
 #[derive(Default)]
@@ -41,7 +39,13 @@ pub struct Suppressor {
     suppressed: Vec<bool>,
 }
 
-const H_RESET: u32 = u32::MAX;
+rclick_core::handlers! {
+    /// Suppressor's handlers: `activeN`, one per port pair, and `reset`.
+    enum H {
+        Active = family_read_write("active"),
+        Reset = write("reset"),
+    }
+}
 
 impl Suppressor {
     /// Whether port `i` is suppressed.
@@ -84,30 +88,31 @@ impl Element for Suppressor {
         }
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut v: Vec<HandlerDef> = (0..self.suppressed.len())
-            .map(|i| HandlerDef {
-                name: Cow::Owned(format!("active{i}")),
-                flags: HandlerFlags::READ_WRITE,
-                kind: HandlerKind::Element(i as u32),
-            })
-            .collect();
-        v.push(HandlerDef::write("reset", H_RESET));
+        let mut v = H::Active.family_defs(self.suppressed.len());
+        v.extend(H::Reset.defs());
         v
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok((!self.is_suppressed(id as usize)).to_string())
+        match H::decode(id) {
+            Some((H::Active, port)) => Ok((!self.is_suppressed(port as usize)).to_string()),
+            _ => Err("no such handler".into()),
+        }
     }
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        if id == H_RESET {
-            self.suppressed.iter_mut().for_each(|s| *s = false);
-            return Ok(());
-        }
+        let port = match H::decode(id) {
+            Some((H::Reset, _)) => {
+                self.suppressed.iter_mut().for_each(|s| *s = false);
+                return Ok(());
+            }
+            Some((H::Active, port)) => port,
+            None => return Err("no such handler".into()),
+        };
         let mut active = true;
         Args::new(&[value.trim()])
             .read_mp("ACTIVE", &mut active)
             .complete()
             .map_err(|_| "active value must be boolean".to_string())?;
-        self.set(id as usize, !active);
+        self.set(port as usize, !active);
         Ok(())
     }
 }

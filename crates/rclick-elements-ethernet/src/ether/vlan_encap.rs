@@ -148,15 +148,14 @@ pub struct VlanEncap {
 }
 
 rclick_core::handlers! {
-    /// VLANEncap's read handlers (the manual's list). All but `drops` are
-    /// also reconfiguring write handlers: [`Element::handlers`] gives those
-    /// these ids to read through.
+    /// VLANEncap's handlers (the manual's list). All but `drops` are
+    /// reconfiguring write handlers read through `read_handler`.
     enum H {
-        Tci = read("vlan_tci"),
-        Id = read("vlan_id"),
-        Pcp = read("vlan_pcp"),
-        Native = read("native_vlan"),
-        Type = read("ethertype"),
+        Tci = reconfigure_read("vlan_tci", "VLAN_TCI").positional(0),
+        Id = reconfigure_read("vlan_id", "VLAN_ID"),
+        Pcp = reconfigure_read("vlan_pcp", "VLAN_PCP"),
+        Native = reconfigure_read("native_vlan", "NATIVE_VLAN"),
+        Type = reconfigure_read("ethertype", "ETHERTYPE"),
         Drops = read("drops"),
     }
 }
@@ -202,15 +201,7 @@ impl Element for VlanEncap {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut v = vec![
-            HandlerDef::reconfigure_positional("vlan_tci", "VLAN_TCI", 0).with_read(H::Tci.id()),
-            HandlerDef::reconfigure("vlan_id", "VLAN_ID").with_read(H::Id.id()),
-            HandlerDef::reconfigure("vlan_pcp", "VLAN_PCP").with_read(H::Pcp.id()),
-            HandlerDef::reconfigure("native_vlan", "NATIVE_VLAN").with_read(H::Native.id()),
-            HandlerDef::reconfigure("ethertype", "ETHERTYPE").with_read(H::Type.id()),
-        ];
-        v.extend(H::Drops.defs());
-        v
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(match H::from_id(id) {

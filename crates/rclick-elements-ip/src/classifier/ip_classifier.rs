@@ -100,19 +100,18 @@
 //! IPFilter, Classifier, CheckIPHeader, MarkIPHeader, AddressInfo,
 //! tcpdump(1)
 
-use std::borrow::Cow;
-
 use rclick_core::args::ArgContext;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
 use super::{classify_push, parse_program, ZProgram};
 use crate::ip::port_info::PortNames;
 
 rclick_core::handlers! {
-    /// IPClassifier's handlers.
-    /// Then `patternN`, one per pattern, with id `H::ALL.len() + N`.
+    /// IPClassifier's handlers: `program`, then `patternN`, one per
+    /// pattern.
     enum H {
         Program = read("program"),
+        Pattern = family_read_write("pattern"),
     }
 }
 
@@ -168,31 +167,24 @@ impl Element for IPClassifier {
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         let mut v = H::all_defs();
-        for i in 0..self.patterns.len() {
-            v.push(HandlerDef {
-                name: Cow::Owned(format!("pattern{i}")),
-                flags: HandlerFlags::READ_WRITE,
-                kind: HandlerKind::Element((H::ALL.len() + i) as u32),
-            });
-        }
+        v.extend(H::Pattern.family_defs(self.patterns.len()));
         v
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        match H::from_id(id) {
-            Some(H::Program) => Ok(self.prog.unparse()),
-            None => self
+        match H::decode(id) {
+            Some((H::Program, _)) => Ok(self.prog.unparse()),
+            Some((H::Pattern, i)) => self
                 .patterns
-                .get((id as usize).wrapping_sub(H::ALL.len()))
+                .get(i as usize)
                 .cloned()
                 .ok_or_else(|| "no such handler".into()),
+            None => Err("no such handler".into()),
         }
     }
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        let idx = (id as usize)
-            .checked_sub(H::ALL.len())
-            .filter(|&i| i < self.patterns.len());
-        let Some(idx) = idx else {
-            return Err("no such handler".into());
+        let idx = match H::decode(id) {
+            Some((H::Pattern, i)) if (i as usize) < self.patterns.len() => i as usize,
+            _ => return Err("no such handler".into()),
         };
         let mut pats = self.patterns.clone();
         pats[idx] = value.trim().to_string();

@@ -49,8 +49,6 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 use rclick_wire::ipv4::FLAG_DF;
 use rclick_wire::{IpProtocol, Ipv4Packet};
 
-use super::keyword_handler;
-
 /// An IP protocol number or name.
 pub(crate) fn parse_proto(s: &str) -> Result<u8, String> {
     let v = match s.to_ascii_lowercase().as_str() {
@@ -106,6 +104,15 @@ impl Default for IPEncap {
             df: false,
             id: 0,
         }
+    }
+}
+
+rclick_core::handlers! {
+    /// IPEncap's handlers (the manual's list): each reads its argument's
+    /// text and is written by reconfiguring it.
+    enum H {
+        Src = reconfigure_config("src", "SRC").positional(1),
+        Dst = reconfigure_config("dst", "DST").positional(2),
     }
 }
 
@@ -191,10 +198,7 @@ impl Element for IPEncap {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            keyword_handler("src", "SRC", Some(1)),
-            keyword_handler("dst", "DST", Some(2)),
-        ]
+        H::all_defs()
     }
 }
 

@@ -8,10 +8,7 @@
 //! [`dir248`] and [`dxr`] (the DIR-24-8 and DXR lookup structures, with
 //! their shared route bookkeeping in [`route_store`]).
 
-use std::borrow::Cow;
-
 use rclick_core::drops::{DropReason, Drops};
-use rclick_core::element::{HandlerFlags, HandlerKind};
 use rclick_core::{Ctx, HandlerDef, Registry};
 
 use transport::HeaderChecker;
@@ -268,25 +265,6 @@ pub fn register(r: &mut Registry) {
         || Box::<set_udp_checksum::SetUDPChecksum>::default(),
         include_str!("set_udp_checksum.rs"),
     );
-}
-
-/// A handler that reads and writes configuration keyword `keyword` (Click's
-/// `add_read_handler`/`add_write_handler` with `read_keyword_handler` and
-/// `reconfigure_keyword_handler`).
-pub(crate) fn keyword_handler(
-    name: &'static str,
-    keyword: &'static str,
-    position: Option<usize>,
-) -> HandlerDef {
-    HandlerDef {
-        name: Cow::Borrowed(name),
-        flags: HandlerFlags::READ_WRITE,
-        kind: HandlerKind::Reconfigure {
-            keyword,
-            position,
-            read_id: None,
-        },
-    }
 }
 
 /// What the header checkers (CheckIPHeader, CheckTCPHeader, CheckUDPHeader,

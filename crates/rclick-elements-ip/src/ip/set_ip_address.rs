@@ -35,8 +35,6 @@ use std::net::Ipv4Addr;
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
-use super::keyword_handler;
-
 /// The SetIPAddress element.
 pub struct SetIPAddress {
     addr: Ipv4Addr,
@@ -47,6 +45,14 @@ impl Default for SetIPAddress {
         SetIPAddress {
             addr: Ipv4Addr::UNSPECIFIED,
         }
+    }
+}
+
+rclick_core::handlers! {
+    /// SetIPAddress's handlers (the manual's list): each reads its argument's
+    /// text and is written by reconfiguring it.
+    enum H {
+        Addr = reconfigure_config("addr", "ADDR").positional(0),
     }
 }
 
@@ -80,7 +86,7 @@ impl Element for SetIPAddress {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![keyword_handler("addr", "ADDR", Some(0))]
+        H::all_defs()
     }
 }
 

@@ -35,8 +35,6 @@ use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 use rclick_wire::Ipv4Packet;
 
-use super::keyword_handler;
-
 /// Rewrites the TOS byte of `p`'s IP header with `f`, fixing the checksum.
 #[inline]
 pub(crate) fn update_tos(p: &mut Packet, f: impl Fn(u8) -> u8) {
@@ -57,6 +55,14 @@ pub(crate) fn update_tos(p: &mut Packet, f: impl Fn(u8) -> u8) {
 #[derive(Default)]
 pub struct SetIPDSCP {
     dscp: u8,
+}
+
+rclick_core::handlers! {
+    /// SetIPDSCP's handlers (the manual's list): each reads its argument's
+    /// text and is written by reconfiguring it.
+    enum H {
+        Dscp = reconfigure_config("dscp", "DSCP").positional(0),
+    }
 }
 
 impl Element for SetIPDSCP {
@@ -94,7 +100,7 @@ impl Element for SetIPDSCP {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![keyword_handler("dscp", "DSCP", Some(0))]
+        H::all_defs()
     }
 }
 

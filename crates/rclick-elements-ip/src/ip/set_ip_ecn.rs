@@ -43,8 +43,6 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 use rclick_wire::checksum::update_u16;
 use rclick_wire::Ipv4Packet;
 
-use super::keyword_handler;
-
 /// The SetIPECN element.
 #[derive(Default)]
 pub struct SetIPECN {
@@ -80,6 +78,14 @@ impl SetIPECN {
             let c = ip.checksum();
             ip.set_checksum(update_u16(c, old, new));
         }
+    }
+}
+
+rclick_core::handlers! {
+    /// SetIPECN's handlers (the manual's list): each reads its argument's
+    /// text and is written by reconfiguring it.
+    enum H {
+        Ecn = reconfigure_config("ecn", "ECN").positional(0),
     }
 }
 
@@ -119,7 +125,7 @@ impl Element for SetIPECN {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![keyword_handler("ecn", "ECN", Some(0))]
+        H::all_defs()
     }
 }
 

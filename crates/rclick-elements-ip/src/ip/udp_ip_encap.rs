@@ -45,7 +45,6 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 use rclick_wire::{IpProtocol, Ipv4Packet, UdpPacket};
 
 use super::ip_encap::parse_addr_or_anno;
-use super::keyword_handler;
 use super::port_info::parse_port;
 
 /// The UDPIPEncap element.
@@ -68,6 +67,17 @@ impl Default for UDPIPEncap {
             checksum: true,
             id: 0,
         }
+    }
+}
+
+rclick_core::handlers! {
+    /// UDPIPEncap's handlers (the manual's list): each reads its argument's
+    /// text and is written by reconfiguring it.
+    enum H {
+        Src = reconfigure_config("src", "SRC").positional(0),
+        SPort = reconfigure_config("sport", "SPORT").positional(1),
+        Dst = reconfigure_config("dst", "DST").positional(2),
+        DPort = reconfigure_config("dport", "DPORT").positional(3),
     }
 }
 
@@ -146,12 +156,7 @@ impl Element for UDPIPEncap {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            keyword_handler("src", "SRC", Some(0)),
-            keyword_handler("sport", "SPORT", Some(1)),
-            keyword_handler("dst", "DST", Some(2)),
-            keyword_handler("dport", "DPORT", Some(3)),
-        ]
+        H::all_defs()
     }
 }
 

@@ -56,7 +56,6 @@ use rclick_wire::{IpProtocol, Ipv6Packet, Ipv6Repr};
 
 use super::parse_ip6;
 use crate::ip::ip_encap::parse_proto;
-use crate::ip::keyword_handler;
 
 /// The IP6Encap element.
 pub struct IP6Encap {
@@ -83,9 +82,11 @@ impl Default for IP6Encap {
 }
 
 rclick_core::handlers! {
-    /// IP6Encap's handlers (the manual's list, besides the keyword
-    /// handlers `src` and `dst`).
+    /// IP6Encap's handlers (the manual's list): `src` and `dst` read their
+    /// argument's text and are written by reconfiguring it.
     enum H {
+        Src = reconfigure_config("src", "SRC").positional(1),
+        Dst = reconfigure_config("dst", "DST").positional(2),
         Drops = read("drops"),
     }
 }
@@ -156,18 +157,13 @@ impl Element for IP6Encap {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![
-            keyword_handler("src", "SRC", Some(1)),
-            keyword_handler("dst", "DST", Some(2)),
-        ]
-        .into_iter()
-        .chain(H::all_defs())
-        .collect()
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         match H::from_id(id) {
             Some(H::Drops) => Ok(self.drops.to_string()),
-            None => Err("no such handler".into()),
+            // read as the configuration's text by the router
+            Some(H::Src | H::Dst) | None => Err("no such handler".into()),
         }
     }
 }

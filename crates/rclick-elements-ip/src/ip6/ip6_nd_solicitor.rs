@@ -90,6 +90,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::Ipv6Addr;
 
 use rclick_core::args::{parse_ether, Args, Interval};
+use rclick_core::neighbor;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch, TimerId};
 use rclick_packet::DEFAULT_HEADROOM;
 use rclick_wire::ipv6::HEADER_LEN;
@@ -303,16 +304,10 @@ impl IP6NDSolicitor {
     fn send_query(&mut self, target: Ipv6Addr, out: &mut PacketBatch, cx: &mut Ctx) {
         let q = self.solicitation(target);
         self.queries += 1;
-        if !out.is_empty() {
-            cx.push(0, out.take());
-        }
-        let port = cx.noutputs().saturating_sub(1);
-        cx.push_one(port, q);
-        // An advertisement looped straight back to input 1 is handled now,
-        // as Click's nested push would.
-        for (port, b) in cx.take_reentrant_pushes() {
-            self.handle_batch(port, b, out, cx);
-        }
+        // An advertisement looped straight back to input 1 is handled now.
+        neighbor::send_query(q, out, cx, |port, b, out, cx| {
+            self.handle_batch(port, b, out, cx)
+        });
     }
 
     fn handle_batch(&mut self, port: usize, b: PacketBatch, out: &mut PacketBatch, cx: &mut Ctx) {

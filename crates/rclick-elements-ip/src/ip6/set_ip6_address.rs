@@ -31,7 +31,6 @@ use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 
 use super::parse_ip6;
-use crate::ip::keyword_handler;
 
 /// The SetIP6Address element.
 pub struct SetIP6Address {
@@ -43,6 +42,14 @@ impl Default for SetIP6Address {
         SetIP6Address {
             addr: Ipv6Addr::UNSPECIFIED,
         }
+    }
+}
+
+rclick_core::handlers! {
+    /// SetIP6Address's handlers (the manual's list): each reads its argument's
+    /// text and is written by reconfiguring it.
+    enum H {
+        Addr = reconfigure_config("addr", "ADDR").positional(0),
     }
 }
 
@@ -70,7 +77,7 @@ impl Element for SetIP6Address {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![keyword_handler("addr", "ADDR", Some(0))]
+        H::all_defs()
     }
 }
 

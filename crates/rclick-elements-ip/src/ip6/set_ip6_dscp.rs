@@ -30,12 +30,18 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 
 use super::{fixed_header, fixed_header_mut};
 
-use crate::ip::keyword_handler;
-
 /// The SetIP6DSCP element.
 #[derive(Default)]
 pub struct SetIP6DSCP {
     dscp: u8,
+}
+
+rclick_core::handlers! {
+    /// SetIP6DSCP's handlers (the manual's list): each reads its argument's
+    /// text and is written by reconfiguring it.
+    enum H {
+        Dscp = reconfigure_config("dscp", "DSCP").positional(0),
+    }
 }
 
 impl Element for SetIP6DSCP {
@@ -73,7 +79,7 @@ impl Element for SetIP6DSCP {
         Some(p)
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        vec![keyword_handler("dscp", "DSCP", Some(0))]
+        H::all_defs()
     }
 }
 

@@ -4,17 +4,13 @@
 //! batch loop. What a class does differently is its [`RewriterClass`]
 //! impl, in the class's own file; the flows are [`super::flowset`]'s.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
 use std::sync::{Arc, Mutex};
 
 use rclick_core::args::{AnyArg, Args, Interval};
 use rclick_core::router::ElementId;
-use rclick_core::{
-    ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, InitCx, Packet, PacketBatch,
-    TimerId,
-};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch, TimerId};
 
 use super::class::{AnnoSlot, RewriterClass, TableCfg, Timeouts};
 use super::flowset::{now_ms, FlowSet, RwHandle, Table};
@@ -106,6 +102,7 @@ rclick_core::handlers! {
         Size = read("size"),
         Capacity = read_write("capacity"),
         Clear = write("clear"),
+        Pattern = family_read_write("pattern"),
     }
 }
 
@@ -119,9 +116,6 @@ const COMMON: &[H] = &[
     H::Capacity,
     H::Clear,
 ];
-
-/// The id of handler `patternN`.
-const H_PATTERN0: u32 = 100;
 
 /// One IPRewriter-family element.
 pub struct Rewriter {
@@ -495,13 +489,7 @@ impl Element for Rewriter {
             .chain(COMMON)
             .flat_map(|h| h.defs())
             .collect();
-        for i in 0..self.ninputs {
-            v.push(HandlerDef {
-                name: Cow::Owned(format!("pattern{i}")),
-                flags: HandlerFlags::READ_WRITE,
-                kind: HandlerKind::Element(H_PATTERN0 + i as u32),
-            });
-        }
+        v.extend(H::Pattern.family_defs(self.ninputs));
         v
     }
 
@@ -512,8 +500,8 @@ impl Element for Rewriter {
         let Some(t) = set.tables.get(slot) else {
             return Ok(String::new());
         };
-        if id >= H_PATTERN0 {
-            return Ok(match t.inputs.get((id - H_PATTERN0) as usize) {
+        if let Some((H::Pattern, i)) = H::decode(id) {
+            return Ok(match t.inputs.get(i as usize) {
                 Some(i) => format!("{}\n", i.unparse()),
                 None => String::new(),
             });
@@ -569,14 +557,14 @@ impl Element for Rewriter {
             Some(H::Size) => set.size().to_string(),
             Some(H::Drops) => self.drops.to_string(),
             Some(H::Capacity) => set.capacity.to_string(),
-            Some(H::Clear) | None => return Err("handler not readable".into()),
+            Some(H::Clear | H::Pattern) | None => return Err("handler not readable".into()),
         })
     }
 
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let now = Self::now(cx);
-        if id >= H_PATTERN0 {
-            return self.write_pattern((id - H_PATTERN0) as usize, value, cx);
+        if let Some((H::Pattern, i)) = H::decode(id) {
+            return self.write_pattern(i as usize, value, cx);
         }
         match H::from_id(id) {
             Some(H::Capacity) => {

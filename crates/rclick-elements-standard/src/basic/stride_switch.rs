@@ -47,8 +47,13 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 use super::paint_switch::push_each_by;
 use crate::queues::stride_sched::StrideTable;
 
-/// The id of the `drops` handler (after the ticket handlers).
-const H_DROPS: u32 = u32::MAX;
+rclick_core::handlers! {
+    /// StrideSwitch's handlers: `ticketsI`, one per output, and `drops`.
+    enum H {
+        Tickets = family_read_write("tickets"),
+        Drops = read("drops"),
+    }
+}
 
 /// The StrideSwitch element.
 #[derive(Default)]
@@ -86,18 +91,22 @@ impl Element for StrideSwitch {
         });
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut h = self.table.handlers();
-        h.push(HandlerDef::read("drops", H_DROPS));
+        let mut h = H::Tickets.family_defs(self.table.len());
+        h.extend(H::Drops.defs());
         h
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        if id == H_DROPS {
-            return Ok(self.drops.to_string());
+        match H::decode(id) {
+            Some((H::Drops, _)) => Ok(self.drops.to_string()),
+            Some((H::Tickets, port)) => self.table.read(port),
+            None => Err("no such handler".into()),
         }
-        self.table.read(id)
     }
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        self.table.write(id, value)
+        match H::decode(id) {
+            Some((H::Tickets, port)) => self.table.write(port, value),
+            _ => Err("no such handler".into()),
+        }
     }
 }
 

@@ -70,11 +70,12 @@ const P_BITS: u32 = 27;
 const P_ONE: u64 = 1 << P_BITS;
 
 rclick_core::handlers! {
-    /// The handlers (the manual's list).
+    /// The handlers (the manual's list): each is written by reconfiguring
+    /// its argument, at its position.
     enum H {
-        P = read("p_bit_error"),
-        Kind = read("error_kind"),
-        Active = read("active"),
+        P = reconfigure_read("p_bit_error", "P").positional(0),
+        Kind = reconfigure_read("error_kind", "KIND").positional(1),
+        Active = reconfigure_read("active", "ACTIVE").positional(2),
     }
 }
 
@@ -257,19 +258,7 @@ impl Element for RandomBitErrors {
         batch
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        // each is written by reconfiguring its argument, at its position
-        H::ALL
-            .iter()
-            .enumerate()
-            .map(|(pos, &h)| {
-                let (name, keyword) = match h {
-                    H::P => ("p_bit_error", "P"),
-                    H::Kind => ("error_kind", "KIND"),
-                    H::Active => ("active", "ACTIVE"),
-                };
-                HandlerDef::reconfigure_positional(name, keyword, pos).with_read(h.id())
-            })
-            .collect()
+        H::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
         Ok(match H::from_id(id) {

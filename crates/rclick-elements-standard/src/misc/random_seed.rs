@@ -40,6 +40,13 @@
 use rclick_core::args::Args;
 use rclick_core::{phase, random, ConfigureCx, Element, HandlerDef};
 
+rclick_core::handlers! {
+    /// RandomSeed's handler: `seed`, read as the configuration's text.
+    enum H {
+        Seed = reconfigure_config("seed", "SEED").positional(0),
+    }
+}
+
 /// The RandomSeed element.
 #[derive(Default)]
 pub struct RandomSeed;
@@ -75,9 +82,7 @@ impl Element for RandomSeed {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        let mut h = HandlerDef::reconfigure_positional("seed", "SEED", 0);
-        h.flags.read = true;
-        vec![h]
+        H::all_defs()
     }
 }
 

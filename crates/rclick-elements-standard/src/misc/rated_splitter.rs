@@ -56,7 +56,7 @@ use crate::queues::rated::RateBucket;
 rclick_core::handlers! {
     /// The handlers (the manual's list).
     enum H {
-        Rate = read("rate"),
+        Rate = reconfigure_read("rate", "RATE").positional(0),
     }
 }
 
@@ -115,7 +115,7 @@ impl Element for RatedSplitter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        RateBucket::with_rate_handler(H::all_defs(), H::Rate.id())
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {

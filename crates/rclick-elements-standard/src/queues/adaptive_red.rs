@@ -81,9 +81,7 @@
 //! Management. ICSI technical report, August 2001.
 
 use rclick_core::args::{AnyArg, Args};
-use rclick_core::{
-    Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, InitCx, TimerId, Timestamp,
-};
+use rclick_core::{Ctx, Element, HandlerDef, InitCx, TimerId, Timestamp};
 
 use super::red_core::{parse_max_p, queues_arg, Params, RedClass, RedCore, RedElement, H};
 
@@ -176,18 +174,7 @@ impl RedClass for Adaptive {
     }
 
     fn handlers() -> Vec<HandlerDef> {
-        // the thresholds and MAX_P are also written
         H::all_defs()
-            .into_iter()
-            .map(|mut d| {
-                if let HandlerKind::Element(id) = d.kind {
-                    if matches!(H::from_id(id), Some(H::MinThresh | H::MaxThresh | H::MaxP)) {
-                        d.flags = HandlerFlags::READ_WRITE;
-                    }
-                }
-                d
-            })
-            .collect()
     }
 
     fn write(&mut self, core: &mut RedCore, h: Option<H>, value: &str) -> Result<(), String> {

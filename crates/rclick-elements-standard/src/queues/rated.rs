@@ -6,7 +6,7 @@
 //! what it does when a packet may or may not pass.
 
 use rclick_core::args::{parse_interval, unparse_bandwidth, Args, Bandwidth};
-use rclick_core::{HandlerDef, HandlerKind, Packet};
+use rclick_core::Packet;
 
 use super::token_bucket::{ticks, TokenBucket};
 
@@ -88,20 +88,6 @@ impl RateBucket {
         } else {
             self.tb.remove_if(1)
         }
-    }
-
-    /// `defs` with the definition of the handler with id `rate_id`
-    /// replaced by Click's `rate`: read, and written by reconfiguring
-    /// RATE.
-    pub(crate) fn with_rate_handler(defs: Vec<HandlerDef>, rate_id: u32) -> Vec<HandlerDef> {
-        defs.into_iter()
-            .map(|d| match d.kind {
-                HandlerKind::Element(id) if id == rate_id => {
-                    HandlerDef::reconfigure_positional("rate", "RATE", 0).with_read(rate_id)
-                }
-                _ => d,
-            })
-            .collect()
     }
 
     /// The `rate` handler's read.
@@ -211,8 +197,5 @@ mod tests {
         b.configure(&conf(&["1000Bps"])).unwrap();
         assert_eq!(b.threshold(), BANDWIDTH_THRESH);
         assert_eq!(b.rate_text(), unparse_bandwidth(1000.0));
-        let defs = RateBucket::with_rate_handler(vec![HandlerDef::read("x", 3)], 3);
-        assert_eq!(defs[0].name, "rate");
-        assert!(defs[0].flags.write);
     }
 }

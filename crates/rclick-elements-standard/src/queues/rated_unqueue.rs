@@ -60,7 +60,7 @@ use super::rated::RateBucket;
 rclick_core::handlers! {
     /// The handlers (the manual's list).
     enum H {
-        Rate = read("rate"),
+        Rate = reconfigure_read("rate", "RATE").positional(0),
         Active = read_write("active"),
         Calls = read("calls"),
     }
@@ -178,7 +178,7 @@ impl Element for RatedUnqueue {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        RateBucket::with_rate_handler(H::all_defs(), H::Rate.id())
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {

@@ -67,9 +67,9 @@
 //! Congestion Avoidance. ACM Transactions on Networking 1(4), August 1993.
 
 use rclick_core::args::{AnyArg, Args};
-use rclick_core::{HandlerDef, HandlerKind};
+use rclick_core::HandlerDef;
 
-use super::red_core::{queues_arg, Params, RedClass, RedElement, H};
+use super::red_core::{queues_arg, Params, RedClass, RedElement};
 
 /// The RED element.
 pub(crate) type Red = RedElement<RedRule>;
@@ -112,37 +112,34 @@ impl RedClass for RedRule {
     }
 
     fn handlers() -> Vec<HandlerDef> {
-        // `config` stays the standard one, which a write reconfigures
-        H::all_defs()
-            .into_iter()
-            .filter_map(|d| {
-                let HandlerKind::Element(id) = d.kind else {
-                    return Some(d);
-                };
-                Some(match H::from_id(id)? {
-                    H::MinThresh => {
-                        HandlerDef::reconfigure_positional("min_thresh", "MIN_THRESH", 0)
-                            .with_read(id)
-                    }
-                    H::MaxThresh => {
-                        HandlerDef::reconfigure_positional("max_thresh", "MAX_THRESH", 1)
-                            .with_read(id)
-                    }
-                    H::MaxP => {
-                        HandlerDef::reconfigure_positional("max_p", "MAX_P", 2).with_read(id)
-                    }
-                    H::Config => return None,
-                    _ => d,
-                })
-            })
-            .collect()
+        RedH::all_defs()
+    }
+}
+
+rclick_core::handlers! {
+    /// RED's handlers (the manual's list): [`H`]'s but for `config`, which
+    /// stays the standard one (a write reconfigures), and with the
+    /// thresholds and MAX_P written by reconfiguring their arguments. The
+    /// ids are [`H`]'s, which `read_handler` dispatches on (checked by a
+    /// test).
+    ///
+    /// [`H`]: super::red_core::H
+    enum RedH {
+        MinThresh = reconfigure_read("min_thresh", "MIN_THRESH").positional(0),
+        MaxThresh = reconfigure_read("max_thresh", "MAX_THRESH").positional(1),
+        MaxP = reconfigure_read("max_p", "MAX_P").positional(2),
+        Drops = read("drops"),
+        Queues = read("queues"),
+        Avg = read("avg_queue_size"),
+        Stats = read("stats"),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::RedRule;
+    use super::{RedH, RedRule};
     use crate::queues::red_core::RedClass;
+    use crate::queues::red_core::H;
 
     fn parse_params(conf: &[String]) -> Result<super::Params, String> {
         RedRule::parse_params(conf)
@@ -268,5 +265,20 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("nope"), "{e}");
+    }
+
+    #[test]
+    fn red_table_shares_the_core_ids() {
+        // RedH is H without `config`, in H's order: dispatch on H sees
+        // RED's ids as the same handlers.
+        assert_eq!(RedH::ALL.len() + 1, H::ALL.len());
+        assert_eq!(H::ALL.last(), Some(&H::Config));
+        for h in RedH::ALL {
+            let core = H::from_id(h.id()).unwrap();
+            let names = |d: Vec<rclick_core::HandlerDef>| -> Vec<String> {
+                d.into_iter().map(|d| d.name.into_owned()).collect()
+            };
+            assert_eq!(names(h.defs()), names(core.defs()));
+        }
     }
 }

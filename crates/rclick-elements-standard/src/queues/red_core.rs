@@ -26,11 +26,15 @@ pub(crate) const QUEUE_SCALE: u32 = 10;
 pub(crate) const ONE_P: u32 = 0x10000;
 
 rclick_core::handlers! {
-    /// RED's and AdaptiveRED's handlers.
+    /// RED's and AdaptiveRED's handlers, as AdaptiveRED offers them: its
+    /// own code writes the thresholds and MAX_P. RED's table ([`RedH`] in
+    /// red.rs) declares the same ids with reconfiguring writes.
+    ///
+    /// [`RedH`]: super::red
     pub(crate) enum H {
-        MinThresh = read("min_thresh"),
-        MaxThresh = read("max_thresh"),
-        MaxP = read("max_p"),
+        MinThresh = read_write("min_thresh"),
+        MaxThresh = read_write("max_thresh"),
+        MaxP = read_write("max_p"),
         Drops = read("drops"),
         Queues = read("queues"),
         Avg = read("avg_queue_size"),

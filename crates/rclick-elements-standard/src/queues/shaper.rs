@@ -50,13 +50,12 @@ use rclick_core::{
 };
 
 use super::gap_rate::GapRate;
-use super::rated::RateBucket;
 
 rclick_core::handlers! {
     /// The handlers (the manual's list).
     enum H {
         /// Written by reconfiguring RATE.
-        Rate = read("rate"),
+        Rate = reconfigure_read("rate", "RATE").positional(0),
         Reset = write("reset"),
     }
 }
@@ -206,7 +205,7 @@ impl Element for Shaper {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        RateBucket::with_rate_handler(H::all_defs(), H::Rate.id())
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {

@@ -35,7 +35,7 @@ rclick_core::handlers! {
     pub(crate) enum H {
         Length = read("length"),
         Highwater = read("highwater_length"),
-        Capacity = read("capacity"),
+        Capacity = reconfigure_read("capacity", "CAPACITY").positional(0),
         Drops = read("drops"),
         ResetCounts = write("reset_counts"),
         Reset = write("reset"),
@@ -371,22 +371,6 @@ pub enum Taken {
     },
 }
 
-/// The handlers of a queue ([`H`]): `capacity` is written by
-/// reconfiguring CAPACITY.
-pub(crate) fn queue_handlers() -> Vec<HandlerDef> {
-    H::all_defs()
-        .into_iter()
-        .map(|d| {
-            if d.name == "capacity" {
-                HandlerDef::reconfigure_positional("capacity", "CAPACITY", 0)
-                    .with_read(H::Capacity.id())
-            } else {
-                d
-            }
-        })
-        .collect()
-}
-
 /// The CAPACITY argument of a queue (the Queue family and
 /// ThreadSafeQueue): positional, 1000 by default.
 pub(crate) fn parse_capacity(conf: &[String]) -> Result<usize, String> {
@@ -516,7 +500,7 @@ impl<C: QueueClass> Element for QueueElement<C> {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        queue_handlers()
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {

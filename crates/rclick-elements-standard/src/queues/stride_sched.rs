@@ -38,11 +38,7 @@
 //!
 //! PrioSched, RoundRobinSched
 
-use std::borrow::Cow;
-
-use rclick_core::{
-    ConfigureCx, Ctx, Element, HandlerDef, HandlerFlags, HandlerKind, InitCx, PacketBatch,
-};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, PacketBatch};
 
 use super::inputs::InputSignals;
 
@@ -171,28 +167,22 @@ impl StrideTable {
         Some(c)
     }
 
-    /// `ticketsI` handlers, one per port.
-    pub(crate) fn handlers(&self) -> Vec<HandlerDef> {
-        (0..self.all.len())
-            .map(|i| HandlerDef {
-                name: Cow::Owned(format!("tickets{i}")),
-                flags: HandlerFlags::READ_WRITE,
-                kind: HandlerKind::Element(i as u32),
-            })
-            .collect()
+    /// How many ports (and `ticketsI` handlers) there are.
+    pub(crate) fn len(&self) -> usize {
+        self.all.len()
     }
 
-    /// Reads `tickets<id>`.
-    pub(crate) fn read(&self, id: u32) -> Result<String, String> {
+    /// Reads `tickets<port>`.
+    pub(crate) fn read(&self, port: u32) -> Result<String, String> {
         self.all
-            .get(id as usize)
+            .get(port as usize)
             .map(|c| c.tickets.to_string())
             .ok_or_else(|| "no such handler".into())
     }
 
-    /// Writes `tickets<id>`.
-    pub(crate) fn write(&mut self, id: u32, value: &str) -> Result<(), String> {
-        let port = id as usize;
+    /// Writes `tickets<port>`.
+    pub(crate) fn write(&mut self, port: u32, value: &str) -> Result<(), String> {
+        let port = port as usize;
         if port >= self.all.len() {
             return Err(format!("port {port} out of range"));
         }
@@ -219,6 +209,13 @@ impl StrideTable {
 pub struct StrideSched {
     table: StrideTable,
     inputs: InputSignals,
+}
+
+rclick_core::handlers! {
+    /// StrideSched's handlers: `ticketsI`, one per input.
+    enum H {
+        Tickets = family_read_write("tickets"),
+    }
 }
 
 impl Element for StrideSched {
@@ -272,15 +269,21 @@ impl Element for StrideSched {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        self.table.handlers()
+        H::Tickets.family_defs(self.table.len())
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        self.table.read(id)
+        match H::decode(id) {
+            Some((H::Tickets, port)) => self.table.read(port),
+            None => Err("no such handler".into()),
+        }
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {
-        self.table.write(id, value)
+        match H::decode(id) {
+            Some((H::Tickets, port)) => self.table.write(port, value),
+            None => Err("no such handler".into()),
+        }
     }
 }
 

@@ -87,7 +87,7 @@ use rclick_core::{
 /// Click's default capacity, and the failed pulls tolerated before the
 /// "empty" notifier goes to sleep: Queue's.
 pub use crate::queues::storage::DEFAULT_CAPACITY;
-use crate::queues::storage::{parse_capacity, queue_handlers, H, SLEEPINESS_TRIGGER};
+use crate::queues::storage::{parse_capacity, H, SLEEPINESS_TRIGGER};
 /// Failed pulls tolerated for a puller on another thread than the last pusher: about
 /// 10-30 us of pulling an empty queue.
 const CROSS_THREAD_SLEEPINESS_TRIGGER: u32 = 512;
@@ -538,7 +538,7 @@ impl Element for ThreadSafeQueue {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        queue_handlers()
+        H::all_defs()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {

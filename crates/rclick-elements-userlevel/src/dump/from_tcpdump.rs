@@ -102,6 +102,7 @@ use std::collections::HashMap;
 use std::net::Ipv4Addr;
 
 use rclick_core::args::{parse_ip_addr, parse_real2, service_port, unparse_real2, Args};
+use rclick_core::file_source::{FileSource, FileSourceH};
 use rclick_core::random::random;
 use rclick_core::{
     ConfigureCx, Ctx, Element, HandlerDef, InitCx, Notifier, PacketBatch, TaskId, Timestamp,
@@ -217,7 +218,6 @@ impl Building {
 pub struct FromTcpdump {
     filename: String,
     stop: bool,
-    active: bool,
     checksum: bool,
     sampling_prob: u32,
     input: Option<FileInput>,
@@ -227,9 +227,8 @@ pub struct FromTcpdump {
     dead: bool,
     flows: HashMap<FlowKey, FlowRecord>,
     absolute_seq: Option<bool>,
-    task: Option<TaskId>,
-    notifier: Notifier,
-    pull_mode: bool,
+    /// `active`, `stop` and how the source is woken.
+    src: FileSource,
 }
 
 impl Default for FromTcpdump {
@@ -237,7 +236,6 @@ impl Default for FromTcpdump {
         FromTcpdump {
             filename: String::new(),
             stop: false,
-            active: true,
             checksum: false,
             sampling_prob: 1 << SAMPLING_SHIFT,
             input: None,
@@ -247,23 +245,8 @@ impl Default for FromTcpdump {
             dead: false,
             flows: HashMap::new(),
             absolute_seq: None,
-            task: None,
-            notifier: Notifier::new(true),
-            pull_mode: false,
+            src: FileSource::default(),
         }
-    }
-}
-
-rclick_core::handlers! {
-    /// FromTcpdump's handlers (the manual's list).
-    enum H {
-        SamplingProb = read("sampling_prob"),
-        Active = read_write("active"),
-        Encap = read("encap"),
-        Stop = write("stop"),
-        Filename = read("filename"),
-        Filesize = read("filesize"),
-        Filepos = read("filepos"),
     }
 }
 
@@ -846,15 +829,13 @@ impl Element for FromTcpdump {
         let _ = zero;
         self.filename = filename;
         self.stop = stop;
-        self.active = active;
+        self.src.active = active;
         self.checksum = checksum;
         self.sampling_prob = sample;
         self.dead = false;
         Ok(())
     }
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        self.pull_mode = !cx.output_is_push(0);
-        self.notifier = Notifier::new(self.active);
         let mut input = FileInput::open(&self.filename)?;
         let first = input.read_line().map_err(|e| input.error(&e.to_string()))?;
         self.input = Some(input);
@@ -878,16 +859,14 @@ impl Element for FromTcpdump {
         self.peeked = first;
         self.lineno = 0;
         self.format_complaint = false;
-        if !self.pull_mode {
-            self.task = Some(cx.new_task(self.active));
-        }
+        self.src.initialize(cx);
         Ok(())
     }
     fn cleanup(&mut self, _cx: &mut Ctx) {
         self.input = None;
     }
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {
-        if !self.active {
+        if !self.src.active {
             return false;
         }
         match self.next_packet(cx) {
@@ -902,59 +881,54 @@ impl Element for FromTcpdump {
         }
     }
     fn pull(&mut self, _port: usize, _max: usize, cx: &mut Ctx) -> PacketBatch {
-        if !self.active {
+        if !self.src.active {
             return PacketBatch::new();
         }
         match self.next_packet(cx) {
             Err(()) => {
-                self.notifier.set_active(false);
+                self.src.notifier.set_active(false);
                 PacketBatch::new()
             }
             Ok(p) => {
-                let n = self.notifier.clone();
+                let n = self.src.notifier.clone();
                 cx.wake_notifier(&n);
                 p.map(PacketBatch::from).unwrap_or_default()
             }
         }
     }
     fn empty_notifier(&self) -> Option<Notifier> {
-        self.pull_mode.then(|| self.notifier.clone())
+        self.src.pull_mode.then(|| self.src.notifier.clone())
     }
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        FileSourceH::all_defs()
     }
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(match H::from_id(id) {
-            Some(H::SamplingProb) => unparse_real2(u64::from(self.sampling_prob), SAMPLING_SHIFT),
-            Some(H::Active) => self.active.to_string(),
-            Some(H::Encap) => "IP".into(),
-            Some(H::Filename) => self.filename.clone(),
-            Some(H::Filesize) => self
+        let h = FileSourceH::from_id(id).ok_or("no such handler")?;
+        if let Some(v) = self.src.read(h) {
+            return Ok(v);
+        }
+        Ok(match h {
+            FileSourceH::SamplingProb => {
+                unparse_real2(u64::from(self.sampling_prob), SAMPLING_SHIFT)
+            }
+            FileSourceH::Encap => "IP".into(),
+            FileSourceH::Filename => self.filename.clone(),
+            FileSourceH::Filesize => self
                 .input
                 .as_ref()
                 .and_then(FileInput::size)
                 .map_or_else(|| "-".into(), |s| s.to_string()),
-            Some(H::Filepos) => self
+            FileSourceH::Filepos => self
                 .input
                 .as_ref()
                 .map_or(0, FileInput::position)
                 .to_string(),
-            Some(H::Stop) | None => return Err("no such handler".into()),
+            FileSourceH::Active | FileSourceH::Stop => return Err("no such handler".into()),
         })
     }
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
-        match H::from_id(id) {
-            Some(H::Active) => {
-                let pull = self.pull_mode.then_some(&self.notifier);
-                cx.write_source_active(value, "syntax error", &mut self.active, pull, self.task)
-            }
-            Some(H::Stop) => {
-                self.active = false;
-                cx.request_stop();
-                Ok(())
-            }
-            _ => Err("no such handler".into()),
-        }
+        let h = FileSourceH::from_id(id).ok_or("no such handler")?;
+        self.src.write(h, value, "syntax error", cx)
     }
 }
 
