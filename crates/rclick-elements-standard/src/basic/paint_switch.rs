@@ -48,6 +48,7 @@ pub struct PaintSwitch {
 
 /// Pushes each packet of `batch` out the output `f` picks, keeping runs of
 /// packets for the same output together and the order across outputs.
+#[inline]
 pub(crate) fn push_by(
     mut batch: PacketBatch,
     cx: &mut Ctx,
