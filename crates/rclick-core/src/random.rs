@@ -138,6 +138,15 @@ pub fn random_range(lo: u32, hi: u32) -> u32 {
     })
 }
 
+/// Serializes tests that seed the shared generator and check what it
+/// draws: the tests of one binary run on parallel threads and share it.
+/// Hold the guard for the whole test.
+#[doc(hidden)]
+pub fn test_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

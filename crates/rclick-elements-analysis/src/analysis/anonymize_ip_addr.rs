@@ -330,17 +330,13 @@ impl Element for AnonymizeIPAddr {
 mod tests {
     use super::super::test_util::{dir, registry, run_dump};
     use rclick_core::testing;
-    use std::sync::{Mutex, PoisonError};
-
-    /// The random generator is shared: tests that seed it run one at a time.
-    static SEEDED: Mutex<()> = Mutex::new(());
 
     const INPUT: &str = "!data ip_src ip_dst\n1.2.3.4 5.6.7.8\n1.2.3.5 1.2.3.4\n\
         0.0.0.0 255.255.255.255\n18.26.4.9 19.1.1.1\n128.0.0.1 192.168.1.1\n\
         224.0.0.5 10.0.0.1\n1.2.3.4 5.6.7.9\n0.0.0.1 255.255.255.254\n";
 
     fn anon(args: &str) -> String {
-        let _g = SEEDED.lock().unwrap_or_else(PoisonError::into_inner);
+        let _g = rclick_core::random::test_lock();
         let name = format!("anon-{}", args.replace([' ', ','], "_"));
         let f = dir(&name).join("in");
         std::fs::write(&f, INPUT).unwrap();
@@ -375,7 +371,7 @@ mod tests {
     }
 
     fn print(hex: &str) -> String {
-        let _g = SEEDED.lock().unwrap_or_else(PoisonError::into_inner);
+        let _g = rclick_core::random::test_lock();
         let r = testing::run(
             &format!(
                 "RandomSeed(1); InfiniteSource(DATA \\<{hex}>, LIMIT 1, STOP true) -> MarkIPHeader

@@ -348,6 +348,8 @@ mod tests {
 
     #[test]
     fn click_option_handling() {
+        // RandomSeed seeds the process-wide generator.
+        let _g = rclick_core::random::test_lock();
         let hx = |t: &str| t.replace(' ', "");
         let pkt = unhex(&hx("4600002c 00000000 64063482 121a042c 0a000004 01010000 001e0028 00000000 00000000 50000000 8f550000"));
         let (s, _, r) = frag(&pkt, "IPFragmenter(40, HONOR_DF false)");
@@ -376,6 +378,8 @@ mod tests {
     /// cut to 16 bits and stored in host order (checked with clickdiff).
     #[test]
     fn new_id_like_click_under_random_seed() {
+        // RandomSeed seeds the process-wide generator.
+        let _g = rclick_core::random::test_lock();
         let mut pkt = vec![0u8; 628];
         pkt[..28].copy_from_slice(&unhex(
             "4500027400014000401124760a0000010a00000204d2162e02605287",

@@ -214,6 +214,8 @@ mod tests {
     /// Every packet's TCP checksum is right.
     #[test]
     fn flows_and_closing_fins() {
+        // RandomSeed seeds the process-wide generator.
+        let _g = rclick_core::random::test_lock();
         let r = testing::run(
             "RandomSeed(7); f :: FastTCPFlows(0, 5, 60, 0:0:0:0:0:1, 1.0.0.1, 0:0:0:0:0:2, 2.0.0.2, 1, 4)
              -> Unqueue(LIMIT 6) -> CheckIPHeader(14) -> Strip(14) -> c :: CheckTCPHeader

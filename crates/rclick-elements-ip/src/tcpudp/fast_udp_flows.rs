@@ -169,6 +169,8 @@ mod tests {
     /// and checksum (the payload, uninitialised there, is zero here).
     #[test]
     fn packets_like_click() {
+        // RandomSeed seeds the process-wide generator.
+        let _g = rclick_core::random::test_lock();
         let r = testing::run(
             "RandomSeed(1); f :: FastUDPFlows(0, 2, 10, 0:0:0:0:0:1, 1.0.0.1, 0:0:0:0:0:2, 2.0.0.2, 1, 2)
              -> Unqueue(LIMIT 2) -> Print(m, 60) -> c :: CheckIPHeader(14) -> CheckUDPHeader -> Discard;
@@ -192,6 +194,8 @@ mod tests {
     /// Ports change after FLOWSIZE packets; CHECKSUM false leaves zero.
     #[test]
     fn flow_size_and_checksum() {
+        // RandomSeed seeds the process-wide generator.
+        let _g = rclick_core::random::test_lock();
         let r = testing::run(
             "RandomSeed(1); f :: FastUDPFlows(0, 4, 60, 0:0:0:0:0:1, 1.0.0.1, 0:0:0:0:0:2, 2.0.0.2, 1, 2, false)
              -> Unqueue(LIMIT 4) -> Print(m, 44) -> Discard;

@@ -261,7 +261,5 @@ pub fn run_ports(decl: &str, nout: usize, pkts: &[Vec<u8>]) -> Vec<usize> {
 /// Serialises the tests that seed and draw from the process-wide random
 /// generator (SourceIPHashMapper seeds it while configuring).
 pub fn random_lock() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    rclick_core::random::test_lock()
 }

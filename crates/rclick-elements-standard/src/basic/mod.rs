@@ -627,9 +627,7 @@ pub(crate) mod test_util {
     /// Serialises the tests that seed and draw from the process-wide
     /// random generator, so each sees the sequence its seed gives.
     pub(crate) fn random_lock() -> std::sync::MutexGuard<'static, ()> {
-        static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        LOCK.lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        rclick_core::random::test_lock()
     }
 }
 
