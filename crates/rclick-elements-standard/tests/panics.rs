@@ -261,3 +261,129 @@ fn a_panic_while_configuring_is_a_build_error() {
         "{e}"
     );
 }
+
+/// `build`, in real time (the scheduler sleeps for real when idle).
+fn build_real_time(text: &str) -> Router {
+    let mut reg = rclick_core::Registry::new();
+    rclick_elements_standard::register(&mut reg);
+    reg.add("Bomb", || Box::<Bomb>::default(), "");
+    let flat = rclick_lang::parse(
+        text,
+        &rclick_lang::Options {
+            file_name: "test".into(),
+            defines: vec![],
+        },
+    )
+    .unwrap();
+    Router::build(
+        flat,
+        std::sync::Arc::new(reg),
+        rclick_core::BuildOptions {
+            simtime: false,
+            threads: 1,
+            capture_log: true,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+/// Runs `r` on another thread; if it has not ended after `secs` seconds
+/// of real time, stops it. Returns whether it ended by itself.
+fn run_with_watchdog(r: &Router, secs: u64) -> bool {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            r.run();
+            let _ = tx.send(());
+        });
+        match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+            Ok(()) => true,
+            Err(_) => {
+                r.write_handler("stop", "").unwrap();
+                false
+            }
+        }
+    })
+}
+
+/// An Unqueue behind a failed element, whose Queue still says packets
+/// wait: it used to run again at once for ever, pulling nothing (the
+/// thread spun at full CPU: a few million runs in half a second). Its
+/// task is now parked 10 ms at a time while its runs get nothing.
+#[test]
+fn a_puller_behind_a_failed_element_does_not_spin() {
+    let r = build_real_time(
+        "InfiniteSource(LIMIT 20, BURST 1) -> q :: Queue(100) -> bomb :: Bomb(3)
+            -> u :: Unqueue -> b :: Counter -> Discard;
+         DriverManager(wait 500ms);",
+    );
+    r.run();
+    assert!(r.element_failed(r.find("bomb").unwrap()));
+    assert_eq!(count(&r, "b.count"), 2);
+    assert_eq!(count(&r, "q.length"), 17);
+    let runs = r.task_runs(r.find("u").unwrap());
+    let parked: u64 = field(&read(&r, "bomb.failed"), "parked_pullers")
+        .parse()
+        .unwrap();
+    // About 50 of each (one run per 10 ms); before, millions of runs.
+    assert!(runs < 2_000, "u ran {runs} times in 0.5 s");
+    assert!(parked >= 5, "parked {parked} times");
+    assert!(runs <= parked + 50, "runs {runs}, parked {parked}");
+    assert!(r
+        .take_log()
+        .iter()
+        .any(|l| l.starts_with("u: its task pulls nothing from failed element bomb")));
+}
+
+/// The same in simulated time: the parked task lets the thread idle, so
+/// the clock moves (it used to spin with the clock standing still, and
+/// never reach DriverManager's second). One run per 10 ms.
+#[test]
+fn a_parked_puller_lets_simulated_time_move() {
+    let r = build(
+        "InfiniteSource(LIMIT 20, BURST 1) -> q :: Queue(100) -> bomb :: Bomb(3)
+            -> u :: Unqueue -> b :: Counter -> Discard;
+         DriverManager(wait 1s);",
+        false,
+    );
+    assert!(
+        run_with_watchdog(&r, 60),
+        "the router never reached its second"
+    );
+    assert_eq!(count(&r, "b.count"), 2);
+    let parked: u64 = field(&read(&r, "bomb.failed"), "parked_pullers")
+        .parse()
+        .unwrap();
+    assert!((95..=105).contains(&parked), "parked {parked} times");
+    let runs = r.task_runs(r.find("u").unwrap());
+    assert!(runs <= parked + 5, "runs {runs}, parked {parked}");
+}
+
+/// A scheduler with one failed input and one working one keeps
+/// forwarding the working one's packets at full rate: a run that got
+/// packets is never parked, and a parked puller is woken by the working
+/// input's notifier as soon as it has packets again.
+#[test]
+fn a_scheduler_with_one_failed_input_forwards_the_other() {
+    for class in ["RoundRobinSched", "PrioSched"] {
+        let r = build(
+            &format!(
+                "InfiniteSource(LIMIT 20, BURST 1) -> q0 :: Queue(100) -> bomb :: Bomb(3) -> [0] s :: {class};
+                 InfiniteSource(LIMIT 20000, BURST 1) -> q1 :: Queue(1000) -> [1] s;
+                 s -> u :: Unqueue -> c :: Counter(COUNT_CALL 20002 stop) -> Discard;"
+            ),
+            false,
+        );
+        let start = r.clock().now();
+        assert!(run_with_watchdog(&r, 120), "{class}: packets went missing");
+        assert!(r.element_failed(r.find("bomb").unwrap()), "{class}");
+        assert_eq!(count(&r, "c.count"), 20002, "{class}");
+        assert_eq!(count(&r, "q1.drops"), 0, "{class}");
+        assert_eq!(count(&r, "q1.length"), 0, "{class}");
+        // Never idle while packets waited: simulated time did not move
+        // past one parking.
+        let spent = r.clock().now() - start;
+        assert!(spent.as_nsec() < 10_000_000, "{class}: {spent:?}");
+    }
+}
