@@ -587,11 +587,12 @@ impl ThreadSched {
         ti.runs
             .store(ti.runs.load(Ordering::Relaxed) + used, Ordering::Relaxed);
         self.after_top_level_call(rt);
+        // The common case tests one value, as before: anything but a plain
+        // "run again" (a pull reached a failed element) takes the cold path.
         let flags = std::mem::take(&mut self.run_flags);
-        if flags != 0 && ti.scheduled.load(Ordering::Relaxed) {
-            if flags != RESCHED && self.park_if_stuck(rt, t, flags) {
-                return (None, used as usize);
-            }
+        if (flags == RESCHED || (flags != 0 && !self.park_if_stuck(rt, t, flags)))
+            && ti.scheduled.load(Ordering::Relaxed)
+        {
             let first = match self.runq.front() {
                 None => true,
                 // A tie goes to the task already waiting (first in, first
@@ -617,9 +618,10 @@ impl ThreadSched {
         }
     }
 
-    /// After a run of task `t` whose `flags` are not just `RESCHED`:
-    /// returns true when the caller must not put it back on the run queue,
-    /// because it did not ask to run again, or because its run reached a
+    /// After a run of task `t` whose `flags` are neither 0 nor just
+    /// `RESCHED`: returns true when the caller must not put it back on the
+    /// run queue, because it did not ask to run again, or because its run
+    /// reached a
     /// failed element, got no packet from any pull and asked to run again
     /// (a puller behind a failed element, whose upstream notifier still
     /// says packets wait, would run again at once for ever and pull
@@ -630,15 +632,14 @@ impl ThreadSched {
     #[cold]
     #[inline(never)]
     fn park_if_stuck(&mut self, rt: &RouterInner, t: u32, flags: u8) -> bool {
-        if flags & RESCHED == 0 {
+        let ti = &rt.tasks[t as usize];
+        if flags & RESCHED == 0 || !ti.scheduled.load(Ordering::Relaxed) {
             return true;
         }
-        if flags & FAILED_PULL == 0 || self.pulled != 0 {
+        if self.pulled != 0 {
             return false;
         }
-        rt.tasks[t as usize]
-            .scheduled
-            .store(false, Ordering::Relaxed);
+        ti.scheduled.store(false, Ordering::Relaxed);
         let when = rt.clock.now_nsec().saturating_add(PARK_NS);
         self.parked.retain(|&(_, p)| p != t);
         self.parked.push((when, t));
