@@ -87,11 +87,19 @@ impl Element for TaskBomb {
     }
 }
 
+fn add_test_classes(reg: &mut rclick_core::Registry) {
+    reg.add("Bomb", || Box::<Bomb>::default(), "");
+    reg.add("TaskBomb", || Box::<TaskBomb>::default(), "");
+}
+
 fn build(text: &str, no_fuse: bool) -> Router {
-    common::build_with(text, no_fuse, |reg| {
-        reg.add("Bomb", || Box::<Bomb>::default(), "");
-        reg.add("TaskBomb", || Box::<TaskBomb>::default(), "");
-    })
+    common::build_with(text, no_fuse, add_test_classes)
+}
+
+/// `build`, in simulated time when `simtime`, else in real time (the
+/// scheduler then sleeps for real when idle).
+fn build_timed(text: &str, no_fuse: bool, simtime: bool) -> Router {
+    common::build_timed(text, no_fuse, simtime, add_test_classes)
 }
 
 fn read(r: &Router, h: &str) -> String {
@@ -103,6 +111,19 @@ fn count(r: &Router, h: &str) -> u64 {
         .trim()
         .parse()
         .unwrap_or_else(|e| panic!("{h}: {e}"))
+}
+
+/// Whether a logged line contains `text`.
+fn logged(r: &Router, text: &str) -> bool {
+    r.take_log().iter().any(|l| l.contains(text))
+}
+
+/// How many times a task pulling from the failed element `bomb` was
+/// parked.
+fn parked_pullers(r: &Router) -> u64 {
+    field(&read(r, "bomb.failed"), "parked_pullers")
+        .parse()
+        .unwrap()
 }
 
 /// The value of `key` in a handler's `key value` lines.
@@ -159,10 +180,7 @@ fn a_panicking_element_is_marked_failed_and_the_rest_forwards() {
         // `failed` is readable but not listed among Click's handlers.
         assert!(!read(&r, "bomb.handlers").contains("failed"));
         assert!(r.write_handler("bomb.failed", "x").is_err());
-        assert!(r
-            .take_log()
-            .iter()
-            .any(|l| l.contains("element marked failed")));
+        assert!(logged(&r, "element marked failed"));
     }
 }
 
@@ -262,32 +280,6 @@ fn a_panic_while_configuring_is_a_build_error() {
     );
 }
 
-/// `build`, in real time (the scheduler sleeps for real when idle).
-fn build_real_time(text: &str) -> Router {
-    let mut reg = rclick_core::Registry::new();
-    rclick_elements_standard::register(&mut reg);
-    reg.add("Bomb", || Box::<Bomb>::default(), "");
-    let flat = rclick_lang::parse(
-        text,
-        &rclick_lang::Options {
-            file_name: "test".into(),
-            defines: vec![],
-        },
-    )
-    .unwrap();
-    Router::build(
-        flat,
-        std::sync::Arc::new(reg),
-        rclick_core::BuildOptions {
-            simtime: false,
-            threads: 1,
-            capture_log: true,
-            ..Default::default()
-        },
-    )
-    .unwrap()
-}
-
 /// Runs `r` on another thread; if it has not ended after `secs` seconds
 /// of real time, stops it. Returns whether it ended by itself.
 fn run_with_watchdog(r: &Router, secs: u64) -> bool {
@@ -307,33 +299,37 @@ fn run_with_watchdog(r: &Router, secs: u64) -> bool {
     })
 }
 
+/// An Unqueue behind an element that fails on its third packet, with a
+/// Queue before it that keeps the rest.
+const STUCK_PULLER: &str = "InfiniteSource(LIMIT 20, BURST 1) -> q :: Queue(100) -> bomb :: Bomb(3)
+    -> u :: Unqueue -> b :: Counter -> Discard;";
+
 /// An Unqueue behind a failed element, whose Queue still says packets
 /// wait: it used to run again at once for ever, pulling nothing (the
 /// thread spun at full CPU: a few million runs in half a second). Its
 /// task is now parked 10 ms at a time while its runs get nothing.
 #[test]
 fn a_puller_behind_a_failed_element_does_not_spin() {
-    let r = build_real_time(
-        "InfiniteSource(LIMIT 20, BURST 1) -> q :: Queue(100) -> bomb :: Bomb(3)
-            -> u :: Unqueue -> b :: Counter -> Discard;
-         DriverManager(wait 500ms);",
+    let r = build_timed(
+        &format!("{STUCK_PULLER} DriverManager(wait 500ms);"),
+        false,
+        false,
     );
     r.run();
     assert!(r.element_failed(r.find("bomb").unwrap()));
     assert_eq!(count(&r, "b.count"), 2);
     assert_eq!(count(&r, "q.length"), 17);
     let runs = r.task_runs(r.find("u").unwrap());
-    let parked: u64 = field(&read(&r, "bomb.failed"), "parked_pullers")
-        .parse()
-        .unwrap();
+    let parked = parked_pullers(&r);
+    eprintln!("u ran {runs} times in 0.5 s, parked {parked} times");
     // About 50 of each (one run per 10 ms); before, millions of runs.
     assert!(runs < 2_000, "u ran {runs} times in 0.5 s");
     assert!(parked >= 5, "parked {parked} times");
     assert!(runs <= parked + 50, "runs {runs}, parked {parked}");
-    assert!(r
-        .take_log()
-        .iter()
-        .any(|l| l.starts_with("u: its task pulls nothing from failed element bomb")));
+    assert!(logged(
+        &r,
+        "u: its task pulls nothing from failed element bomb"
+    ));
 }
 
 /// The same in simulated time: the parked task lets the thread idle, so
@@ -341,20 +337,13 @@ fn a_puller_behind_a_failed_element_does_not_spin() {
 /// never reach DriverManager's second). One run per 10 ms.
 #[test]
 fn a_parked_puller_lets_simulated_time_move() {
-    let r = build(
-        "InfiniteSource(LIMIT 20, BURST 1) -> q :: Queue(100) -> bomb :: Bomb(3)
-            -> u :: Unqueue -> b :: Counter -> Discard;
-         DriverManager(wait 1s);",
-        false,
-    );
+    let r = build(&format!("{STUCK_PULLER} DriverManager(wait 1s);"), false);
     assert!(
         run_with_watchdog(&r, 60),
         "the router never reached its second"
     );
     assert_eq!(count(&r, "b.count"), 2);
-    let parked: u64 = field(&read(&r, "bomb.failed"), "parked_pullers")
-        .parse()
-        .unwrap();
+    let parked = parked_pullers(&r);
     assert!((95..=105).contains(&parked), "parked {parked} times");
     let runs = r.task_runs(r.find("u").unwrap());
     assert!(runs <= parked + 5, "runs {runs}, parked {parked}");
