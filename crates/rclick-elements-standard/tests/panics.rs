@@ -376,3 +376,28 @@ fn a_scheduler_with_one_failed_input_forwards_the_other() {
         assert!(spent.as_nsec() < 10_000_000, "{class}: {spent:?}");
     }
 }
+
+/// Once the working input is empty too, the scheduler's puller gets
+/// nothing from either and is parked like a lone puller (an empty
+/// Queue's pull returns a batch without storage).
+#[test]
+fn a_scheduler_with_one_failed_input_and_one_empty_input_is_parked() {
+    for class in ["RoundRobinSched", "PrioSched"] {
+        let r = build(
+            &format!(
+                "InfiniteSource(LIMIT 20, BURST 1) -> q0 :: Queue(100) -> bomb :: Bomb(3) -> [0] s :: {class};
+                 InfiniteSource(LIMIT 100, BURST 1) -> q1 :: Queue(1000) -> [1] s;
+                 s -> u :: Unqueue -> c :: Counter -> Discard;
+                 DriverManager(wait 1s);"
+            ),
+            false,
+        );
+        assert!(run_with_watchdog(&r, 60), "{class}: spun");
+        assert_eq!(count(&r, "c.count"), 102, "{class}");
+        let parked = parked_pullers(&r);
+        assert!(
+            (90..=105).contains(&parked),
+            "{class}: parked {parked} times"
+        );
+    }
+}
