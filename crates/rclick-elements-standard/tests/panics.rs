@@ -349,6 +349,20 @@ fn a_parked_puller_lets_simulated_time_move() {
     assert!(runs <= parked + 5, "runs {runs}, parked {parked}");
 }
 
+/// Scheduler `class` with a failed element on input 0 and `n` packets
+/// for input 1, pulled by an Unqueue into Counter `c` (configured with
+/// `counter`), then `rest`.
+fn sched_with_failed_input(class: &str, n: u32, counter: &str, rest: &str) -> Router {
+    build(
+        &format!(
+            "InfiniteSource(LIMIT 20, BURST 1) -> q0 :: Queue(100) -> bomb :: Bomb(3) -> [0] s :: {class};
+             InfiniteSource(LIMIT {n}, BURST 1) -> q1 :: Queue(1000) -> [1] s;
+             s -> u :: Unqueue -> c :: Counter({counter}) -> Discard; {rest}"
+        ),
+        false,
+    )
+}
+
 /// A scheduler with one failed input and one working one keeps
 /// forwarding the working one's packets at full rate: a run that got
 /// packets is never parked, and a parked puller is woken by the working
@@ -356,14 +370,7 @@ fn a_parked_puller_lets_simulated_time_move() {
 #[test]
 fn a_scheduler_with_one_failed_input_forwards_the_other() {
     for class in ["RoundRobinSched", "PrioSched"] {
-        let r = build(
-            &format!(
-                "InfiniteSource(LIMIT 20, BURST 1) -> q0 :: Queue(100) -> bomb :: Bomb(3) -> [0] s :: {class};
-                 InfiniteSource(LIMIT 20000, BURST 1) -> q1 :: Queue(1000) -> [1] s;
-                 s -> u :: Unqueue -> c :: Counter(COUNT_CALL 20002 stop) -> Discard;"
-            ),
-            false,
-        );
+        let r = sched_with_failed_input(class, 20000, "COUNT_CALL 20002 stop", "");
         let start = r.clock().now();
         assert!(run_with_watchdog(&r, 120), "{class}: packets went missing");
         assert!(r.element_failed(r.find("bomb").unwrap()), "{class}");
@@ -383,15 +390,7 @@ fn a_scheduler_with_one_failed_input_forwards_the_other() {
 #[test]
 fn a_scheduler_with_one_failed_input_and_one_empty_input_is_parked() {
     for class in ["RoundRobinSched", "PrioSched"] {
-        let r = build(
-            &format!(
-                "InfiniteSource(LIMIT 20, BURST 1) -> q0 :: Queue(100) -> bomb :: Bomb(3) -> [0] s :: {class};
-                 InfiniteSource(LIMIT 100, BURST 1) -> q1 :: Queue(1000) -> [1] s;
-                 s -> u :: Unqueue -> c :: Counter -> Discard;
-                 DriverManager(wait 1s);"
-            ),
-            false,
-        );
+        let r = sched_with_failed_input(class, 100, "", "DriverManager(wait 1s);");
         assert!(run_with_watchdog(&r, 60), "{class}: spun");
         assert_eq!(count(&r, "c.count"), 102, "{class}");
         let parked = parked_pullers(&r);
