@@ -87,11 +87,19 @@ impl Element for TaskBomb {
     }
 }
 
+fn add_test_classes(reg: &mut rclick_core::Registry) {
+    reg.add("Bomb", || Box::<Bomb>::default(), "");
+    reg.add("TaskBomb", || Box::<TaskBomb>::default(), "");
+}
+
 fn build(text: &str, no_fuse: bool) -> Router {
-    common::build_with(text, no_fuse, |reg| {
-        reg.add("Bomb", || Box::<Bomb>::default(), "");
-        reg.add("TaskBomb", || Box::<TaskBomb>::default(), "");
-    })
+    common::build_with(text, no_fuse, add_test_classes)
+}
+
+/// `build`, in simulated time when `simtime`, else in real time (the
+/// scheduler then sleeps for real when idle).
+fn build_timed(text: &str, no_fuse: bool, simtime: bool) -> Router {
+    common::build_timed(text, no_fuse, simtime, add_test_classes)
 }
 
 fn read(r: &Router, h: &str) -> String {
@@ -103,6 +111,19 @@ fn count(r: &Router, h: &str) -> u64 {
         .trim()
         .parse()
         .unwrap_or_else(|e| panic!("{h}: {e}"))
+}
+
+/// Whether a logged line contains `text`.
+fn logged(r: &Router, text: &str) -> bool {
+    r.take_log().iter().any(|l| l.contains(text))
+}
+
+/// How many times a task pulling from the failed element `bomb` was
+/// parked.
+fn parked_pullers(r: &Router) -> u64 {
+    field(&read(r, "bomb.failed"), "parked_pullers")
+        .parse()
+        .unwrap()
 }
 
 /// The value of `key` in a handler's `key value` lines.
@@ -159,10 +180,7 @@ fn a_panicking_element_is_marked_failed_and_the_rest_forwards() {
         // `failed` is readable but not listed among Click's handlers.
         assert!(!read(&r, "bomb.handlers").contains("failed"));
         assert!(r.write_handler("bomb.failed", "x").is_err());
-        assert!(r
-            .take_log()
-            .iter()
-            .any(|l| l.contains("element marked failed")));
+        assert!(logged(&r, "element marked failed"));
     }
 }
 
@@ -260,4 +278,125 @@ fn a_panic_while_configuring_is_a_build_error() {
         e.contains("panic: deliberate failure while configuring (at "),
         "{e}"
     );
+}
+
+/// Runs `r` on another thread; if it has not ended after `secs` seconds
+/// of real time, stops it. Returns whether it ended by itself.
+fn run_with_watchdog(r: &Router, secs: u64) -> bool {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            r.run();
+            let _ = tx.send(());
+        });
+        match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+            Ok(()) => true,
+            Err(_) => {
+                r.write_handler("stop", "").unwrap();
+                false
+            }
+        }
+    })
+}
+
+/// An Unqueue behind an element that fails on its third packet, with a
+/// Queue before it that keeps the rest.
+const STUCK_PULLER: &str = "InfiniteSource(LIMIT 20, BURST 1) -> q :: Queue(100) -> bomb :: Bomb(3)
+    -> u :: Unqueue -> b :: Counter -> Discard;";
+
+/// An Unqueue behind a failed element, whose Queue still says packets
+/// wait: it used to run again at once for ever, pulling nothing (the
+/// thread spun at full CPU: a few million runs in half a second). Its
+/// task is now parked 10 ms at a time while its runs get nothing.
+#[test]
+fn a_puller_behind_a_failed_element_does_not_spin() {
+    let r = build_timed(
+        &format!("{STUCK_PULLER} DriverManager(wait 500ms);"),
+        false,
+        false,
+    );
+    r.run();
+    assert!(r.element_failed(r.find("bomb").unwrap()));
+    assert_eq!(count(&r, "b.count"), 2);
+    assert_eq!(count(&r, "q.length"), 17);
+    let runs = r.task_runs(r.find("u").unwrap());
+    let parked = parked_pullers(&r);
+    eprintln!("u ran {runs} times in 0.5 s, parked {parked} times");
+    // About 50 of each (one run per 10 ms); before, millions of runs.
+    assert!(runs < 2_000, "u ran {runs} times in 0.5 s");
+    assert!(parked >= 5, "parked {parked} times");
+    assert!(runs <= parked + 50, "runs {runs}, parked {parked}");
+    assert!(logged(
+        &r,
+        "u: its task pulls nothing from failed element bomb"
+    ));
+}
+
+/// The same in simulated time: the parked task lets the thread idle, so
+/// the clock moves (it used to spin with the clock standing still, and
+/// never reach DriverManager's second). One run per 10 ms.
+#[test]
+fn a_parked_puller_lets_simulated_time_move() {
+    let r = build(&format!("{STUCK_PULLER} DriverManager(wait 1s);"), false);
+    assert!(
+        run_with_watchdog(&r, 60),
+        "the router never reached its second"
+    );
+    assert_eq!(count(&r, "b.count"), 2);
+    let parked = parked_pullers(&r);
+    assert!((95..=105).contains(&parked), "parked {parked} times");
+    let runs = r.task_runs(r.find("u").unwrap());
+    assert!(runs <= parked + 5, "runs {runs}, parked {parked}");
+}
+
+/// Scheduler `class` with a failed element on input 0 and `n` packets
+/// for input 1, pulled by an Unqueue into Counter `c` (configured with
+/// `counter`), then `rest`.
+fn sched_with_failed_input(class: &str, n: u32, counter: &str, rest: &str) -> Router {
+    build(
+        &format!(
+            "InfiniteSource(LIMIT 20, BURST 1) -> q0 :: Queue(100) -> bomb :: Bomb(3) -> [0] s :: {class};
+             InfiniteSource(LIMIT {n}, BURST 1) -> q1 :: Queue(1000) -> [1] s;
+             s -> u :: Unqueue -> c :: Counter({counter}) -> Discard; {rest}"
+        ),
+        false,
+    )
+}
+
+/// A scheduler with one failed input and one working one keeps
+/// forwarding the working one's packets at full rate: a run that got
+/// packets is never parked, and a parked puller is woken by the working
+/// input's notifier as soon as it has packets again.
+#[test]
+fn a_scheduler_with_one_failed_input_forwards_the_other() {
+    for class in ["RoundRobinSched", "PrioSched"] {
+        let r = sched_with_failed_input(class, 20000, "COUNT_CALL 20002 stop", "");
+        let start = r.clock().now();
+        assert!(run_with_watchdog(&r, 120), "{class}: packets went missing");
+        assert!(r.element_failed(r.find("bomb").unwrap()), "{class}");
+        assert_eq!(count(&r, "c.count"), 20002, "{class}");
+        assert_eq!(count(&r, "q1.drops"), 0, "{class}");
+        assert_eq!(count(&r, "q1.length"), 0, "{class}");
+        // Never idle while packets waited: simulated time did not move
+        // past one parking.
+        let spent = r.clock().now() - start;
+        assert!(spent.as_nsec() < 10_000_000, "{class}: {spent:?}");
+    }
+}
+
+/// Once the working input is empty too, the scheduler's puller gets
+/// nothing from either and is parked like a lone puller (an empty
+/// Queue's pull returns a batch without storage).
+#[test]
+fn a_scheduler_with_one_failed_input_and_one_empty_input_is_parked() {
+    for class in ["RoundRobinSched", "PrioSched"] {
+        let r = sched_with_failed_input(class, 100, "", "DriverManager(wait 1s);");
+        assert!(run_with_watchdog(&r, 60), "{class}: spun");
+        assert_eq!(count(&r, "c.count"), 102, "{class}");
+        let parked = parked_pullers(&r);
+        assert!(
+            (90..=105).contains(&parked),
+            "{class}: parked {parked} times"
+        );
+    }
 }

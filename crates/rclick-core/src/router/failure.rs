@@ -131,6 +131,9 @@ struct Failure {
     during: String,
     /// Packets dropped since instead of calling it.
     dropped: u64,
+    /// Times a task whose run pulled nothing but reached it was parked
+    /// instead of run again at once (`ThreadSched::park_if_stuck`).
+    parked: u64,
 }
 
 /// The router's failed elements.
@@ -150,6 +153,7 @@ impl Failures {
             caught: caught.clone(),
             during: during.to_string(),
             dropped: 0,
+            parked: 0,
         });
     }
 
@@ -157,6 +161,18 @@ impl Failures {
     pub(crate) fn count_dropped(&self, e: ElementId, n: usize) {
         if let Some(f) = self.lock().get_mut(&e) {
             f.dropped += n as u64;
+        }
+    }
+
+    /// Counts a task parked because its run reached failed element `e`
+    /// and pulled nothing; returns the count so far.
+    pub(crate) fn count_parked(&self, e: ElementId) -> u64 {
+        match self.lock().get_mut(&e) {
+            Some(f) => {
+                f.parked += 1;
+                f.parked
+            }
+            None => 0,
         }
     }
 
@@ -171,12 +187,13 @@ impl Failures {
         match self.lock().get(&e) {
             None => "false".into(),
             Some(f) => format!(
-                "true\npanic {}\nat {}\nduring {}\nlost_packets {}\ndropped_packets {}\n",
+                "true\npanic {}\nat {}\nduring {}\nlost_packets {}\ndropped_packets {}\nparked_pullers {}\n",
                 f.caught.message,
                 f.caught.location.as_deref().unwrap_or("?"),
                 f.during,
                 f.caught.lost,
-                f.dropped
+                f.dropped,
+                f.parked
             ),
         }
     }
@@ -233,12 +250,18 @@ mod tests {
         );
         f.count_dropped(2, 10);
         f.count_dropped(3, 99);
+        assert_eq!(f.count_parked(2), 1);
+        assert_eq!(f.count_parked(2), 2);
+        assert_eq!(f.count_parked(3), 0);
         let t = f.text(2);
         assert!(
             t.starts_with("true\npanic x\nat a.rs:1:2\nduring push or pull\n"),
             "{t}"
         );
-        assert!(t.contains("lost_packets 4\ndropped_packets 10\n"), "{t}");
+        assert!(
+            t.contains("lost_packets 4\ndropped_packets 10\nparked_pullers 2\n"),
+            "{t}"
+        );
         assert_eq!(f.totals(), (1, 10));
     }
 }

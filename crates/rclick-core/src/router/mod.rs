@@ -308,6 +308,16 @@ impl Router {
         self.inner.slots.get(e).is_some_and(slot::Slot::failed)
     }
 
+    /// How many times element `e`'s tasks have run (coalesced runs count
+    /// one each), since the router was built.
+    pub fn task_runs(&self, e: ElementId) -> u64 {
+        self.inner.element_tasks.get(e).map_or(0, |ts| {
+            ts.iter()
+                .map(|&t| self.inner.tasks[t as usize].runs.load(Ordering::Relaxed))
+                .sum()
+        })
+    }
+
     /// Number of elements.
     pub fn nelements(&self) -> usize {
         self.inner.info.len()

@@ -39,6 +39,15 @@ const SPIN_WAIT_NS: i64 = 20_000;
 /// `ThreadSched::current_task` when no task runs.
 pub(crate) const NO_TASK: u32 = u32::MAX;
 
+/// `ThreadSched::run_flags`: the running task asked to run again.
+const RESCHED: u8 = 1;
+/// `ThreadSched::run_flags`: a pull in the running task's run reached a
+/// failed element.
+pub(crate) const FAILED_PULL: u8 = 2;
+/// How long a task is parked when its run asked to run again, reached a
+/// failed element and pulled nothing (docs/RELIABILITY.md).
+pub(crate) const PARK_NS: i64 = 10_000_000;
+
 /// The stride of a task with `tickets` tickets.
 #[inline]
 pub(crate) fn stride_of(tickets: u32) -> u64 {
@@ -72,9 +81,25 @@ pub struct ThreadSched {
     pass_floor: u64,
     /// The task running now, or `NO_TASK`.
     pub(crate) current_task: u32,
-    /// The running task asked to run again (fast path: no queue traffic
-    /// when it stays the next task to run).
-    resched_current: bool,
+    /// What the running task's run did: `RESCHED`, it asked to run again
+    /// (fast path: no queue traffic when it stays the next task to run);
+    /// `FAILED_PULL`, a pull reached a failed element (set on the cold
+    /// path, so the normal path tests one value as before).
+    run_flags: u8,
+    /// Nonzero when a pull in the running task's run may have returned
+    /// packets (the batches' [`PacketBatch::storage_bits`] or'ed; read
+    /// only when `FAILED_PULL` is set).
+    ///
+    /// [`PacketBatch::storage_bits`]: rclick_packet::PacketBatch::storage_bits
+    pub(crate) pulled: usize,
+    /// The failed element the last `FAILED_PULL` reached.
+    pub(crate) failed_pull_from: u32,
+    /// Tasks parked instead of run again at once: their run reached a
+    /// failed element, pulled nothing and asked to run again (a puller
+    /// behind a failed element whose upstream notifier still says packets
+    /// wait). (wake time in ns, task); scheduled again at that time, or
+    /// earlier by anything that schedules them (a notifier).
+    parked: Vec<(i64, u32)>,
     /// Handler writes that found their element running on this thread
     /// (spec, value, calling element); run when that element returns.
     pub(crate) deferred_writes: Vec<(String, String, Option<usize>)>,
@@ -121,7 +146,10 @@ impl ThreadSched {
             timers: BinaryHeap::new(),
             pass_floor: 0,
             current_task: NO_TASK,
-            resched_current: false,
+            run_flags: 0,
+            pulled: 0,
+            failed_pull_from: u32::MAX,
+            parked: Vec::new(),
             deferred_writes: Vec::new(),
             deferred_pushes: Vec::new(),
             deep_pushes: Vec::new(),
@@ -170,7 +198,7 @@ impl ThreadSched {
         // Only the home thread changes `scheduled`: no read-modify-write.
         if self.current_task == t {
             ti.scheduled.store(true, Ordering::Relaxed);
-            self.resched_current = true;
+            self.run_flags |= RESCHED;
             return;
         }
         if ti.scheduled.load(Ordering::Relaxed) {
@@ -189,7 +217,10 @@ impl ThreadSched {
         }
         ti.scheduled.store(false, Ordering::Relaxed);
         if self.current_task == t {
-            self.resched_current = false;
+            self.run_flags &= !RESCHED;
+        }
+        if !self.parked.is_empty() {
+            self.parked.retain(|&(_, p)| p != t);
         }
     }
 
@@ -288,6 +319,9 @@ impl ThreadSched {
     }
 
     fn run_timers(&mut self, rt: &RouterInner) -> bool {
+        if !self.parked.is_empty() {
+            self.wake_parked(rt);
+        }
         let mut ran = false;
         let now = rt.clock.now_nsec();
         while let Some(when) = self.next_timer(rt) {
@@ -504,7 +538,8 @@ impl ThreadSched {
         ti.pass.store(next_pass, Ordering::Relaxed);
         let e = ti.element;
         self.current_task = t;
-        self.resched_current = false;
+        self.run_flags = 0;
+        self.pulled = 0;
         let plain = !rt.profile.on() && !rt.measure_tasks.load(Ordering::Relaxed);
         let used = self
             .guarded(rt, e, "task", |me| {
@@ -552,7 +587,12 @@ impl ThreadSched {
         ti.runs
             .store(ti.runs.load(Ordering::Relaxed) + used, Ordering::Relaxed);
         self.after_top_level_call(rt);
-        if std::mem::take(&mut self.resched_current) && ti.scheduled.load(Ordering::Relaxed) {
+        // The common case tests one value, as before: anything but a plain
+        // "run again" (a pull reached a failed element) takes the cold path.
+        let flags = std::mem::take(&mut self.run_flags);
+        if (flags == RESCHED || (flags != 0 && !self.park_if_stuck(rt, t, flags)))
+            && ti.scheduled.load(Ordering::Relaxed)
+        {
             let first = match self.runq.front() {
                 None => true,
                 // A tie goes to the task already waiting (first in, first
@@ -565,6 +605,88 @@ impl ThreadSched {
             self.enqueue(rt, t);
         }
         (None, used as usize)
+    }
+
+    /// Notes that a pull in the running task's run reached failed element
+    /// `from` (its slow path; nothing outside task runs).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn note_failed_pull(&mut self, from: usize) {
+        if self.current_task != NO_TASK {
+            self.run_flags |= FAILED_PULL;
+            self.failed_pull_from = from as u32;
+        }
+    }
+
+    /// After a run of task `t` whose `flags` are neither 0 nor just
+    /// `RESCHED`: returns true when the caller must not put it back on the
+    /// run queue, because it did not ask to run again, or because its run
+    /// reached a
+    /// failed element, got no packet from any pull and asked to run again
+    /// (a puller behind a failed element, whose upstream notifier still
+    /// says packets wait, would run again at once for ever and pull
+    /// nothing): it is then parked, and scheduled again `PARK_NS` later,
+    /// or earlier by anything that schedules it (the notifier of another
+    /// input that gets packets). A run that got packets from another
+    /// input is never parked.
+    #[cold]
+    #[inline(never)]
+    fn park_if_stuck(&mut self, rt: &RouterInner, t: u32, flags: u8) -> bool {
+        let ti = &rt.tasks[t as usize];
+        if flags & RESCHED == 0 || !ti.scheduled.load(Ordering::Relaxed) {
+            return true;
+        }
+        if self.pulled != 0 {
+            return false;
+        }
+        ti.scheduled.store(false, Ordering::Relaxed);
+        let when = rt.clock.now_nsec().saturating_add(PARK_NS);
+        self.parked.retain(|&(_, p)| p != t);
+        self.parked.push((when, t));
+        let from = self.failed_pull_from as usize;
+        if rt.failures.count_parked(from) == 1 {
+            let name = |e: usize| rt.info.get(e).map_or("?", |i| i.name.as_str());
+            rt.log_line(format!(
+                "{}: its task pulls nothing from failed element {}; run again every {} ms while so",
+                name(rt.tasks[t as usize].element),
+                name(from),
+                PARK_NS / 1_000_000
+            ));
+        }
+        true
+    }
+
+    /// Schedules the parked tasks whose time has come.
+    #[cold]
+    #[inline(never)]
+    fn wake_parked(&mut self, rt: &RouterInner) {
+        let now = rt.clock.now_nsec();
+        let mut i = 0;
+        while i < self.parked.len() {
+            let (when, t) = self.parked[i];
+            if when <= now {
+                self.parked.swap_remove(i);
+                self.schedule(rt, t);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// The earliest time a parked task wakes.
+    fn next_parked(&self) -> Option<i64> {
+        self.parked.iter().map(|&(when, _)| when).min()
+    }
+
+    /// When the thread's run ends: its parked tasks count as scheduled,
+    /// so that a later run (`Router::restart`) picks them up.
+    fn unpark_all(&mut self, rt: &RouterInner) {
+        for (_, t) in self.parked.drain(..) {
+            let ti = &rt.tasks[t as usize];
+            if ti.thread.load(Ordering::Relaxed) == self.id {
+                ti.scheduled.store(true, Ordering::Release);
+            }
+        }
     }
 
     /// A task run that could not enter its element at once (another
@@ -964,6 +1086,7 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
             break;
         }
     }
+    sched.unpark_all(rt);
     sched.let_go(rt);
 }
 
@@ -976,7 +1099,11 @@ fn idle(rt: &RouterInner, sched: &mut ThreadSched, driver: bool) -> bool {
         return true;
     }
     let th = &rt.threads[sched.id];
-    let next = sched.next_timer(rt);
+    // A parked task wakes like a timer.
+    let next = match (sched.next_timer(rt), sched.next_parked()) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
     let now = rt.clock.now_nsec();
     if rt.clock.is_simulated() {
         if let Some(when) = next {

@@ -415,6 +415,13 @@ impl Packet {
         self.h.is_none()
     }
 
+    /// The header's address, 0 for a hollow packet (no branch: the
+    /// `None` of the boxed header is the null pointer).
+    #[inline(always)]
+    pub(crate) fn header_addr(&self) -> usize {
+        self.h.as_deref().map_or(0, |h| h as *const Header as usize)
+    }
+
     #[inline(always)]
     fn hdr(&self) -> &Header {
         match &self.h {

@@ -624,6 +624,10 @@ impl<'a> Ctx<'a> {
                     call_pull(&mut **g, from_port as usize, max, self)
                 };
                 self.restore(saved);
+                // Whether the task run got packets, for the scheduler's
+                // test when it reached a failed element (one `or` per
+                // pull, no branch).
+                self.sched.pulled |= b.storage_bits();
                 b
             }
             Err(busy) => self.pull_slow(from as usize, from_port as usize, max, busy),
@@ -651,15 +655,25 @@ impl<'a> Ctx<'a> {
                         call_pull(el, from_port, max, cx)
                     }
                 }) {
-                    Ok(b) => return b,
+                    Ok(b) => {
+                        self.sched.pulled |= b.storage_bits();
+                        return b;
+                    }
                     Err(b) => b,
                 }
             }
             b => b,
         };
         match busy {
-            // It panicked: nothing comes from it any more.
-            SlotBusy::Failed => PacketBatch::new(),
+            // It panicked: nothing comes from it any more. A task that
+            // pulls nothing else in its run and asks to run again is
+            // parked for a while instead (`ThreadSched::park_if_stuck`),
+            // so a puller whose notifier still says packets wait before
+            // the failed element does not spin.
+            SlotBusy::Failed => {
+                self.sched.note_failed_pull(from);
+                PacketBatch::new()
+            }
             SlotBusy::Concurrent => {
                 let slot = &rt.slots[from];
                 match rt.concurrent.get(from).and_then(Option::as_deref) {
@@ -667,6 +681,7 @@ impl<'a> Ctx<'a> {
                         let saved = self.switch_to(slot);
                         let b = c.pull(from_port, max, self);
                         self.restore(saved);
+                        self.sched.pulled |= b.storage_bits();
                         b
                     }
                     None => PacketBatch::new(),
