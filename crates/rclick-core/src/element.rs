@@ -212,6 +212,18 @@ impl HandlerDef {
         self.flags.raw = true;
         self
     }
+    /// Marks the handler private: not listed, not reachable through
+    /// ControlSocket (Click's `Handler::PRIVATE`).
+    pub fn private(mut self) -> HandlerDef {
+        self.flags.private = true;
+        self
+    }
+    /// Makes a readable handler also readable with a parameter (Script's
+    /// `run ARGS`).
+    pub fn with_param(mut self) -> HandlerDef {
+        self.flags.read_param = true;
+        self
+    }
     /// For a reconfiguring handler: its argument may also be given at
     /// `position` (as [`HandlerDef::reconfigure_positional`]). Other
     /// handlers are unchanged.

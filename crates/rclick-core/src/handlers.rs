@@ -29,7 +29,7 @@
 //! `manual_lists_handlers` test in rclick-cli.
 //!
 //! Each entry is `Variant = CTOR("name", ...)` followed by any of
-//! `.expensive()`, `.raw()` and, for reconfiguring handlers,
+//! `.expensive()`, `.raw()`, `.private()`, `.with_param()` and, for reconfiguring handlers,
 //! `.positional(N)`. CTOR is one of:
 //!
 //! - `read`, `write`, `read_write`, `read_param`: [`HandlerDef`]'s

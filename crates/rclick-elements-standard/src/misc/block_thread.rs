@@ -68,13 +68,7 @@ impl Element for BlockThread {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-            .into_iter()
-            .map(|mut h| {
-                h.flags.private = true;
-                h
-            })
-            .collect()
+        H::all_defs().into_iter().map(HandlerDef::private).collect()
     }
 
     fn write_handler(&mut self, id: u32, value: &str, _cx: &mut Ctx) -> Result<(), String> {

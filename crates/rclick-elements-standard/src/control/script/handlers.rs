@@ -16,25 +16,6 @@ use super::run::{strerror, StepWhat};
 use super::{HCall, Script, ScriptType};
 use crate::basic::parse_int;
 
-/// Flags the core's handler constructors do not set, for the table below.
-trait ScriptHandlerDef {
-    /// Also readable with a parameter (`run ARGS`).
-    fn with_param(self) -> Self;
-    /// Private: not listed, not reachable through ControlSocket.
-    fn private(self) -> Self;
-}
-
-impl ScriptHandlerDef for HandlerDef {
-    fn with_param(mut self) -> HandlerDef {
-        self.flags.read_param = true;
-        self
-    }
-    fn private(mut self) -> HandlerDef {
-        self.flags.private = true;
-        self
-    }
-}
-
 rclick_core::handlers! {
     /// Script's handlers (the manual's list). `*` exists only for TYPE
     /// PROXY; each `export`ed variable adds a read handler of its own name,
