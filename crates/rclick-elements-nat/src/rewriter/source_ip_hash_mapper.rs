@@ -301,7 +301,7 @@ mod tests {
             .enumerate()
             .map(|(i, &(s, _))| udp(s, 1000 + i as u16, ip(192, 0, 2, 1), 80))
             .collect();
-        let _g = crate::rewriter::testutil::random_lock();
+        let _g = rclick_core::random::test_lock();
         let out = run_ports(
             "m :: SourceIPHashMapper(16 0xbadbeef, - - 198.51.100.10 - 0 0 5,
                  - - 198.51.100.11 - 1 0 2, - - 198.51.100.12 - 2 0 9);

@@ -257,9 +257,3 @@ pub fn run_ports(decl: &str, nout: usize, pkts: &[Vec<u8>]) -> Vec<usize> {
     let p: Vec<(usize, Vec<u8>)> = pkts.iter().map(|b| (0, b.clone())).collect();
     run_cfg(&cfg, &p).into_iter().map(|x| x.0).collect()
 }
-
-/// Serialises the tests that seed and draw from the process-wide random
-/// generator (SourceIPHashMapper seeds it while configuring).
-pub fn random_lock() -> std::sync::MutexGuard<'static, ()> {
-    rclick_core::random::test_lock()
-}

@@ -623,12 +623,6 @@ pub(crate) mod test_util {
         crate::register(&mut r);
         r
     }
-
-    /// Serialises the tests that seed and draw from the process-wide
-    /// random generator, so each sees the sequence its seed gives.
-    pub(crate) fn random_lock() -> std::sync::MutexGuard<'static, ()> {
-        rclick_core::random::test_lock()
-    }
 }
 
 #[cfg(test)]

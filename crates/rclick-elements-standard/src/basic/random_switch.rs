@@ -63,7 +63,8 @@ impl Element for RandomSwitch {
 
 #[cfg(test)]
 mod tests {
-    use crate::basic::test_util::{random_lock, registry};
+    use crate::basic::test_util::registry;
+    use rclick_core::random::test_lock as random_lock;
     use rclick_core::testing;
 
     #[test]

@@ -273,8 +273,8 @@ impl Element for RandomBitErrors {
 #[cfg(test)]
 mod tests {
     use super::{cumulative, RandomBitErrors, P_ONE};
-    use crate::basic::test_util::random_lock;
     use crate::misc::test_registry;
+    use rclick_core::random::test_lock as random_lock;
     use rclick_core::testing;
 
     #[test]

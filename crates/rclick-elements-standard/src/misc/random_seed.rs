@@ -94,7 +94,7 @@ mod tests {
     #[test]
     fn seeds_and_reseeds() {
         // Seeding is process-wide: keep other tests' draws out of the way.
-        let _g = crate::basic::test_util::random_lock();
+        let _g = rclick_core::random::test_lock();
         let r = testing::build("s :: RandomSeed(5);", &test_registry(), true).unwrap();
         assert_eq!(testing::read(&r, "s.seed"), "5");
         r.write_handler("s.seed", "17").unwrap();

@@ -206,8 +206,8 @@ mod tests {
     fn parse_params(conf: &[String]) -> Result<super::Params, String> {
         Adaptive::parse_params(conf)
     }
-    use crate::basic::test_util::random_lock;
     use crate::queues::test_registry;
+    use rclick_core::random::test_lock as random_lock;
     use rclick_core::testing;
 
     fn conf(s: &[&str]) -> Vec<String> {

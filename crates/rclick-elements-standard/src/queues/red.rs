@@ -216,7 +216,7 @@ mod tests {
     /// same drops and the same fixed-point average.
     #[test]
     fn drops_as_click_under_random_seed() {
-        let _g = crate::basic::test_util::random_lock();
+        let _g = rclick_core::random::test_lock();
         let r = testing::run(
             "RandomSeed(1);
              InfiniteSource(LIMIT 2000, STOP true) -> red :: RED(5, 50, 0.02)

@@ -660,7 +660,7 @@ mod tests {
     #[test]
     fn sprintf_and_misc_handlers() {
         // `random` draws from the process-wide generator.
-        let _g = crate::basic::test_util::random_lock();
+        let _g = rclick_core::random::test_lock();
         let out = prints(
             "Script(print $(sprintf \"%05x\" 127), print $(if true a b), \
              print $(in foo bar foo), print $(not false), print $(length abcdef), \
@@ -682,7 +682,7 @@ mod tests {
     #[test]
     fn own_name_and_class_and_file_handlers() {
         // `random` draws from the process-wide generator.
-        let _g = crate::basic::test_util::random_lock();
+        let _g = rclick_core::random::test_lock();
         let dir = std::env::temp_dir().join(format!("rclick-script-h-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("in");
