@@ -63,7 +63,28 @@ impl Glibc {
 
 static STATE: Mutex<(bool, Glibc)> = Mutex::new((false, Glibc::unseeded()));
 
+thread_local! {
+    /// A generator private to this thread, set while a test holds
+    /// [`test_lock`]'s guard, so other tests' draws cannot shift its own.
+    static PRIVATE: std::cell::RefCell<Option<(bool, Glibc)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 fn with_state<R>(f: impl FnOnce(&mut Glibc) -> R) -> R {
+    let mut f = Some(f);
+    let private = PRIVATE.with(|p| {
+        let mut p = p.borrow_mut();
+        let state = p.as_mut()?;
+        if !state.0 {
+            state.0 = true;
+            state.1.seed(1);
+        }
+        f.take().map(|f| f(&mut state.1))
+    });
+    if let Some(r) = private {
+        return r;
+    }
+    let f = f.take().expect("the private generator was not used");
     let mut g = STATE.lock().unwrap_or_else(PoisonError::into_inner);
     if !g.0 {
         g.0 = true;
@@ -74,6 +95,16 @@ fn with_state<R>(f: impl FnOnce(&mut Glibc) -> R) -> R {
 
 /// Seeds the generator with `seed` (Click's `click_srandom`).
 pub fn srandom(seed: u32) {
+    let private = PRIVATE.with(|p| {
+        let mut p = p.borrow_mut();
+        p.as_mut().map(|state| {
+            state.0 = true;
+            state.1.seed(seed);
+        })
+    });
+    if private.is_some() {
+        return;
+    }
     let mut g = STATE.lock().unwrap_or_else(PoisonError::into_inner);
     g.0 = true;
     g.1.seed(seed);
@@ -138,13 +169,31 @@ pub fn random_range(lo: u32, hi: u32) -> u32 {
     })
 }
 
-/// Serializes tests that seed the shared generator and check what it
-/// draws: the tests of one binary run on parallel threads and share it.
-/// Hold the guard for the whole test.
+/// For tests that seed the generator and check what it draws: until the
+/// guard drops, this thread draws from a generator of its own (unseeded,
+/// as at process start), so the tests of one binary, which run on
+/// parallel threads, cannot shift each other's draws. The guard also
+/// serializes such tests. Elements that run on other threads (a
+/// multithreaded router) still draw from the shared generator.
 #[doc(hidden)]
-pub fn test_lock() -> std::sync::MutexGuard<'static, ()> {
+pub fn test_lock() -> TestGuard {
     static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(PoisonError::into_inner)
+    let lock = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+    PRIVATE.with(|p| *p.borrow_mut() = Some((false, Glibc::unseeded())));
+    TestGuard { _lock: lock }
+}
+
+/// What [`test_lock`] returns: the thread's private generator and the
+/// lock, both given up on drop.
+#[doc(hidden)]
+pub struct TestGuard {
+    _lock: std::sync::MutexGuard<'static, ()>,
+}
+
+impl Drop for TestGuard {
+    fn drop(&mut self) {
+        PRIVATE.with(|p| *p.borrow_mut() = None);
+    }
 }
 
 #[cfg(test)]
@@ -175,5 +224,26 @@ mod tests {
         let n = 64_511u64;
         let count = ((0x8000_0000u64) / n) as u32;
         assert_eq!(g.next() / count, 54_202);
+    }
+
+    // The guard's generator follows only this thread's seed and draws:
+    // another thread drawing meanwhile (another test) changes nothing.
+    #[test]
+    fn test_guard_is_private_to_the_thread() {
+        let mut want = Glibc::unseeded();
+        want.seed(7);
+        let _g = test_lock();
+        srandom(7);
+        assert_eq!(random(), want.next());
+        std::thread::spawn(|| {
+            for _ in 0..100 {
+                random();
+            }
+            srandom(3);
+        })
+        .join()
+        .unwrap();
+        assert_eq!(random(), want.next());
+        assert_eq!(random(), want.next());
     }
 }
