@@ -295,7 +295,13 @@ impl<'a> Flattener<'a> {
     fn expand_element(&mut self, which: usize, env: &Rc<Env>, depth: usize) {
         if self.names[which].starts_with(';') {
             let n = self.names[which][1..].to_string();
-            self.names[which] = deanonymize(&mut self.map, &n, which);
+            let classes = self.classes;
+            self.names[which] = deanonymize(&mut self.map, &n, which, |n| {
+                classes.iter().any(|c| match c {
+                    ClassDef::Primitive(p) => p == n,
+                    ClassDef::Compound(c) => c.name == n,
+                })
+            });
         }
         let FKind::Class(id) = self.kinds[which] else {
             return;

@@ -664,6 +664,21 @@ fn roundtrip_is_stable() {
     assert_eq!(flat(&once), once);
 }
 
+// lang_parse's finding 4: an anonymous element's generated name may not
+// be a name the configuration uses as a class, or the flattened text
+// would declare an element and then use its name as a class. Click names
+// the `c0` element `c0@2` here, and its flattened output does not parse.
+#[test]
+fn anonymous_names_avoid_class_names() {
+    let once = flat("Idle -> c0 -> c0@2(16) -> Discard;");
+    assert!(once.contains("c0@3 :: c0;"), "{once}");
+    assert!(once.contains("c0@2@3 :: c0@2(16);"), "{once}");
+    assert_eq!(flat(&once), once);
+    let once = flat("elementclass C { input -> c0 -> c0@1 -> output } Idle -> C -> Discard;");
+    assert!(once.contains("C@2/c0@2 :: c0;"), "{once}");
+    assert_eq!(flat(&once), once);
+}
+
 /// Small deterministic PRNG for fuzz-ish tests.
 struct Rng(u64);
 impl Rng {

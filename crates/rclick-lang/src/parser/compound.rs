@@ -236,7 +236,9 @@ impl Parser<'_> {
         c.noutputs = nout;
         for i in 0..c.elems.len() {
             if c.elems[i].name.starts_with(';') {
-                let n = deanonymize(&mut c.map, &c.elems[i].name[1..], i);
+                let n = deanonymize(&mut c.map, &c.elems[i].name[1..], i, |n| {
+                    self.element_type(n).is_some()
+                });
                 c.elems[i].name = n;
             }
         }

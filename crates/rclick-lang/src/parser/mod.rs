@@ -889,10 +889,19 @@ fn has_all_digit_component(name: &str) -> bool {
 }
 
 /// Click's anonymous-name resolution: `name` unless taken, else the number
-/// after the last `@` is increased until the name is free.
-pub(crate) fn deanonymize(map: &mut HashMap<String, usize>, name: &str, idx: usize) -> String {
+/// after the last `@` is increased until the name is free. A name is taken
+/// when an element has it or when `is_class` says a class is called so
+/// (unlike Click, so that flattened text parses back: `c0@2 :: c0` beside
+/// an element of a class called `c0@2` would not).
+pub(crate) fn deanonymize(
+    map: &mut HashMap<String, usize>,
+    name: &str,
+    idx: usize,
+    is_class: impl Fn(&str) -> bool,
+) -> String {
+    let taken = |map: &HashMap<String, usize>, n: &str| map.contains_key(n) || is_class(n);
     let mut name = name.to_string();
-    if map.contains_key(&name) {
+    if taken(map, &name) {
         if let Some(at) = name.rfind('@') {
             let prefix = name[..=at].to_string();
             let digits: String = name[at + 1..]
@@ -903,7 +912,7 @@ pub(crate) fn deanonymize(map: &mut HashMap<String, usize>, name: &str, idx: usi
             loop {
                 n += 1;
                 name = format!("{}{}", prefix, n);
-                if !map.contains_key(&name) {
+                if !taken(map, &name) {
                     break;
                 }
             }
