@@ -254,6 +254,22 @@ pub fn write_timestamp(opt: &mut [u8], at: usize, ms: u32) {
     crate::write_u32(opt, at, ms)
 }
 
+/// The stamp in the 4-byte slot at `at` of the timestamp option `opt` (its
+/// bytes from the kind byte): milliseconds since midnight UTC, or with the
+/// high bit set a value in another unit (RFC 791). Panics if the slot is
+/// not inside `opt`.
+#[inline]
+pub fn read_timestamp(opt: &[u8], at: usize) -> u32 {
+    crate::read_u32(opt, at)
+}
+
+/// Appends one stamp to a timestamp option being built in `out` (after its
+/// head, or after an entry's address).
+#[inline]
+pub fn push_timestamp(out: &mut Vec<u8>, stamp: u32) {
+    out.extend_from_slice(&stamp.to_be_bytes());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,6 +282,20 @@ mod tests {
         assert_eq!(opt, [68, 12, 5, 0, 1, 2, 3, 4, 0, 0, 0, 0]);
         write_timestamp(&mut opt, 8, 86_399_999);
         assert_eq!(&opt[8..], &86_399_999u32.to_be_bytes());
+        assert_eq!(read_timestamp(&opt, 4), 0x0102_0304);
+        assert_eq!(read_timestamp(&opt, 8), 86_399_999);
+    }
+
+    #[test]
+    fn push_timestamp_builds_an_option() {
+        let mut opt = vec![option_kind::TS, 0, 5, 1];
+        opt.extend_from_slice(&[10, 0, 0, 1]);
+        push_timestamp(&mut opt, 0x8000_0001);
+        opt[1] = opt.len() as u8;
+        assert_eq!(opt, [68, 12, 5, 1, 10, 0, 0, 1, 0x80, 0, 0, 1]);
+        assert_eq!(read_timestamp(&opt, 8), 0x8000_0001);
+        let parsed = Ipv4OptionIter::new(&opt).next().unwrap().unwrap().1;
+        assert!(matches!(parsed, Ipv4Option::Timestamp { flags: 1, data, .. } if data.len() == 8));
     }
 
     #[test]
