@@ -378,18 +378,19 @@ fn ip_offset(d: &[u8], linktype: u32) -> Option<usize> {
     }
 }
 
+/// Past an Ethernet header and at most one 802.1Q tag, through
+/// rclick-wire's views (Ethernet is the one link layer here they know).
 fn ether_ip_offset(d: &[u8], o: usize) -> Option<usize> {
-    if d.len() < o + 14 {
-        return None;
+    use rclick_wire::ethernet::{EtherType, EthernetFrame, HEADER_LEN};
+    use rclick_wire::vlan::{VlanTag, HEADER_LEN as TAG_LEN};
+    let is_ip = |t: EtherType| t == EtherType::IPV4 || t == EtherType::IPV6;
+    let eth = EthernetFrame::new_checked(d.get(o..)?).ok()?;
+    if is_ip(eth.ethertype()) {
+        return Some(o + HEADER_LEN);
     }
-    if is_ip_ethertype(d[o + 12], d[o + 13]) {
-        return Some(o + 14);
-    }
-    if u16::from_be_bytes([d[o + 12], d[o + 13]]) == 0x8100
-        && d.len() >= o + 18
-        && is_ip_ethertype(d[o + 16], d[o + 17])
-    {
-        return Some(o + 18);
+    if eth.ethertype() == EtherType::VLAN {
+        let tag = VlanTag::new_checked(eth.payload()).ok()?;
+        return is_ip(tag.ethertype()).then_some(o + HEADER_LEN + TAG_LEN);
     }
     None
 }
@@ -517,5 +518,21 @@ mod tests {
         null.extend_from_slice(&ip);
         let mut p = Packet::from_slice(&null);
         assert!(force_ip(&mut p, dlt::NULL));
+    }
+
+    #[test]
+    fn ethernet_ip_offset_with_and_without_a_tag() {
+        let mut f = vec![0u8; 12];
+        f.extend_from_slice(&[0x86, 0xdd]);
+        assert_eq!(ether_ip_offset(&f, 0), Some(14));
+        assert_eq!(ether_ip_offset(&f[..13], 0), None);
+        f[12] = 0x81;
+        f[13] = 0;
+        f.extend_from_slice(&[0, 5]);
+        assert_eq!(ether_ip_offset(&f, 0), None, "tag cut short");
+        f.extend_from_slice(&[0x08, 0x00]);
+        assert_eq!(ether_ip_offset(&f, 0), Some(18));
+        f[17] = 6; // ARP inside the tag
+        assert_eq!(ether_ip_offset(&f, 0), None);
     }
 }

@@ -32,8 +32,8 @@ use crate::checksum;
 use crate::{read_u16, write_u16, Result, WireError};
 
 mod options;
-pub use options::{push_timestamp, read_timestamp, write_timestamp};
 pub use options::{option_kind, reverse_source_route, Ipv4Option, Ipv4OptionIter};
+pub use options::{push_timestamp, read_timestamp, write_timestamp};
 
 /// An IP protocol number (the IPv4 protocol field, the IPv6 next header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -2,6 +2,7 @@
 //! `outb`/`inb`.
 
 use rclick_packet::Timestamp;
+use rclick_wire::{IcmpPrefix, Ipv4Prefix, TcpPrefix, UdpPrefix};
 
 use super::*;
 
@@ -172,29 +173,39 @@ impl Desc<'_> {
                     v3.rotate_right(32)
                 }
                 Field::Link | Field::Paint | Field::Direction => u64::from(p.paint_anno()),
-                Field::IpSrc => ip.map_or(0, |ip| u64::from(get32(ip, 12))),
-                Field::IpDst => ip.map_or(0, |ip| u64::from(get32(ip, 16))),
+                Field::IpSrc => ip
+                    .and_then(|ip| Ipv4Prefix::new(ip).src_addr())
+                    .map_or(0, |a| u64::from(u32::from(a))),
+                Field::IpDst => ip
+                    .and_then(|ip| Ipv4Prefix::new(ip).dst_addr())
+                    .map_or(0, |a| u64::from(u32::from(a))),
                 Field::IpTos => ip.map_or(0, |ip| u64::from(ip[1])),
                 Field::IpDscp => ip.map_or(0, |ip| u64::from(ip[1] >> 2)),
                 Field::IpEcn => ip.map_or(0, |ip| u64::from(ip[1] & 3)),
                 Field::IpTtl => ip.map_or(0, |ip| u64::from(ip[8])),
                 Field::IpFrag => u64::from(scratch.as_bytes().first().copied().unwrap_or(0)),
-                Field::IpFragoff => ip.map_or(0, |ip| u64::from(get16(ip, 6))),
-                Field::IpId => ip.map_or(0, |ip| u64::from(get16(ip, 4))),
-                Field::IpSum => ip.map_or(0, |ip| u64::from(get16(ip, 10))),
+                Field::IpFragoff => ip.map_or(0, |ip| u64::from(ip_frag_word(ip))),
+                Field::IpId => {
+                    ip.map_or(0, |ip| u64::from(Ipv4Prefix::new(ip).ident().unwrap_or(0)))
+                }
+                Field::IpSum => ip.map_or(0, |ip| {
+                    u64::from(Ipv4Prefix::new(ip).checksum().unwrap_or(0))
+                }),
                 Field::IpProto => ip.map_or(0, |ip| u64::from(ip[9])),
-                Field::Sport => u64::from(get16(t, 0)),
-                Field::Dport => u64::from(get16(t, 2)),
-                Field::TcpSeq => u64::from(get32(t, 4)),
-                Field::TcpAck => u64::from(get32(t, 8)),
+                Field::Sport => u64::from(UdpPrefix::new(t).src_port().unwrap_or(0)),
+                Field::Dport => u64::from(UdpPrefix::new(t).dst_port().unwrap_or(0)),
+                Field::TcpSeq => u64::from(TcpPrefix::new(t).seq_number().unwrap_or(0)),
+                Field::TcpAck => u64::from(TcpPrefix::new(t).ack_number().unwrap_or(0)),
                 Field::TcpFlags => u64::from(t.get(13).copied().unwrap_or(0)),
-                Field::TcpWindow => u64::from(get16(t, 14)),
-                Field::TcpUrp => u64::from(get16(t, 18)),
-                Field::UdpLen => u64::from(get16(t, 4)),
+                Field::TcpWindow => u64::from(TcpPrefix::new(t).window_len().unwrap_or(0)),
+                Field::TcpUrp => u64::from(TcpPrefix::new(t).urgent_at().unwrap_or(0)),
+                Field::UdpLen => u64::from(UdpPrefix::new(t).length().unwrap_or(0)),
                 Field::IcmpType | Field::IcmpTypeName => u64::from(t.first().copied().unwrap_or(0)),
                 Field::IcmpCode | Field::IcmpCodeName => u64::from(t.get(1).copied().unwrap_or(0)),
-                Field::IcmpFlowid => u64::from(get16(t, 4)),
-                Field::IcmpSeq | Field::IcmpNextmtu => u64::from(get16(t, 6)),
+                Field::IcmpFlowid => u64::from(IcmpPrefix::new(t).echo_ident().unwrap_or(0)),
+                Field::IcmpSeq | Field::IcmpNextmtu => {
+                    u64::from(IcmpPrefix::new(t).echo_seq_no().unwrap_or(0))
+                }
                 _ => {
                     // numeric fields whose text is the value
                     scratch.parse::<u64>().unwrap_or(0)
@@ -240,7 +251,7 @@ impl Desc<'_> {
                 let none = if f == Field::TcpOpt {
                     off <= 20
                 } else {
-                    off <= 20 || (off == 32 && tl >= 24 && get32(t, 20) == 0x0101_080A)
+                    off <= 20 || (off == 32 && tl >= 24 && starts_nop_nop_timestamp(&t[20..]))
                 };
                 match t.get(20..off) {
                     Some(opts) if !none && !opts.is_empty() => {
@@ -308,8 +319,10 @@ pub fn decode_binary(f: Field, data: &[u8], at: usize) -> Option<Val> {
     match f {
         Field::None | Field::Payload | Field::PayloadMd5 | Field::PayloadMd5Hex => None,
         Field::Timestamp | Field::FirstTimestamp => {
+            // the record's two words, seconds then microseconds
             let (sec, usec) = if s.len() >= 8 {
-                (get32(s, 0), get32(s, 4).wrapping_mul(1000))
+                let w = be(8);
+                ((w >> 32) as u32, (w as u32).wrapping_mul(1000))
             } else {
                 (0, 0)
             };
@@ -319,8 +332,10 @@ pub fn decode_binary(f: Field, data: &[u8], at: usize) -> Option<Val> {
             )))
         }
         Field::NTimestamp | Field::FirstNTimestamp => {
+            // the record's two words, nanoseconds then seconds
             let (nsec, sec) = if s.len() >= 8 {
-                (get32(s, 0), get32(s, 4))
+                let w = be(8);
+                ((w >> 32) as u32, w as u32)
             } else {
                 (0, 0)
             };

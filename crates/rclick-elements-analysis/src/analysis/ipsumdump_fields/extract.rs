@@ -4,9 +4,29 @@
 use std::fmt::Write as _;
 
 use rclick_packet::Packet;
-use rclick_wire::icmp;
+use rclick_wire::{icmp, tcp};
+use rclick_wire::{IcmpPrefix, Ipv4Prefix, TcpPrefix, UdpPrefix};
 
 use super::*;
+
+/// The IP header's total length field, 0 if the header is cut off before it.
+pub(crate) fn ip_total_len(ip: &[u8]) -> u16 {
+    Ipv4Prefix::new(ip).total_len().unwrap_or(0)
+}
+
+/// The IP header's flags and fragment offset word, 0 if the header is cut
+/// off before it.
+pub(crate) fn ip_frag_word(ip: &[u8]) -> u16 {
+    Ipv4Prefix::new(ip).flags_frag_offset().unwrap_or(0)
+}
+
+/// Whether TCP options `o` (from the header's byte 20) start with two
+/// NOPs and a timestamp option, the common padding a summary's `tcp_ntopt`
+/// leaves out.
+pub(crate) fn starts_nop_nop_timestamp(o: &[u8]) -> bool {
+    use tcp::option::{NOP, TIMESTAMP};
+    o.starts_with(&[NOP, NOP, TIMESTAMP, 10])
+}
 
 /// A packet being summarized (Click's `PacketDesc`).
 pub struct Desc<'a> {
@@ -52,11 +72,11 @@ pub fn prepare<'a>(
                 note(&mut bad, format!("IP version {}", nh[0] >> 4));
             } else if nh[0] & 0xF < 5 {
                 note(&mut bad, format!("IP header length {}", nh[0] & 0xF));
-            } else if usize::from(get16(nh, 2)) < usize::from(nh[0] & 0xF) * 4 {
-                note(&mut bad, format!("IP length {}", get16(nh, 2)));
+            } else if usize::from(ip_total_len(nh)) < usize::from(nh[0] & 0xF) * 4 {
+                note(&mut bad, format!("IP length {}", ip_total_len(nh)));
             } else {
                 ip_ok = true;
-                let ip_len = usize::from(get16(nh, 2));
+                let ip_len = usize::from(ip_total_len(nh));
                 let extra = p.extra_length_anno() as usize;
                 if nl > ip_len {
                     tailpad = nl - ip_len;
@@ -77,7 +97,7 @@ pub fn prepare<'a>(
             let extra = p.extra_length_anno();
             if extra > 0 {
                 let full = nl as u32 + extra;
-                if get16(nh, 2) != 0xFFFF || full <= 0xFFFF {
+                if ip_total_len(nh) != 0xFFFF || full <= 0xFFFF {
                     p.set_extra_length_anno(0);
                 } else {
                     p.set_extra_length_anno(full - 0xFFFF);
@@ -103,7 +123,7 @@ pub fn prepare<'a>(
     };
     if let Some(ip) = ip {
         let hl = usize::from(ip[0] & 0xF) * 4;
-        let first = get16(ip, 6) & 0x1FFF == 0;
+        let first = ip_frag_word(ip) & 0x1FFF == 0;
         let has_th = p.transport_header().is_some();
         let proto = ip.get(9).copied();
         let nl = ip.len();
@@ -175,7 +195,7 @@ impl Desc<'_> {
                         || (proto == -1 && p != PROTO_TCP && p != PROTO_UDP))
                 {
                     return false;
-                } else if get16(ip, 6) & 0x1FFF != 0 {
+                } else if ip_frag_word(ip) & 0x1FFF != 0 {
                     format!("fragmented {name} header")
                 } else if self.transport_len() + self.p.extra_length_anno() as usize >= l {
                     format!("truncated {name} header capture")
@@ -236,7 +256,7 @@ impl Desc<'_> {
             Field::WireLen => num!(p.len()),
             Field::IpLen => {
                 let mut v = match self.ip {
-                    Some(ip) => u32::from(get16(ip, 2)),
+                    Some(ip) => u32::from(ip_total_len(ip)),
                     None => self.length() as u32,
                 };
                 if self.force_extra_length {
@@ -246,7 +266,7 @@ impl Desc<'_> {
             }
             Field::IpCaptureLen => {
                 let v = match self.ip {
-                    Some(ip) => ip.len().min(usize::from(get16(ip, 2))),
+                    Some(ip) => ip.len().min(usize::from(ip_total_len(ip))),
                     None => self.length(),
                 };
                 num!(v)
@@ -287,7 +307,7 @@ impl Desc<'_> {
                     }
                     Field::IpTtl => num!(ip[8]),
                     Field::IpFrag => {
-                        let off = get16(ip, 6);
+                        let off = ip_frag_word(ip);
                         out.push(if off & 0x3FFF != 0 {
                             if off & 0x1FFF == 0 {
                                 'F'
@@ -301,7 +321,7 @@ impl Desc<'_> {
                         });
                     }
                     Field::IpFragoff => {
-                        let v = get16(ip, 6);
+                        let v = ip_frag_word(ip);
                         let _ = write!(out, "{}", u32::from(v & 0x1FFF) << 3);
                         if v & 0x2000 != 0 {
                             out.push('+');
@@ -310,8 +330,8 @@ impl Desc<'_> {
                             out.push('!');
                         }
                     }
-                    Field::IpId => num!(get16(ip, 4)),
-                    Field::IpSum => num!(get16(ip, 10)),
+                    Field::IpId => num!(Ipv4Prefix::new(ip).ident().unwrap_or(0)),
+                    Field::IpSum => num!(Ipv4Prefix::new(ip).checksum().unwrap_or(0)),
                     Field::IpProto => match ip[9] {
                         6 => out.push('T'),
                         17 => out.push('U'),
@@ -343,11 +363,17 @@ impl Desc<'_> {
                     let hl = usize::from(ip[0] & 0xF) * 4;
                     let t = self.transport();
                     if ip.len() > hl
-                        && get16(ip, 6) & 0x1FFF == 0
+                        && ip_frag_word(ip) & 0x1FFF == 0
                         && has_ports(ip[9])
                         && t.len() >= need
                     {
-                        num!(get16(t, need - 2));
+                        let ports = UdpPrefix::new(t);
+                        num!(if f == Field::Sport {
+                            ports.src_port()
+                        } else {
+                            ports.dst_port()
+                        }
+                        .unwrap_or(0));
                     }
                 }
                 self.missing(-1, need)
@@ -371,11 +397,11 @@ impl Desc<'_> {
                 }
                 let t = self.transport();
                 match f {
-                    Field::TcpSeq => num!(get32(t, 4)),
-                    Field::TcpAck => num!(get32(t, 8)),
+                    Field::TcpSeq => num!(TcpPrefix::new(t).seq_number().unwrap_or(0)),
+                    Field::TcpAck => num!(TcpPrefix::new(t).ack_number().unwrap_or(0)),
                     Field::TcpOff => num!(u32::from(t[12] >> 4) << 2),
-                    Field::TcpWindow => num!(get16(t, 14)),
-                    Field::TcpUrp => num!(get16(t, 18)),
+                    Field::TcpWindow => num!(TcpPrefix::new(t).window_len().unwrap_or(0)),
+                    Field::TcpUrp => num!(TcpPrefix::new(t).urgent_at().unwrap_or(0)),
                     _ => {
                         let v = u32::from(t[13]) | (u32::from(t[12] & 0xF) << 8);
                         if v == 0x18 {
@@ -405,7 +431,7 @@ impl Desc<'_> {
                 let none = if f == Field::TcpOpt {
                     off <= 20
                 } else {
-                    off <= 20 || (off == 32 && tl >= 24 && get32(t, 20) == 0x0101_080A)
+                    off <= 20 || (off == 32 && starts_nop_nop_timestamp(&t[20..]))
                 };
                 if !none && tl < off {
                     return self.missing(6, tl + 1);
@@ -426,7 +452,7 @@ impl Desc<'_> {
                 if !self.udp || self.transport_len() < 6 {
                     return self.missing(17, 6);
                 }
-                num!(get16(self.transport(), 4))
+                num!(UdpPrefix::new(self.transport()).length().unwrap_or(0))
             }
             Field::IcmpType | Field::IcmpTypeName | Field::IcmpCode | Field::IcmpCodeName => {
                 let need = if matches!(f, Field::IcmpType | Field::IcmpTypeName) {
@@ -469,7 +495,13 @@ impl Desc<'_> {
                 if t.len() < need {
                     return self.missing(1, need);
                 }
-                num!(get16(t, need - 2))
+                let t = IcmpPrefix::new(t);
+                num!(match f {
+                    Field::IcmpFlowid => t.echo_ident(),
+                    Field::IcmpSeq => t.echo_seq_no(),
+                    _ => t.next_hop_mtu(),
+                }
+                .unwrap_or(0))
             }
             Field::PayloadLen | Field::Payload | Field::PayloadMd5 | Field::PayloadMd5Hex => {
                 let (off, mut len) = self.payload_info();
@@ -514,10 +546,10 @@ impl Desc<'_> {
     pub(crate) fn payload_info(&self) -> (i64, u32) {
         match self.ip {
             Some(ip) => {
-                let mut len = u32::from(get16(ip, 2));
+                let mut len = u32::from(ip_total_len(ip));
                 let nh_off = self.p.network_header_offset().unwrap_or(0) as i64;
                 let mut off = self.p.transport_header_offset().unwrap_or(nh_off as isize) as i64;
-                if get16(ip, 6) & 0x1FFF == 0 {
+                if ip_frag_word(ip) & 0x1FFF == 0 {
                     match ip.get(9).copied().unwrap_or(0) {
                         PROTO_TCP => {
                             let t = self.transport();

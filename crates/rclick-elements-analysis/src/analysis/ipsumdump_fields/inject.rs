@@ -6,7 +6,8 @@ use std::net::Ipv4Addr;
 use rclick_packet::{Packet, Timestamp};
 use rclick_wire::checksum;
 use rclick_wire::icmp;
-use rclick_wire::{IpProtocol, Ipv4Packet};
+use rclick_wire::{tcp, udp};
+use rclick_wire::{IcmpPrefix, IpProtocol, Ipv4Packet, Ipv4Prefix, TcpPrefix, UdpPrefix};
 
 use super::*;
 
@@ -54,29 +55,6 @@ pub struct Odesc<'a> {
     pub count: Option<u32>,
 }
 
-pub(crate) fn get16(b: &[u8], at: usize) -> u16 {
-    match b.get(at..at + 2) {
-        Some(x) => u16::from_be_bytes([x[0], x[1]]),
-        None => 0,
-    }
-}
-pub(crate) fn get32(b: &[u8], at: usize) -> u32 {
-    match b.get(at..at + 4) {
-        Some(x) => u32::from_be_bytes([x[0], x[1], x[2], x[3]]),
-        None => 0,
-    }
-}
-pub(crate) fn put16(b: &mut [u8], at: usize, v: u16) {
-    if let Some(x) = b.get_mut(at..at + 2) {
-        x.copy_from_slice(&v.to_be_bytes());
-    }
-}
-pub(crate) fn put32(b: &mut [u8], at: usize, v: u32) {
-    if let Some(x) = b.get_mut(at..at + 4) {
-        x.copy_from_slice(&v.to_be_bytes());
-    }
-}
-
 pub(crate) fn has_ports(p: u8) -> bool {
     matches!(p, PROTO_TCP | PROTO_UDP | PROTO_DCCP | PROTO_UDPLITE)
 }
@@ -117,7 +95,11 @@ impl<'a> Odesc<'a> {
     }
 
     pub(crate) fn ip_off(&self) -> u16 {
-        get16(&self.buf, 6)
+        self.ip_prefix().flags_frag_offset().unwrap_or(0)
+    }
+    /// The IP header's total length field, 0 while it is not there.
+    fn ip_len(&self) -> u16 {
+        self.ip_prefix().total_len().unwrap_or(0)
     }
     pub(crate) fn first_frag(&self) -> bool {
         self.ip_off() & 0x1FFF == 0
@@ -135,6 +117,33 @@ impl<'a> Odesc<'a> {
     /// least).
     fn ip_view(&mut self) -> Ipv4Packet<&mut [u8]> {
         Ipv4Packet::new_unchecked(&mut self.buf[..])
+    }
+    /// The IP header as far as it is there.
+    fn ip_prefix(&self) -> Ipv4Prefix<&[u8]> {
+        Ipv4Prefix::new(&self.buf[..])
+    }
+    /// The transport header's bytes so far (a header built from text may
+    /// be cut short: the transport views write only the fields that fit).
+    fn transport(&self) -> &[u8] {
+        self.buf.get(self.th..).unwrap_or_default()
+    }
+    fn transport_mut(&mut self) -> &mut [u8] {
+        self.buf.get_mut(self.th..).unwrap_or_default()
+    }
+    fn tcp(&mut self) -> TcpPrefix<&mut [u8]> {
+        TcpPrefix::new(self.transport_mut())
+    }
+    /// The ports, at the same place in TCP, UDP, UDP-Lite and DCCP, and
+    /// UDP's length field.
+    fn udp(&mut self) -> UdpPrefix<&mut [u8]> {
+        UdpPrefix::new(self.transport_mut())
+    }
+    fn icmp(&mut self) -> IcmpPrefix<&mut [u8]> {
+        IcmpPrefix::new(self.transport_mut())
+    }
+    /// The TCP header length field, 0 while it is not there.
+    fn tcp_header_len(&self) -> usize {
+        usize::from(TcpPrefix::new(self.transport()).header_len().unwrap_or(0))
     }
     pub(crate) fn grow_to(&mut self, n: usize) {
         if self.buf.len() < n {
@@ -192,13 +201,12 @@ impl<'a> Odesc<'a> {
             let xlen = len.max(4) as usize;
             self.grow_to(self.th + xlen);
             if self.proto() == PROTO_TCP && len >= 13 {
-                let th = self.th;
-                self.buf[th + 12] = (self.buf[th + 12] & 0x0F) | (5 << 4);
+                self.tcp().set_header_len(tcp::HEADER_LEN as u8);
             }
             if let Some(f) = self.flowid {
-                let th = self.th;
-                put16(&mut self.buf, th, f.sport);
-                put16(&mut self.buf, th + 2, f.dport);
+                let mut ports = self.udp();
+                ports.set_src_port(f.sport);
+                ports.set_dst_port(f.dport);
             }
             if xlen as i64 > len {
                 let newlen = (self.th as i64 + len).max(0) as usize;
@@ -210,13 +218,12 @@ impl<'a> Odesc<'a> {
 
     pub(crate) fn payload_info(&self) -> (usize, u32) {
         if self.has_ip {
-            let ip_len = u32::from(get16(&self.buf, 2));
+            let ip_len = u32::from(self.ip_len());
             let mut off = self.th;
             if self.first_frag() {
                 match self.proto() {
                     PROTO_TCP => {
-                        let doff =
-                            usize::from(self.buf.get(self.th + 12).copied().unwrap_or(0) >> 4) * 4;
+                        let doff = self.tcp_header_len();
                         if self.tlen() >= 13 && doff >= 20 {
                             off += doff;
                         } else {
@@ -234,7 +241,7 @@ impl<'a> Odesc<'a> {
     }
 
     pub(crate) fn account_payload_len(&mut self, off: usize, plen: u32) {
-        let ip_len_field = u32::from(get16(&self.buf, 2));
+        let ip_len_field = u32::from(self.ip_len());
         if !self.has_ip || (ip_len_field == 0 && self.want_len == 0) {
             self.want_len = (off as u32).wrapping_add(plen);
             return;
@@ -250,13 +257,12 @@ impl<'a> Odesc<'a> {
             && self.proto() == PROTO_TCP
             && !self.have_tcp_hl
             && self.tlen() >= 13
-            && self.buf[self.th + 12] >> 4 == 5
+            && self.tcp_header_len() == tcp::HEADER_LEN
         {
             let th_delta = ((delta - (delta & 3)) as usize).min(40);
             let at = self.th + 20;
             self.buf.splice(at..at, std::iter::repeat_n(0u8, th_delta));
-            let th = self.th;
-            self.buf[th + 12] = (self.buf[th + 12] & 0x0F) | ((((20 + th_delta) >> 2) as u8) << 4);
+            self.tcp().set_header_len((20 + th_delta) as u8);
             delta -= th_delta as i64;
         }
         if delta > 0 && !self.have_ip_hl && self.ip_hl_bytes() == 20 {
@@ -352,7 +358,7 @@ impl<'a> Odesc<'a> {
                 .map(Val::U),
             Field::IcmpCode | Field::IcmpCodeName => {
                 if self.have_icmp_type {
-                    let t = self.buf.get(self.th).copied().unwrap_or(0);
+                    let t = IcmpPrefix::new(self.transport()).icmp_type().unwrap_or(0);
                     icmp::code_from_name(t, s)
                         .map(u32::from)
                         .or_else(|| parse_u32(s).filter(|&v| v < 256))
@@ -450,8 +456,12 @@ impl<'a> Odesc<'a> {
                 if p != 0 && !has_ports(p) {
                     return;
                 }
-                let at = self.th + if f == Field::Sport { 0 } else { 2 };
-                put16(&mut self.buf, at, u as u16);
+                let mut ports = self.udp();
+                if f == Field::Sport {
+                    ports.set_src_port(u as u16);
+                } else {
+                    ports.set_dst_port(u as u16);
+                }
             }
             Field::TcpSeq
             | Field::TcpAck
@@ -470,8 +480,8 @@ impl<'a> Odesc<'a> {
                 if p != 0 && p != PROTO_UDP && p != PROTO_UDPLITE {
                     return;
                 }
-                self.grow_to(self.th + 8);
-                put16(&mut self.buf, self.th + 4, u as u16);
+                self.grow_to(self.th + udp::HEADER_LEN);
+                self.udp().set_length(u as u16);
             }
             Field::IcmpType
             | Field::IcmpCode
@@ -572,24 +582,32 @@ impl<'a> Odesc<'a> {
             return;
         }
         match f {
-            Field::TcpSeq => put32(&mut self.buf, th + 4, u),
-            Field::TcpAck => put32(&mut self.buf, th + 8, u),
+            Field::TcpSeq => {
+                self.tcp().set_seq_number(u);
+            }
+            Field::TcpAck => {
+                self.tcp().set_ack_number(u);
+            }
             Field::TcpFlags => {
-                self.buf[th + 13] = u as u8;
-                self.buf[th + 12] = (self.buf[th + 12] & 0xF0) | ((u >> 8) as u8 & 0xF);
+                self.tcp().set_flags_ext(u as u16);
             }
             Field::TcpOff => {
                 let want = ((u + 3) & !3) as usize;
-                let cur = usize::from(self.buf[th + 12] >> 4) * 4;
+                let cur = self.tcp_header_len();
                 if want > cur {
                     let more = want - cur;
                     let len = self.buf.len();
                     self.grow_to(len + more);
                 }
-                self.buf[th + 12] = (self.buf[th + 12] & 0x0F) | (((want >> 2) as u8 & 0xF) << 4);
+                // the field's four bits of `want`, as Click's do
+                self.tcp().set_header_len((want & 0x3C) as u8);
             }
-            Field::TcpWindow => put16(&mut self.buf, th + 14, u as u16),
-            Field::TcpUrp => put16(&mut self.buf, th + 18, u as u16),
+            Field::TcpWindow => {
+                self.tcp().set_window_len(u as u16);
+            }
+            Field::TcpUrp => {
+                self.tcp().set_urgent_at(u as u16);
+            }
             _ => {
                 self.have_tcp_hl = true;
                 let Val::Bytes(opt) = v else { return };
@@ -599,9 +617,8 @@ impl<'a> Odesc<'a> {
                 let olen = opt.len();
                 let th_off = (20 + olen + 3) & !3;
                 self.grow_to(th + th_off);
-                if th_off > usize::from(self.buf[th + 12] >> 4) * 4 {
-                    self.buf[th + 12] =
-                        (self.buf[th + 12] & 0x0F) | (((th_off >> 2) as u8 & 0xF) << 4);
+                if th_off > self.tcp_header_len() {
+                    self.tcp().set_header_len((th_off & 0x3C) as u8);
                 }
                 self.buf[th + 20..th + 20 + olen].copy_from_slice(&opt);
                 for x in &mut self.buf[th + 20 + olen..th + th_off] {
@@ -616,28 +633,33 @@ impl<'a> Odesc<'a> {
             return;
         }
         let th = self.th;
-        self.grow_to(th + 8);
+        self.grow_to(th + icmp::HEADER_LEN);
+        let (t, c) = {
+            let h = self.icmp();
+            (h.icmp_type().unwrap_or(0), h.code().unwrap_or(0))
+        };
         match f {
             Field::IcmpType | Field::IcmpTypeName => {
-                self.buf[th] = u as u8;
+                self.icmp().set_icmp_type(u as u8);
                 self.have_icmp_type = true;
                 self.grow_to(th + icmp_header_len(u as u8));
             }
             Field::IcmpCode | Field::IcmpCodeName => {
-                self.buf[th + 1] = u as u8;
+                self.icmp().set_code(u as u8);
                 self.have_icmp_code = true;
             }
             Field::IcmpFlowid | Field::IcmpSeq => {
-                let t = self.buf[th];
                 if !self.have_icmp_type || icmp_has_flow(t) {
-                    let at = th + if f == Field::IcmpFlowid { 4 } else { 6 };
-                    put16(&mut self.buf, at, u as u16);
+                    if f == Field::IcmpFlowid {
+                        self.icmp().set_echo_ident(u as u16);
+                    } else {
+                        self.icmp().set_echo_seq_no(u as u16);
+                    }
                 }
             }
             Field::IcmpNextmtu => {
-                let (t, c) = (self.buf[th], self.buf[th + 1]);
                 if (!self.have_icmp_type || t == 3) && (!self.have_icmp_code || c == 4) {
-                    put16(&mut self.buf, th + 6, u as u16);
+                    self.icmp().set_next_hop_mtu(u as u16);
                 }
             }
             _ => {}
@@ -652,7 +674,7 @@ impl<'a> Odesc<'a> {
         }
         if self.has_ip {
             self.make_transp();
-            let mut ip_len = u32::from(get16(&self.buf, 2));
+            let mut ip_len = u32::from(self.ip_len());
             if ip_len == 0 {
                 ip_len = self.want_len;
                 if ip_len > 0xFFFF {
@@ -660,15 +682,14 @@ impl<'a> Odesc<'a> {
                 } else if ip_len == 0 {
                     ip_len = self.buf.len() as u32;
                 }
-                put16(&mut self.buf, 2, ip_len as u16);
+                Ipv4Prefix::new(&mut self.buf[..]).set_total_len(ip_len as u16);
             }
             let hl = self.th;
             if self.proto() == PROTO_UDP
                 && self.first_frag()
-                && self.buf.len() >= hl + 6
-                && get16(&self.buf, hl + 4) == 0
+                && UdpPrefix::new(self.transport()).length() == Some(0)
             {
-                put16(&mut self.buf, hl + 4, ip_len.wrapping_sub(hl as u32) as u16);
+                self.udp().set_length(ip_len.wrapping_sub(hl as u32) as u16);
             }
             if checksum {
                 if (ip_len as usize) > self.buf.len() {
@@ -682,8 +703,7 @@ impl<'a> Odesc<'a> {
         let mut p = Packet::make(16, &self.buf, 8);
         if self.has_ip {
             p.set_ip_header(0, self.th);
-            if self.buf.len() >= 20 {
-                let dst = Ipv4Addr::new(self.buf[16], self.buf[17], self.buf[18], self.buf[19]);
+            if let Some(dst) = self.ip_prefix().dst_addr() {
                 p.set_dst_ip_anno(dst);
             }
         }
@@ -708,35 +728,42 @@ impl<'a> Odesc<'a> {
 
     pub(crate) fn set_checksums(&mut self) {
         let hl = self.ip_hl_bytes().min(self.buf.len());
-        put16(&mut self.buf, 10, 0);
+        self.ip_view().set_checksum(0);
         let s = checksum::internet_checksum(&self.buf[..hl]);
-        put16(&mut self.buf, 10, s);
+        self.ip_view().set_checksum(s);
         if self.ip_off() & 0x3FFF != 0 || self.buf.len() < self.th {
             return;
         }
-        let src = Ipv4Addr::new(self.buf[12], self.buf[13], self.buf[14], self.buf[15]);
-        let dst = Ipv4Addr::new(self.buf[16], self.buf[17], self.buf[18], self.buf[19]);
-        let th = self.th;
-        let tl = self.buf.len() - th;
+        let ip = self.ip_prefix();
+        let (Some(src), Some(dst)) = (ip.src_addr(), ip.dst_addr()) else {
+            return;
+        };
+        let tl = self.tlen();
         let proto = self.proto();
+        // The transport checksum, if the header reaches it.
+        let set = |t: &mut [u8], v: u16| match proto {
+            PROTO_TCP => TcpPrefix::new(t).set_checksum(v),
+            PROTO_UDP => UdpPrefix::new(t).set_checksum(v),
+            _ => IcmpPrefix::new(t).set_checksum(v),
+        };
         let at = match proto {
-            PROTO_TCP => 16,
-            PROTO_UDP => 6,
-            PROTO_ICMP => 2,
+            PROTO_TCP => tcp::field::CHECKSUM,
+            PROTO_UDP => udp::field::CHECKSUM,
+            PROTO_ICMP => icmp::field::CHECKSUM,
             _ => return,
         };
         if tl < at + 2 {
             return;
         }
-        put16(&mut self.buf, th + at, 0);
-        let body = checksum::sum(&self.buf[th..]);
+        set(self.transport_mut(), 0);
+        let body = checksum::sum(self.transport());
         let csum = if proto == PROTO_ICMP {
             !body
         } else {
             let ph = checksum::pseudo_header_v4(src, dst, proto, tl as u16);
             !checksum::combine(&[body, ph])
         };
-        put16(&mut self.buf, th + at, csum);
+        set(self.transport_mut(), csum);
     }
 }
 
@@ -775,6 +802,78 @@ mod tests {
             out.push(' ');
         }
         assert_eq!(out, "1.2.3.4 5.6.7.8 U 53 1024 9 77 4 ");
+    }
+
+    fn build(fields: &[(Field, &str)]) -> Packet {
+        let mut o = Odesc::new(0, None, MINOR_VERSION);
+        for &(f, text) in fields {
+            let v = o.parse(f, text).unwrap_or_else(|| panic!("{f:?} {text}"));
+            o.inject(f, v);
+        }
+        o.finish(true)
+    }
+
+    /// An IP length that leaves room for 4 bytes of TCP header: the ports
+    /// are written, the sequence number (past the end) is not, and the
+    /// packet is not grown for it.
+    #[test]
+    fn cut_short_tcp_header_keeps_the_fields_that_fit() {
+        let mut p = build(&[
+            (Field::IpLen, "24"),
+            (Field::IpProto, "T"),
+            (Field::Sport, "80"),
+            (Field::Dport, "1024"),
+            (Field::TcpSeq, "7"),
+            (Field::TcpWindow, "9"),
+        ]);
+        assert_eq!(p.len(), 24);
+        assert_eq!(&p.data()[20..], &[0, 80, 4, 0]);
+        let ip = Ipv4Packet::new_checked(p.data()).unwrap();
+        assert!(ip.verify_checksum());
+        assert_eq!(ip.total_len(), 24);
+        p.set_ip_header(0, 20);
+        let mut d = prepare(&mut p, true, false, false, true);
+        let mut out = String::new();
+        assert!(d.write(Field::Dport, &mut out));
+        assert_eq!(out, "1024");
+        assert!(
+            !d.write(Field::TcpSeq, &mut out),
+            "no sequence number there"
+        );
+
+        // 13 bytes: the data offset fits (a 20-byte header), the flags
+        // byte after it does not.
+        let p = build(&[
+            (Field::IpLen, "33"),
+            (Field::IpProto, "T"),
+            (Field::TcpFlags, "S"),
+        ]);
+        assert_eq!(p.len(), 33);
+        assert_eq!(p.data()[32], 0x50);
+        assert_eq!(&p.data()[20..32], &[0; 12]);
+    }
+
+    /// A UDP header cut after its ports gets no length field, and no
+    /// checksum; a whole one gets both.
+    #[test]
+    fn cut_short_udp_header_gets_no_length() {
+        let p = build(&[
+            (Field::IpLen, "24"),
+            (Field::IpProto, "U"),
+            (Field::Sport, "53"),
+        ]);
+        assert_eq!(&p.data()[20..], &[0, 53, 0, 0]);
+        let p = build(&[
+            (Field::IpLen, "28"),
+            (Field::IpProto, "U"),
+            (Field::Sport, "53"),
+        ]);
+        let udp = rclick_wire::UdpPacket::new_checked(&p.data()[20..]).unwrap();
+        assert_eq!(udp.len(), 8);
+        assert!(udp.verify_checksum(
+            std::net::Ipv4Addr::UNSPECIFIED,
+            std::net::Ipv4Addr::UNSPECIFIED
+        ));
     }
 
     #[test]

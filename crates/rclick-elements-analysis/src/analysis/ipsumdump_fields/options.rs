@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use rclick_wire::ipv4::{push_timestamp, read_timestamp};
 use rclick_wire::tcp::option as tcp_option;
 
 use super::*;
@@ -181,7 +182,7 @@ pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
                     } else if flag == -1 {
                         flag = 0;
                     }
-                    sa.extend_from_slice(&(v.unwrap_or(0) | top).to_be_bytes());
+                    push_timestamp(&mut sa, v.unwrap_or(0) | top);
                     break 'retry;
                 }
                 if p < end && s[p] == b',' {
@@ -484,8 +485,7 @@ pub fn unparse_ip_opt(out: &mut String, opts: &[u8]) {
                     if flag == 3 && o > op {
                         out.pop();
                     } else {
-                        let v =
-                            u32::from_be_bytes([opts[o], opts[o + 1], opts[o + 2], opts[o + 3]]);
+                        let v = read_timestamp(&opts[i..ol], o - i);
                         if v & 0x8000_0000 != 0 {
                             out.push('!');
                         }
