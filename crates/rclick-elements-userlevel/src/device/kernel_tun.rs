@@ -138,18 +138,18 @@ const READ_BUF: usize = 65536;
 
 /// KernelTun's configuration.
 #[derive(Clone, Debug, PartialEq)]
-struct Settings {
-    tap: bool,
+pub(crate) struct Settings {
+    pub(crate) tap: bool,
     /// FromHost: a TAP device whose frames carry IP annotations, no input.
-    host: bool,
-    prefix: IpPrefix,
-    gateway: Option<Ipv4Addr>,
-    devname: String,
-    mtu: usize,
-    headroom: usize,
-    burst: usize,
-    ether: Option<EtherAddr>,
-    ignore_queue_overflows: bool,
+    pub(crate) host: bool,
+    pub(crate) prefix: IpPrefix,
+    pub(crate) gateway: Option<Ipv4Addr>,
+    pub(crate) devname: String,
+    pub(crate) mtu: usize,
+    pub(crate) headroom: usize,
+    pub(crate) burst: usize,
+    pub(crate) ether: Option<EtherAddr>,
+    pub(crate) ignore_queue_overflows: bool,
 }
 
 impl Settings {
@@ -357,6 +357,29 @@ impl KernelTun {
     /// The device's MTU (without link header).
     pub fn mtu(&self) -> usize {
         self.cfg.mtu
+    }
+
+    /// Reads configuration `conf` into the settings, as `configure` does,
+    /// and returns the warnings.
+    pub(crate) fn parse_config(
+        &mut self,
+        conf: &[String],
+        actx: &dyn ArgContext,
+    ) -> Result<Vec<String>, String> {
+        if self.cfg.host {
+            self.cfg = Settings::parse_host(conf, actx)?;
+            return Ok(Vec::new());
+        }
+        let (cfg, warnings) = Settings::parse(conf, self.cfg.tap, actx)?;
+        self.cfg = cfg;
+        Ok(warnings)
+    }
+
+    /// The settings the configuration gave (for the tests of the classes
+    /// made from KernelTun).
+    #[cfg(test)]
+    pub(crate) fn settings(&self) -> &Settings {
+        &self.cfg
     }
 
     fn class(&self) -> &'static str {
@@ -667,15 +690,9 @@ impl Element for KernelTun {
     }
 
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
-        if self.cfg.host {
-            self.cfg = Settings::parse_host(conf, cx.arg_context())?;
-            return Ok(());
-        }
-        let (cfg, warnings) = Settings::parse(conf, self.cfg.tap, cx.arg_context())?;
-        for w in warnings {
+        for w in self.parse_config(conf, cx.arg_context())? {
             cx.warning(w);
         }
-        self.cfg = cfg;
         Ok(())
     }
 

@@ -280,6 +280,35 @@ pub(crate) mod test_util {
             Err(e) => e.to_string(),
         }
     }
+
+    /// Whether this process may open raw IP sockets (root or CAP_NET_RAW).
+    pub(crate) fn raw_sockets_allowed() -> bool {
+        socket2::Socket::new(
+            socket2::Domain::IPV4,
+            socket2::Type::RAW,
+            Some(socket2::Protocol::ICMPV4),
+        )
+        .is_ok()
+    }
+
+    /// Building `conf`, whose element `decl` of class `class` asks for
+    /// the existing non-TUN interface `lo`, fails at initialization in
+    /// every environment (no driver, no privilege, or root), with an error
+    /// that says what to do; nothing is created.
+    pub(crate) fn tun_open_fails(conf: &str, decl: &str, class: &str) {
+        let e = build_err(conf);
+        assert!(e.contains(&format!("While initializing '{decl}'")), "{e}");
+        assert!(e.contains(&format!("{class}: /dev/net/tun: ")), "{e}");
+        assert!(
+            e.contains("choose another DEVNAME") || e.contains("modprobe tun"),
+            "{e}"
+        );
+    }
+
+    /// The names of `e`'s handlers, in order.
+    pub(crate) fn handler_names(e: &dyn rclick_core::Element) -> Vec<String> {
+        e.handlers().iter().map(|h| h.name.to_string()).collect()
+    }
 }
 
 #[cfg(test)]

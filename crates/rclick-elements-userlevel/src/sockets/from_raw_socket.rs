@@ -31,3 +31,21 @@ use super::raw_socket::RawSocket;
 pub fn from_raw_socket() -> RawSocket {
     RawSocket::with_class("FromRawSocket")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sockets::raw_socket::deprecated_form_tests as shared;
+
+    /// RawSocket's ports, handlers, configuration errors; used as old
+    /// configurations use it, with an output only.
+    #[test]
+    fn a_raw_socket_by_another_name() {
+        shared::is_raw_socket(&from_raw_socket(), "FromRawSocket");
+        shared::configuration_errors(
+            |args| format!("FromRawSocket({args}) -> Discard"),
+            "FromRawSocket@1 :: FromRawSocket",
+        );
+        shared::opens_or_says_why_not("t :: FromRawSocket(ICMP) -> Discard", "FromRawSocket");
+    }
+}

@@ -217,7 +217,7 @@ impl Element for RawSocket {
 
     fn configure(&mut self, conf: &[String], cx: &mut ConfigureCx) -> Result<(), String> {
         let mut ty = Word::default();
-        let mut port: u32 = 0;
+        let mut port: u16 = 0;
         let mut snaplen: u32 = 2048;
         let mut headroom: u32 = rclick_packet::DEFAULT_HEADROOM as u32;
         let mut proper = false;
@@ -267,7 +267,14 @@ impl Element for RawSocket {
             ));
         }
         let sock = RawSock::new(Domain::IPV4, Type::RAW, Some(Protocol::from(self.protocol)))
-            .map_err(|e| format!("socket: {e}"))?;
+            .map_err(|e| {
+                let hint = if e.kind() == std::io::ErrorKind::PermissionDenied {
+                    " (raw sockets need root or CAP_NET_RAW)"
+                } else {
+                    ""
+                };
+                format!("socket: {e}{hint}")
+            })?;
         sock.set_header_included_v4(true)
             .map_err(|e| format!("setsockopt(IP_HDRINCL): {e}"))?;
         sock.set_nonblocking(true)
@@ -335,7 +342,7 @@ impl Element for RawSocket {
 
 #[cfg(test)]
 mod tests {
-    use crate::device::test_util::{build_err, registry};
+    use crate::device::test_util::{build_err, raw_sockets_allowed, registry};
     use rclick_core::testing;
 
     /// An ICMP echo request from 127.0.0.1 to 127.0.0.1, as hex for
@@ -352,20 +359,11 @@ mod tests {
         p.iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    fn raw_allowed() -> bool {
-        socket2::Socket::new(
-            socket2::Domain::IPV4,
-            socket2::Type::RAW,
-            Some(socket2::Protocol::ICMPV4),
-        )
-        .is_ok()
-    }
-
     /// On loopback: ToRawSocket sends an echo request; FromRawSocket sees
     /// it and the kernel's reply.
     #[test]
     fn echo_over_loopback() {
-        if !raw_allowed() {
+        if !raw_sockets_allowed() {
             eprintln!("skipped: raw sockets need root or CAP_NET_RAW");
             return;
         }
@@ -393,7 +391,7 @@ mod tests {
     /// Packets that are not IP are dropped and counted.
     #[test]
     fn bad_packets_are_counted() {
-        if !raw_allowed() {
+        if !raw_sockets_allowed() {
             eprintln!("skipped: raw sockets need root or CAP_NET_RAW");
             return;
         }
@@ -423,7 +421,69 @@ mod tests {
         assert!(e.contains("TYPE: invalid number"), "{e}");
         let e = build_err("RawSocket");
         assert!(e.contains("TYPE: required argument missing"), "{e}");
+        let e = build_err("RawSocket(UDP, 70000)");
+        assert!(e.contains("PORT: out of range"), "{e}");
         let e = build_err("RawSocket(UDP, 53, SNAPLEN 0)");
         assert!(e.contains("SNAPLEN"), "{e}");
+    }
+}
+
+/// Checks shared by the tests of FromRawSocket and ToRawSocket, which are
+/// RawSocket under other names.
+#[cfg(test)]
+pub(crate) mod deprecated_form_tests {
+    use crate::device::test_util::{build_err, handler_names, raw_sockets_allowed, registry};
+    use rclick_core::{testing, Element};
+
+    /// `e` is a RawSocket made as `class`: its ports, processing and
+    /// handlers are RawSocket's.
+    pub(crate) fn is_raw_socket(e: &super::RawSocket, class: &str) {
+        assert_eq!(e.class_name(), class);
+        assert_eq!(e.port_count(), "0-1/0-1");
+        assert_eq!(e.processing(), "l/h");
+        assert_eq!(
+            handler_names(e),
+            ["received", "sent", "drops", "drop_details"]
+        );
+    }
+
+    /// Each bad argument list `args`, put in a configuration by `conf`,
+    /// fails to configure element `decl` with Click's message (`TYPE:
+    /// required argument missing`, `TYPE: invalid number`, `PORT` out of
+    /// range, `X: unknown argument`) or ours.
+    pub(crate) fn configuration_errors(conf: impl Fn(&str) -> String, decl: &str) {
+        let cases = [
+            ("", "TYPE: required argument missing"),
+            ("FOO", "TYPE: invalid number 'FOO'"),
+            ("UDP, 70000", "PORT: out of range"),
+            ("TCP, BOGUS 1", "BOGUS: unknown argument"),
+            ("ICMP, SNAPLEN 0", "SNAPLEN must be between 1 and 65536"),
+            ("ICMP, HEADROOM 9000", "HEADROOM too big"),
+        ];
+        for (args, want) in cases {
+            let e = build_err(&conf(args));
+            let at = format!("While configuring '{decl}'");
+            assert!(e.contains(&at), "{args}: {e}");
+            assert!(e.contains(want), "{args}: {e}");
+        }
+    }
+
+    /// `conf` (with element `t` of class `class`) builds where raw sockets
+    /// are allowed, logging the deprecation warning, with its counts at
+    /// zero; elsewhere initialization fails saying why.
+    pub(crate) fn opens_or_says_why_not(conf: &str, class: &str) {
+        if raw_sockets_allowed() {
+            let r = testing::build(conf, &registry(), true).unwrap();
+            let warning = format!("warning: {class} is deprecated, use RawSocket instead");
+            assert_eq!(r.take_log(), [warning]);
+            assert_eq!(testing::read(&r, "t.sent"), "0");
+            assert_eq!(testing::read(&r, "t.received"), "0");
+            assert_eq!(testing::read(&r, "t.drops"), "0");
+        } else {
+            let e = build_err(conf);
+            let at = format!("While initializing 't :: {class}'");
+            assert!(e.contains(&at), "{e}");
+            assert!(e.contains("socket: ") && e.contains("CAP_NET_RAW"), "{e}");
+        }
     }
 }

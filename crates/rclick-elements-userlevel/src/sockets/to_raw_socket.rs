@@ -31,3 +31,21 @@ use super::raw_socket::RawSocket;
 pub fn to_raw_socket() -> RawSocket {
     RawSocket::with_class("ToRawSocket")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sockets::raw_socket::deprecated_form_tests as shared;
+
+    /// RawSocket's ports, handlers, configuration errors; used as old
+    /// configurations use it, with an input only.
+    #[test]
+    fn a_raw_socket_by_another_name() {
+        shared::is_raw_socket(&to_raw_socket(), "ToRawSocket");
+        shared::configuration_errors(
+            |args| format!("Idle -> ToRawSocket({args})"),
+            "ToRawSocket@2 :: ToRawSocket",
+        );
+        shared::opens_or_says_why_not("Idle -> t :: ToRawSocket(ICMP)", "ToRawSocket");
+    }
+}
