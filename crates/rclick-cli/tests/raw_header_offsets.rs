@@ -10,8 +10,12 @@
 //! such lines its [`ALLOWED`] entry says, with the reason; a file whose
 //! count fell must lower its entry, so the list only shrinks.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use common::{crates_dir, non_test_lines, rust_files};
 
 /// Files allowed raw-offset lines: (path under `crates/`, at most how many
 /// lines, why). Most are not header accesses at all (stores into local
@@ -132,10 +136,7 @@ fn is_raw_offset(line: &str) -> bool {
 
 /// Raw-offset lines in the non-test part of `text`.
 fn count(text: &str) -> usize {
-    text.lines()
-        .take_while(|l| !l.trim_start().starts_with("#[cfg(test)]"))
-        .filter(|l| is_raw_offset(l))
-        .count()
+    non_test_lines(text).filter(|l| is_raw_offset(l)).count()
 }
 
 /// The files of the modules `text` (the file `path`) declares under
@@ -163,23 +164,9 @@ fn test_only_children(path: &Path, text: &str) -> Vec<PathBuf> {
     out
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn element_files_use_header_views() {
-    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let crates = crates_dir();
     let mut found = BTreeMap::new();
     for e in std::fs::read_dir(&crates).unwrap().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
