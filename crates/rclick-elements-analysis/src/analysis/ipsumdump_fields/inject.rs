@@ -648,19 +648,18 @@ impl<'a> Odesc<'a> {
                 self.icmp().set_code(u as u8);
                 self.have_icmp_code = true;
             }
-            Field::IcmpFlowid | Field::IcmpSeq => {
-                if !self.have_icmp_type || icmp_has_flow(t) {
-                    if f == Field::IcmpFlowid {
-                        self.icmp().set_echo_ident(u as u16);
-                    } else {
-                        self.icmp().set_echo_seq_no(u as u16);
-                    }
-                }
+            // the flow fields only where the type has them, the MTU only
+            // in "fragmentation needed" (when type and code are known)
+            Field::IcmpFlowid if !self.have_icmp_type || icmp_has_flow(t) => {
+                self.icmp().set_echo_ident(u as u16);
             }
-            Field::IcmpNextmtu => {
-                if (!self.have_icmp_type || t == 3) && (!self.have_icmp_code || c == 4) {
-                    self.icmp().set_next_hop_mtu(u as u16);
-                }
+            Field::IcmpSeq if !self.have_icmp_type || icmp_has_flow(t) => {
+                self.icmp().set_echo_seq_no(u as u16);
+            }
+            Field::IcmpNextmtu
+                if (!self.have_icmp_type || t == 3) && (!self.have_icmp_code || c == 4) =>
+            {
+                self.icmp().set_next_hop_mtu(u as u16);
             }
             _ => {}
         }
@@ -874,6 +873,31 @@ mod tests {
             std::net::Ipv4Addr::UNSPECIFIED,
             std::net::Ipv4Addr::UNSPECIFIED
         ));
+    }
+
+    /// ICMP fields land where the type has them, and nowhere else.
+    #[test]
+    fn icmp_fields_by_type() {
+        let icmp = |fields: &[(Field, &str)]| build(fields).data()[20..].to_vec();
+        let echo = icmp(&[
+            (Field::IcmpType, "8"),
+            (Field::IcmpFlowid, "258"),
+            (Field::IcmpSeq, "3"),
+            (Field::IcmpNextmtu, "1500"),
+        ]);
+        assert_eq!((echo[0], &echo[4..8]), (8, &[1, 2, 0, 3][..]));
+        let frag = icmp(&[
+            (Field::IcmpType, "3"),
+            (Field::IcmpCode, "4"),
+            (Field::IcmpFlowid, "258"),
+            (Field::IcmpNextmtu, "1500"),
+        ]);
+        assert_eq!((frag[0], frag[1], &frag[4..8]), (3, 4, &[0, 0, 5, 220][..]));
+        let ts = icmp(&[(Field::IpProto, "I"), (Field::IcmpType, "13")]);
+        assert_eq!(ts.len(), 20, "a timestamp request's header");
+        assert!(rclick_wire::IcmpPacket::new_checked(&ts[..])
+            .unwrap()
+            .verify_checksum());
     }
 
     #[test]
