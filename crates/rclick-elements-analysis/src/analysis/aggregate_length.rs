@@ -41,6 +41,7 @@
 //!
 //! AggregateIP, AggregateIPFlows, AggregateCounter
 
+use super::drops_handler;
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 
@@ -49,13 +50,6 @@ use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 pub struct AggregateLength {
     ip: bool,
     drops: u64,
-}
-
-rclick_core::handlers! {
-    /// The handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
 }
 
 impl Element for AggregateLength {
@@ -96,14 +90,11 @@ impl Element for AggregateLength {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        drops_handler::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        if !matches!(H::from_id(id), Some(H::Drops)) {
-            return Err("no such handler".into());
-        }
-        Ok(self.drops.to_string())
+        drops_handler::read(id, self.drops)
     }
 }
 

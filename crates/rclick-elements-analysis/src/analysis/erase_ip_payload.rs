@@ -46,6 +46,7 @@
 //!
 //! AnonymizeIPAddr, TruncateIPPayload
 
+use super::drops_handler;
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 use rclick_wire::{tcp, udp};
@@ -84,13 +85,6 @@ fn erase(proto: u8, t: &mut [u8]) -> bool {
     true
 }
 
-rclick_core::handlers! {
-    /// The handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
 impl Element for EraseIPPayload {
     fn class_name(&self) -> &'static str {
         "EraseIPPayload"
@@ -122,14 +116,11 @@ impl Element for EraseIPPayload {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        drops_handler::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        if !matches!(H::from_id(id), Some(H::Drops)) {
-            return Err("no such handler".into());
-        }
-        Ok(self.drops.to_string())
+        drops_handler::read(id, self.drops)
     }
 }
 

@@ -16,6 +16,7 @@ mod aggregate_length;
 mod aggregate_packet_counter;
 mod aggregate_paint;
 mod anonymize_ip_addr;
+mod drops_handler;
 mod erase_ip_payload;
 mod from_ip_summary_dump;
 mod random_sample;

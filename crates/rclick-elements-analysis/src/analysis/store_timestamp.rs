@@ -42,6 +42,7 @@
 //!
 //! SetTimestamp, TimeRange
 
+use super::drops_handler;
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 
@@ -58,13 +59,6 @@ enum Place {
 pub struct StoreTimestamp {
     place: Place,
     drops: u64,
-}
-
-rclick_core::handlers! {
-    /// The handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
 }
 
 impl Element for StoreTimestamp {
@@ -109,14 +103,11 @@ impl Element for StoreTimestamp {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        drops_handler::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        if !matches!(H::from_id(id), Some(H::Drops)) {
-            return Err("no such handler".into());
-        }
-        Ok(self.drops.to_string())
+        drops_handler::read(id, self.drops)
     }
 }
 
