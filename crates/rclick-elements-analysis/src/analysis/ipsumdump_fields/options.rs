@@ -230,28 +230,61 @@ pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
             sa[sa_pos + 1] = (sa.len() - sa_pos) as u8;
         } else if !rest.is_empty() && rest[0].is_ascii_digit() {
             parse_unknown_opt(s, &mut p, &mut sa)?;
-        } else if rest.starts_with(b"nop") {
-            sa.push(IPOPT_NOP);
-            p += 3;
-        } else if rest.starts_with(b"eol") && (rest.len() == 3 || rest[3] != b',') {
-            sa.push(IPOPT_EOL);
-            p += 3;
+        } else if let Some(n) = parse_padding(rest, &mut sa) {
+            p += n;
         } else {
             return None;
         }
-        if p >= end {
-            while sa.len() > 40 && sa[0] == IPOPT_NOP {
-                sa.remove(0);
-            }
-            if sa.len() > 40 {
-                return None;
-            }
-            return Some(sa);
-        } else if s[p] != b',' && s[p] != b';' {
-            return None;
+        match after_option(s, p, false) {
+            After::End => return finish_options(sa),
+            After::Next(q) => p = q,
+            After::Bad => return None,
         }
-        p += 1;
     }
+}
+
+/// `nop` or `eol` (not followed by a comma) at the start of `rest`, the
+/// padding kinds of IP and TCP options alike: appends its byte to `sa`
+/// and says how many bytes it read.
+fn parse_padding(rest: &[u8], sa: &mut Vec<u8>) -> Option<usize> {
+    if rest.starts_with(b"nop") {
+        sa.push(IPOPT_NOP);
+    } else if rest.starts_with(b"eol") && (rest.len() == 3 || rest[3] != b',') {
+        sa.push(IPOPT_EOL);
+    } else {
+        return None;
+    }
+    Some(3)
+}
+
+/// What follows an option in an option list's text.
+enum After {
+    /// The end of the list.
+    End,
+    /// Another option, at this offset.
+    Next(usize),
+    /// Something that separates no options.
+    Bad,
+}
+
+/// What follows the option of `s` that ends at `p`: the end of the text
+/// (or white space, when `space_ends`), or a `,` or `;` and the next one.
+fn after_option(s: &[u8], p: usize, space_ends: bool) -> After {
+    match s.get(p) {
+        None => After::End,
+        Some(c) if space_ends && c.is_ascii_whitespace() => After::End,
+        Some(b',' | b';') => After::Next(p + 1),
+        Some(_) => After::Bad,
+    }
+}
+
+/// A parsed option list, within a header's 40 bytes of options: leading
+/// NOPs are dropped while it is longer; None when it still is.
+fn finish_options(mut sa: Vec<u8>) -> Option<Vec<u8>> {
+    while sa.len() > 40 && sa[0] == IPOPT_NOP {
+        sa.remove(0);
+    }
+    (sa.len() <= 40).then_some(sa)
 }
 
 pub(crate) fn parse_unknown_opt(s: &[u8], p: &mut usize, sa: &mut Vec<u8>) -> Option<()> {
@@ -347,30 +380,19 @@ pub(crate) fn parse_tcp_opt(text: &str, mask: u32) -> Option<Vec<u8>> {
             p = t2;
         } else if !rest.is_empty() && rest[0].is_ascii_digit() && mask & TCPOPT_UNKNOWN != 0 {
             parse_unknown_opt(s, &mut p, &mut sa)?;
-        } else if rest.starts_with(b"nop") && mask & TCPOPT_PADDING != 0 {
-            sa.push(1);
-            p += 3;
-        } else if rest.starts_with(b"eol")
-            && mask & TCPOPT_PADDING != 0
-            && (rest.len() == 3 || rest[3] != b',')
+        } else if let Some(n) = (mask & TCPOPT_PADDING != 0)
+            .then(|| parse_padding(rest, &mut sa))
+            .flatten()
         {
-            sa.push(0);
-            p += 3;
+            p += n;
         } else {
             return None;
         }
-        if p >= end || s[p].is_ascii_whitespace() {
-            while sa.len() > 40 && sa[0] == 1 {
-                sa.remove(0);
-            }
-            if sa.len() > 40 {
-                return None;
-            }
-            return Some(sa);
-        } else if s[p] != b',' && s[p] != b';' {
-            return None;
+        match after_option(s, p, true) {
+            After::End => return finish_options(sa),
+            After::Next(q) => p = q,
+            After::Bad => return None,
         }
-        p += 1;
     }
 }
 
@@ -678,6 +700,24 @@ mod tests {
         let mut s = String::new();
         unparse_tcp_opt(&mut s, &b, TCPOPT_ALL_NOPAD);
         assert_eq!(s, "mss1460;sackok;wscale10;ts1:2;sack1-2");
+    }
+
+    /// The list's ends and separators, padding, and the 40-byte limit
+    /// (leading NOPs give way; a list still longer is refused).
+    #[test]
+    fn list_ends_padding_and_limit() {
+        assert_eq!(parse_ip_opt("nop,eol"), Some(vec![1, 0]));
+        assert_eq!(parse_ip_opt("nop eol"), None);
+        assert_eq!(
+            parse_tcp_opt("nop;mss1 trailing", TCPOPT_ALL),
+            Some(vec![1, 2, 4, 0, 1])
+        );
+        assert_eq!(parse_tcp_opt("nop", TCPOPT_MSS), None);
+        assert_eq!(parse_tcp_opt("eol,nop", TCPOPT_ALL), None);
+        let nops = vec!["nop"; 41].join(",");
+        assert_eq!(parse_ip_opt(&nops), Some(vec![1; 40]));
+        let long = format!("{nops},7=1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17:18:19:20:21:22:23:24:25:26:27:28:29:30:31:32:33:34:35:36:37:38:39");
+        assert_eq!(parse_ip_opt(&long), None);
     }
 
     fn hex(s: &str) -> Vec<u8> {
