@@ -99,8 +99,8 @@ use rclick_wire::arp::PACKET_LEN as ARP_LEN;
 use rclick_wire::{ArpOperation, ArpPacket, ArpRepr, EtherType, EthernetAddress, EthernetFrame};
 
 use super::arp_table::{
-    expiry_period, jiffies, lock, parse_delete, parse_insert, parse_table_keywords, AppendError,
-    ArpTable, ArpTableElement, SharedTable, TableConfig,
+    expire, jiffies, lock, parse_delete, parse_insert, parse_table_keywords, start_expiry,
+    AppendError, ArpTable, ArpTableElement, SharedTable, TableConfig,
 };
 
 /// The ARPQuerier element.
@@ -495,21 +495,12 @@ impl Element for ArpQuerier {
                 .ok_or_else(|| "TABLE type mismatch, expected ARPTable".to_string())?;
             self.table = shared;
         } else {
-            let cfg = lock(&self.table).config();
-            if let Some(after) = expiry_period(&cfg, true) {
-                let t = cx.new_timer();
-                cx.schedule_timer_after(t, after);
-                self.timer = Some(t);
-            }
+            self.timer = start_expiry(&self.table, cx);
         }
         Ok(())
     }
     fn run_timer(&mut self, timer: TimerId, cx: &mut Ctx) {
-        let mut t = lock(&self.table);
-        t.slim(jiffies(cx.now()));
-        if let Some(after) = expiry_period(&t.config(), false) {
-            cx.schedule_timer_after(timer, after);
-        }
+        expire(&self.table, timer, cx);
     }
     fn cleanup(&mut self, _cx: &mut Ctx) {
         if self.own_table {

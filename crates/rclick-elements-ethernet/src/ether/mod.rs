@@ -31,6 +31,7 @@ pub mod set_vlan_anno;
 pub mod store_ether_address;
 pub mod strip_ether_vlan_header;
 pub mod suppressor;
+mod two_outputs;
 pub mod vlan_decap;
 pub mod vlan_encap;
 
