@@ -39,7 +39,7 @@
 //!
 //! AggregateIP, AggregateIPFlows, AggregateFirst
 
-use super::drops_handler;
+use super::drop_counting;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
 /// Port value meaning "drop".
@@ -147,11 +147,11 @@ impl Element for AggregateFilter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        drops_handler::handlers()
+        drop_counting::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        drops_handler::read(id, self.drops)
+        drop_counting::read(id, self.drops)
     }
 }
 

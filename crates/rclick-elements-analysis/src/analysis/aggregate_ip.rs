@@ -61,7 +61,7 @@
 //!
 //! AggregateIPFlows, AggregateLength, AggregateCounter
 
-use super::drops_handler;
+use super::drop_counting;
 use rclick_core::args::{AnyArg, Args};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 use rclick_wire::ipv4::Ipv4Packet;
@@ -319,11 +319,11 @@ impl Element for AggregateIP {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        drops_handler::handlers()
+        drop_counting::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        drops_handler::read(id, self.drops)
+        drop_counting::read(id, self.drops)
     }
 }
 

@@ -65,7 +65,7 @@
 
 use std::net::Ipv4Addr;
 
-use super::drops_handler;
+use super::drop_counting;
 use rclick_core::args::{AnyArg, Args};
 use rclick_core::random;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch};
@@ -309,11 +309,11 @@ impl Element for AnonymizeIPAddr {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        drops_handler::handlers()
+        drop_counting::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        drops_handler::read(id, self.drops)
+        drop_counting::read(id, self.drops)
     }
 }
 
