@@ -400,16 +400,31 @@ pub(crate) fn write_quad(out: &mut String, o: &[u8]) {
     let _ = write!(out, "{}.{}.{}.{}", o[0], o[1], o[2], o[3]);
 }
 
+/// Replaces what an unparse wrote from `start` on with `?`: the options
+/// are malformed.
+fn write_bad(out: &mut String, start: usize) {
+    out.truncate(start);
+    out.push('?');
+}
+
+/// Prints an option of a kind Click's text has no name for (IP's or
+/// TCP's): after `sep`, its kind, then `=` and its data bytes, `:` between.
+fn write_unknown(out: &mut String, sep: &str, kind: u8, data: &[u8]) {
+    let _ = write!(out, "{sep}{kind}");
+    let mut c = '=';
+    for &b in data {
+        let _ = write!(out, "{c}{b}");
+        c = ':';
+    }
+}
+
 /// Prints IP options in Click's text form, without padding.
 pub fn unparse_ip_opt(out: &mut String, opts: &[u8]) {
     let start_len = out.len();
     let end = opts.len();
     let mut i = 0usize;
     let mut sep = "";
-    let bad = |out: &mut String| {
-        out.truncate(start_len);
-        out.push('?');
-    };
+    let bad = |out: &mut String| write_bad(out, start_len);
     while i < end {
         let kind = opts[i];
         match kind {
@@ -533,14 +548,8 @@ pub fn unparse_ip_opt(out: &mut String, opts: &[u8]) {
                 if i + 1 >= end || i + usize::from(opts[i + 1]) > end || opts[i + 1] < 2 {
                     return bad(out);
                 }
-                out.push_str(sep);
-                let _ = write!(out, "{}", kind);
                 let e = i + usize::from(opts[i + 1]);
-                let mut c = '=';
-                for &b in &opts[i + 2..e] {
-                    let _ = write!(out, "{c}{b}");
-                    c = ':';
-                }
+                write_unknown(out, sep, kind, &opts[i + 2..e]);
                 i = e;
                 sep = ";";
             }
@@ -578,10 +587,7 @@ pub(crate) fn unparse_tcp_opt(out: &mut String, opts: &[u8], mask: u32) {
     let end = opts.len();
     let mut i = 0usize;
     let mut sep = "";
-    let bad = |out: &mut String| {
-        out.truncate(start_len);
-        out.push('?');
-    };
+    let bad = |out: &mut String| write_bad(out, start_len);
     while i < end {
         let kind = opts[i];
         if kind == 0 {
@@ -640,14 +646,7 @@ pub(crate) fn unparse_tcp_opt(out: &mut String, opts: &[u8], mask: u32) {
                 let (a, b) = tcp_option::timestamps(o);
                 let _ = write!(out, "{sep}ts{a}:{b}");
             }
-            _ => {
-                let _ = write!(out, "{sep}{kind}");
-                let mut c = '=';
-                for &b in &o[2..] {
-                    let _ = write!(out, "{c}{b}");
-                    c = ':';
-                }
-            }
+            _ => write_unknown(out, sep, kind, &o[2..]),
         }
         sep = ";";
         i += olen;
@@ -718,6 +717,21 @@ mod tests {
         assert_eq!(parse_ip_opt(&nops), Some(vec![1; 40]));
         let long = format!("{nops},7=1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17:18:19:20:21:22:23:24:25:26:27:28:29:30:31:32:33:34:35:36:37:38:39");
         assert_eq!(parse_ip_opt(&long), None);
+    }
+
+    /// Kinds without a name print as their number and data bytes, in IP
+    /// and TCP options alike; a malformed list prints as `?`.
+    #[test]
+    fn unknown_kinds_and_malformed_lists() {
+        let mut s = String::new();
+        unparse_ip_opt(&mut s, &parse_ip_opt("99=1:2").unwrap());
+        s.push(' ');
+        unparse_tcp_opt(&mut s, &parse_tcp_opt("99=1:2", TCPOPT_ALL).unwrap(), TCPOPT_ALL);
+        s.push(' ');
+        unparse_ip_opt(&mut s, &[99, 9]);
+        s.push(' ');
+        unparse_tcp_opt(&mut s, &[2, 4, 1], TCPOPT_ALL);
+        assert_eq!(s, "99=1:2 99=1:2 ? ?");
     }
 
     fn hex(s: &str) -> Vec<u8> {
