@@ -99,8 +99,8 @@ use rclick_wire::arp::PACKET_LEN as ARP_LEN;
 use rclick_wire::{ArpOperation, ArpPacket, ArpRepr, EtherType, EthernetAddress, EthernetFrame};
 
 use super::arp_table::{
-    expire, jiffies, lock, parse_delete, parse_insert, parse_table_keywords, start_expiry,
-    AppendError, ArpTable, ArpTableElement, SharedTable, TableConfig,
+    expire, jiffies, lock, parse_table_keywords, start_expiry, write_insert_delete, AppendError,
+    ArpTable, ArpTableElement, SharedTable, TableConfig,
 };
 
 /// The ARPQuerier element.
@@ -578,13 +578,8 @@ impl Element for ArpQuerier {
                     self.bcast = ip;
                 }
             }
-            Some(H::Insert) => {
-                let (ip, eth) = parse_insert(value)?;
-                drop(lock(&self.table).insert(ip, eth, now));
-            }
-            Some(H::Delete) => {
-                let ip = parse_delete(value)?;
-                drop(lock(&self.table).insert(ip, [0xff; 6], now));
+            Some(h @ (H::Insert | H::Delete)) => {
+                write_insert_delete(&self.table, h == H::Delete, value, now)?;
             }
             Some(H::Clear) => {
                 self.queries = 0;

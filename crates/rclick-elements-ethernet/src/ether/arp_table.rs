@@ -472,8 +472,26 @@ impl ArpTable {
     }
 }
 
+/// The `insert` and `delete` handlers of ARPTable and ARPQuerier: `IP
+/// ETH` enters a mapping in `table`, `IP` one to the Ethernet broadcast
+/// address (as Click's do), both at jiffy `now`.
+pub(crate) fn write_insert_delete(
+    table: &SharedTable,
+    delete: bool,
+    value: &str,
+    now: i64,
+) -> Result<(), String> {
+    let (ip, eth) = if delete {
+        (parse_delete(value)?, [0xff; 6])
+    } else {
+        parse_insert(value)?
+    };
+    drop(lock(table).insert(ip, eth, now));
+    Ok(())
+}
+
 /// Parses `IP ETH` (the `insert` handler) with names resolved by nothing.
-pub(crate) fn parse_insert(value: &str) -> Result<(Ipv4Addr, [u8; 6]), String> {
+fn parse_insert(value: &str) -> Result<(Ipv4Addr, [u8; 6]), String> {
     let words = rclick_core::confparse::split_space(value);
     let mut ip = Ipv4Addr::UNSPECIFIED;
     let mut eth = EtherAddr::default();
@@ -486,7 +504,7 @@ pub(crate) fn parse_insert(value: &str) -> Result<(Ipv4Addr, [u8; 6]), String> {
 }
 
 /// Parses `IP` (the `delete` handler).
-pub(crate) fn parse_delete(value: &str) -> Result<Ipv4Addr, String> {
+fn parse_delete(value: &str) -> Result<Ipv4Addr, String> {
     let words = rclick_core::confparse::split_space(value);
     let mut ip = Ipv4Addr::UNSPECIFIED;
     Args::new(&words)
@@ -652,13 +670,8 @@ impl Element for ArpTableElement {
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let now = jiffies(cx.now());
         match H::from_id(id) {
-            Some(H::Insert) => {
-                let (ip, eth) = parse_insert(value)?;
-                drop(lock(&self.table).insert(ip, eth, now));
-            }
-            Some(H::Delete) => {
-                let ip = parse_delete(value)?;
-                drop(lock(&self.table).insert(ip, [0xff; 6], now));
+            Some(h @ (H::Insert | H::Delete)) => {
+                write_insert_delete(&self.table, h == H::Delete, value, now)?;
             }
             Some(H::Clear) => lock(&self.table).clear(),
             _ => return Err("handler not writable".into()),

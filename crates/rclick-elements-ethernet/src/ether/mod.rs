@@ -209,8 +209,9 @@ pub(crate) fn ether_offset(s: &str) -> Result<usize, String> {
 
 /// The Ethernet address a write handler was given (`value`, trimmed),
 /// parsed as the one mandatory argument `keyword` (the error names it):
-/// the `addr` handlers of SetEtherAddress and StoreEtherAddress, and
-/// HostEtherFilter's `ether`.
+/// the `addr` handlers of SetEtherAddress and StoreEtherAddress,
+/// HostEtherFilter's `ether`, and the `src` and `dst` of EtherEncap and
+/// EtherVLANEncap.
 pub(crate) fn ether_handler_value(
     value: &str,
     keyword: &str,
