@@ -44,14 +44,8 @@ pub(crate) fn parse_quad(s: &[u8], out: &mut Vec<u8>) -> Option<usize> {
 /// Parses Click's IP option text (`rr{...}`, `ssrr{...}`, `ts{...}`,
 /// `nop`, `eol`, `N=a:b`). `.` means none (empty result).
 pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
-    if text.is_empty() || text == "." {
-        return Some(Vec::new());
-    }
-    let s = text.as_bytes();
-    let end = s.len();
-    let mut p = 0usize;
-    let mut sa: Vec<u8> = Vec::new();
-    loop {
+    parse_option_list(text, false, |s, mut p, sa| {
+        let end = s.len();
         let rest = &s[p..];
         let route = if rest.len() > 3 && rest.starts_with(b"rr{") {
             Some((IPOPT_RR, 3))
@@ -77,7 +71,7 @@ pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
                 if p >= end || !s[p].is_ascii_digit() {
                     break;
                 }
-                p += parse_quad(&s[p..], &mut sa)?;
+                p += parse_quad(&s[p..], sa)?;
                 if p < end && s[p] == b',' {
                     p += 1;
                 }
@@ -142,7 +136,7 @@ pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
                 let entry_len = sa.len();
                 'retry: loop {
                     if flag == 1 || flag == 3 || flag == -2 {
-                        p += parse_quad(&s[p..], &mut sa)?;
+                        p += parse_quad(&s[p..], sa)?;
                         if pointer >= 0 && flag == -2 {
                             flag = 3;
                         }
@@ -229,13 +223,34 @@ pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
             }
             sa[sa_pos + 1] = (sa.len() - sa_pos) as u8;
         } else if !rest.is_empty() && rest[0].is_ascii_digit() {
-            parse_unknown_opt(s, &mut p, &mut sa)?;
-        } else if let Some(n) = parse_padding(rest, &mut sa) {
+            parse_unknown_opt(s, &mut p, sa)?;
+        } else if let Some(n) = parse_padding(rest, sa) {
             p += n;
         } else {
             return None;
         }
-        match after_option(s, p, false) {
+        Some(p)
+    })
+}
+
+/// Parses an option list's text (empty or `.` for none): options
+/// separated by `,` or `;`, each read by `one` from the text at an offset
+/// into the list (returning the offset after it, None when it reads none);
+/// white space also ends the list when `space_ends`.
+fn parse_option_list(
+    text: &str,
+    space_ends: bool,
+    mut one: impl FnMut(&[u8], usize, &mut Vec<u8>) -> Option<usize>,
+) -> Option<Vec<u8>> {
+    if text.is_empty() || text == "." {
+        return Some(Vec::new());
+    }
+    let s = text.as_bytes();
+    let mut p = 0;
+    let mut sa = Vec::new();
+    loop {
+        p = one(s, p, &mut sa)?;
+        match after_option(s, p, space_ends) {
             After::End => return finish_options(sa),
             After::Next(q) => p = q,
             After::Bad => return None,
@@ -315,14 +330,8 @@ pub(crate) fn parse_unknown_opt(s: &[u8], p: &mut usize, sa: &mut Vec<u8>) -> Op
 
 /// Parses Click's TCP option text restricted to `mask`.
 pub(crate) fn parse_tcp_opt(text: &str, mask: u32) -> Option<Vec<u8>> {
-    if text.is_empty() || text == "." {
-        return Some(Vec::new());
-    }
-    let s = text.as_bytes();
-    let end = s.len();
-    let mut p = 0usize;
-    let mut sa: Vec<u8> = Vec::new();
-    loop {
+    parse_option_list(text, true, |s, mut p, sa| {
+        let end = s.len();
         let rest = &s[p..];
         if rest.len() > 3 && rest.starts_with(b"mss") && mask & TCPOPT_MSS != 0 {
             let (v, r) = prefix_int(&rest[3..], 0);
@@ -350,7 +359,7 @@ pub(crate) fn parse_tcp_opt(text: &str, mask: u32) -> Option<Vec<u8>> {
                 }
                 let (b, r2) = prefix_int(&s[t + 1..], 0);
                 let t2 = end - r2.len();
-                tcp_option::push_sack_block(&mut sa, a.unwrap_or(0), b.unwrap_or(0));
+                tcp_option::push_sack_block(sa, a.unwrap_or(0), b.unwrap_or(0));
                 if t2 < start + 3 {
                     return None;
                 }
@@ -373,27 +382,23 @@ pub(crate) fn parse_tcp_opt(text: &str, mask: u32) -> Option<Vec<u8>> {
             if sa.is_empty() {
                 sa.extend_from_slice(&[1, 1]);
             }
-            tcp_option::push_timestamps(&mut sa, a.unwrap_or(0), b.unwrap_or(0));
+            tcp_option::push_timestamps(sa, a.unwrap_or(0), b.unwrap_or(0));
             if t2 < start + 5 {
                 return None;
             }
             p = t2;
         } else if !rest.is_empty() && rest[0].is_ascii_digit() && mask & TCPOPT_UNKNOWN != 0 {
-            parse_unknown_opt(s, &mut p, &mut sa)?;
+            parse_unknown_opt(s, &mut p, sa)?;
         } else if let Some(n) = (mask & TCPOPT_PADDING != 0)
-            .then(|| parse_padding(rest, &mut sa))
+            .then(|| parse_padding(rest, sa))
             .flatten()
         {
             p += n;
         } else {
             return None;
         }
-        match after_option(s, p, true) {
-            After::End => return finish_options(sa),
-            After::Next(q) => p = q,
-            After::Bad => return None,
-        }
-    }
+        Some(p)
+    })
 }
 
 pub(crate) fn write_quad(out: &mut String, o: &[u8]) {
@@ -726,7 +731,11 @@ mod tests {
         let mut s = String::new();
         unparse_ip_opt(&mut s, &parse_ip_opt("99=1:2").unwrap());
         s.push(' ');
-        unparse_tcp_opt(&mut s, &parse_tcp_opt("99=1:2", TCPOPT_ALL).unwrap(), TCPOPT_ALL);
+        unparse_tcp_opt(
+            &mut s,
+            &parse_tcp_opt("99=1:2", TCPOPT_ALL).unwrap(),
+            TCPOPT_ALL,
+        );
         s.push(' ');
         unparse_ip_opt(&mut s, &[99, 9]);
         s.push(' ');
