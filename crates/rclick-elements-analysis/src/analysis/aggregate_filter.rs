@@ -39,6 +39,7 @@
 //!
 //! AggregateIP, AggregateIPFlows, AggregateFirst
 
+use super::drop_counting;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
 
 /// Port value meaning "drop".
@@ -65,13 +66,6 @@ impl AggregateFilter {
             .iter()
             .find(|(lo, hi, _)| (*lo..=*hi).contains(&agg))
             .map_or(DENY, |r| r.2)
-    }
-}
-
-rclick_core::handlers! {
-    /// The handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
     }
 }
 
@@ -153,14 +147,11 @@ impl Element for AggregateFilter {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        drop_counting::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        if !matches!(H::from_id(id), Some(H::Drops)) {
-            return Err("no such handler".into());
-        }
-        Ok(self.drops.to_string())
+        drop_counting::read(id, self.drops)
     }
 }
 

@@ -61,6 +61,7 @@
 //!
 //! AggregateIPFlows, AggregateLength, AggregateCounter
 
+use super::drop_counting;
 use rclick_core::args::{AnyArg, Args};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 use rclick_wire::ipv4::Ipv4Packet;
@@ -269,13 +270,6 @@ impl Default for AggregateIP {
     }
 }
 
-rclick_core::handlers! {
-    /// The handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
 impl Element for AggregateIP {
     fn class_name(&self) -> &'static str {
         "AggregateIP"
@@ -325,14 +319,11 @@ impl Element for AggregateIP {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        drop_counting::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        if !matches!(H::from_id(id), Some(H::Drops)) {
-            return Err("no such handler".into());
-        }
-        Ok(self.drops.to_string())
+        drop_counting::read(id, self.drops)
     }
 }
 

@@ -141,6 +141,18 @@ pub(super) fn parse_secs(s: &str) -> Result<i64, String> {
 }
 
 impl AggregateIPFlows {
+    /// Releases the held packets of `hp` from the front while they are
+    /// older than `frag_timeout` (seconds) or not fragments.
+    fn emit_expired_fragments(hp: &mut HostPairInfo, frag_timeout: i64, out: &mut PacketBatch) {
+        while let Some(h) = hp.frags.front() {
+            let expired = h.timestamp_anno().sec() < frag_timeout || !ip(h).is_some_and(is_frag);
+            if !expired {
+                break;
+            }
+            Self::emit_fragment_head(hp, out);
+        }
+    }
+
     /// Releases the first held fragment of `hp`, if its flow is known.
     fn emit_fragment_head(hp: &mut HostPairInfo, out: &mut PacketBatch) {
         let Some(mut head) = hp.frags.pop_front() else {
@@ -203,14 +215,7 @@ impl AggregateIPFlows {
         let done_timeout = active - done_timeout;
         let frag_timeout = active - frag_timeout;
         for hp in m.values_mut() {
-            while let Some(h) = hp.frags.front() {
-                let expired =
-                    h.timestamp_anno().sec() < frag_timeout || !ip(h).is_some_and(is_frag);
-                if !expired {
-                    break;
-                }
-                Self::emit_fragment_head(hp, out);
-            }
+            Self::emit_expired_fragments(hp, frag_timeout, out);
             if !hp.frags.is_empty() {
                 continue;
             }
@@ -350,14 +355,7 @@ impl AggregateIPFlows {
             hp.frags.push_back(p);
             self.active_sec = sec;
             let frag_timeout = sec - self.fragment_timeout;
-            while let Some(h) = hp.frags.front() {
-                let expired =
-                    h.timestamp_anno().sec() < frag_timeout || !ip(h).is_some_and(is_frag);
-                if !expired {
-                    break;
-                }
-                Self::emit_fragment_head(hp, out);
-            }
+            Self::emit_expired_fragments(hp, frag_timeout, out);
             return None;
         }
         let Some(idx) = flow_idx else { return Some(p) };

@@ -41,29 +41,20 @@
 //!
 //! AggregateIP, AggregateIPFlows, AggregateCounter
 
+use super::drop_counting::{DropCounting, DropCountingElement};
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+use rclick_core::Packet;
 
-/// The AggregateLength element.
+/// AggregateLength's own part: IP, and the length it stores.
 #[derive(Default)]
-pub struct AggregateLength {
+pub(crate) struct AggregateLengthClass {
     ip: bool,
-    drops: u64,
 }
 
-rclick_core::handlers! {
-    /// The handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
+impl DropCounting for AggregateLengthClass {
+    const CLASS: &'static str = "AggregateLength";
 
-impl Element for AggregateLength {
-    fn class_name(&self) -> &'static str {
-        "AggregateLength"
-    }
-
-    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+    fn configure(&mut self, conf: &[String]) -> Result<(), String> {
         let mut ip = false;
         Args::new(conf)
             .read("IP", &mut ip)
@@ -73,39 +64,24 @@ impl Element for AggregateLength {
         Ok(())
     }
 
-    fn is_simple(&self) -> bool {
-        true
-    }
-
     #[inline]
-    fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+    fn change(&mut self, p: &mut Packet) -> bool {
         let len = if self.ip {
             match p.network_length() {
                 Some(n) => n,
-                None => {
-                    self.drops += 1;
-                    return None;
-                }
+                None => return false,
             }
         } else {
             p.len()
         };
         let agg = (len as u32).wrapping_add(p.extra_length_anno());
         p.set_aggregate_anno(agg);
-        Some(p)
-    }
-
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-
-    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        if !matches!(H::from_id(id), Some(H::Drops)) {
-            return Err("no such handler".into());
-        }
-        Ok(self.drops.to_string())
+        true
     }
 }
+
+/// The AggregateLength element: its own part in a [`DropCountingElement`].
+pub(crate) type AggregateLength = DropCountingElement<AggregateLengthClass>;
 
 #[cfg(test)]
 mod tests {

@@ -65,6 +65,7 @@
 
 use std::net::Ipv4Addr;
 
+use super::drop_counting;
 use rclick_core::args::{AnyArg, Args};
 use rclick_core::random;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch};
@@ -206,13 +207,6 @@ impl AnonymizeIPAddr {
     }
 }
 
-rclick_core::handlers! {
-    /// The handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
 impl Element for AnonymizeIPAddr {
     fn class_name(&self) -> &'static str {
         "AnonymizeIPAddr"
@@ -315,14 +309,11 @@ impl Element for AnonymizeIPAddr {
     }
 
     fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
+        drop_counting::handlers()
     }
 
     fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        if !matches!(H::from_id(id), Some(H::Drops)) {
-            return Err("no such handler".into());
-        }
-        Ok(self.drops.to_string())
+        drop_counting::read(id, self.drops)
     }
 }
 

@@ -46,8 +46,9 @@
 //!
 //! AnonymizeIPAddr, TruncateIPPayload
 
+use super::drop_counting::{DropCounting, DropCountingElement};
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+use rclick_core::Packet;
 use rclick_wire::{tcp, udp};
 
 const PROTO_ICMP: u8 = 1;
@@ -55,11 +56,9 @@ const PROTO_TCP: u8 = 6;
 const PROTO_UDP: u8 = 17;
 const PROTO_FIELD: usize = 9;
 
-/// The EraseIPPayload element.
+/// EraseIPPayload's own part: it takes no arguments.
 #[derive(Default)]
-pub struct EraseIPPayload {
-    drops: u64,
-}
+pub(crate) struct EraseIPPayloadClass;
 
 /// Zeroes the payload and checksum of the transport bytes `t`; `false` when
 /// the protocol is not one this element handles.
@@ -84,54 +83,27 @@ fn erase(proto: u8, t: &mut [u8]) -> bool {
     true
 }
 
-rclick_core::handlers! {
-    /// The handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
+impl DropCounting for EraseIPPayloadClass {
+    const CLASS: &'static str = "EraseIPPayload";
 
-impl Element for EraseIPPayload {
-    fn class_name(&self) -> &'static str {
-        "EraseIPPayload"
-    }
-
-    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+    fn configure(&mut self, conf: &[String]) -> Result<(), String> {
         Args::new(conf).complete().map_err(|e| e.to_string())
     }
 
-    fn is_simple(&self) -> bool {
-        true
-    }
-
-    fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+    fn change(&mut self, p: &mut Packet) -> bool {
         let hl = p.ip_header_len();
-        let ok = match p.network_header_mut() {
+        match p.network_header_mut() {
             Some(h) if hl >= 20 && h.len() >= hl => {
                 let proto = h[PROTO_FIELD];
                 erase(proto, &mut h[hl..])
             }
             _ => false,
-        };
-        if ok {
-            Some(p)
-        } else {
-            self.drops += 1;
-            None
         }
-    }
-
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-
-    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        if !matches!(H::from_id(id), Some(H::Drops)) {
-            return Err("no such handler".into());
-        }
-        Ok(self.drops.to_string())
     }
 }
+
+/// The EraseIPPayload element: its own part in a [`DropCountingElement`].
+pub(crate) type EraseIPPayload = DropCountingElement<EraseIPPayloadClass>;
 
 #[cfg(test)]
 mod tests {

@@ -42,8 +42,9 @@
 //!
 //! SetTimestamp, TimeRange
 
+use super::drop_counting::{DropCounting, DropCountingElement};
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+use rclick_core::Packet;
 
 /// Where the timestamp goes.
 #[derive(Clone, Copy, Default)]
@@ -53,26 +54,16 @@ enum Place {
     At(usize),
 }
 
-/// The StoreTimestamp element.
+/// StoreTimestamp's own part: where it writes the timestamp.
 #[derive(Default)]
-pub struct StoreTimestamp {
+pub(crate) struct StoreTimestampClass {
     place: Place,
-    drops: u64,
 }
 
-rclick_core::handlers! {
-    /// The handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
+impl DropCounting for StoreTimestampClass {
+    const CLASS: &'static str = "StoreTimestamp";
 
-impl Element for StoreTimestamp {
-    fn class_name(&self) -> &'static str {
-        "StoreTimestamp"
-    }
-
-    fn configure(&mut self, conf: &[String], _cx: &mut ConfigureCx) -> Result<(), String> {
+    fn configure(&mut self, conf: &[String]) -> Result<(), String> {
         let mut offset = 0usize;
         let mut tail = false;
         let mut offset_given = false;
@@ -89,36 +80,23 @@ impl Element for StoreTimestamp {
         Ok(())
     }
 
-    fn is_simple(&self) -> bool {
-        true
-    }
-
-    fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
+    fn change(&mut self, p: &mut Packet) -> bool {
         let off = match self.place {
             Place::Tail => p.len(),
             Place::At(o) => o,
         };
         let end = off.saturating_add(8);
         if end > p.len() && p.put(end - p.len()).is_err() {
-            self.drops += 1;
-            return None;
+            return false;
         }
         let bytes = p.timestamp_anno().as_nsec().to_le_bytes();
         p.data_mut()[off..end].copy_from_slice(&bytes);
-        Some(p)
-    }
-
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-
-    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        if !matches!(H::from_id(id), Some(H::Drops)) {
-            return Err("no such handler".into());
-        }
-        Ok(self.drops.to_string())
+        true
     }
 }
+
+/// The StoreTimestamp element: its own part in a [`DropCountingElement`].
+pub(crate) type StoreTimestamp = DropCountingElement<StoreTimestampClass>;
 
 #[cfg(test)]
 mod tests {

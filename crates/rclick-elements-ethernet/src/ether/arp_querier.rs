@@ -99,7 +99,7 @@ use rclick_wire::arp::PACKET_LEN as ARP_LEN;
 use rclick_wire::{ArpOperation, ArpPacket, ArpRepr, EtherType, EthernetAddress, EthernetFrame};
 
 use super::arp_table::{
-    expiry_period, jiffies, lock, parse_delete, parse_insert, parse_table_keywords, AppendError,
+    expire, jiffies, lock, parse_table_keywords, start_expiry, write_insert_delete, AppendError,
     ArpTable, ArpTableElement, SharedTable, TableConfig,
 };
 
@@ -495,21 +495,12 @@ impl Element for ArpQuerier {
                 .ok_or_else(|| "TABLE type mismatch, expected ARPTable".to_string())?;
             self.table = shared;
         } else {
-            let cfg = lock(&self.table).config();
-            if let Some(after) = expiry_period(&cfg, true) {
-                let t = cx.new_timer();
-                cx.schedule_timer_after(t, after);
-                self.timer = Some(t);
-            }
+            self.timer = start_expiry(&self.table, cx);
         }
         Ok(())
     }
     fn run_timer(&mut self, timer: TimerId, cx: &mut Ctx) {
-        let mut t = lock(&self.table);
-        t.slim(jiffies(cx.now()));
-        if let Some(after) = expiry_period(&t.config(), false) {
-            cx.schedule_timer_after(timer, after);
-        }
+        expire(&self.table, timer, cx);
     }
     fn cleanup(&mut self, _cx: &mut Ctx) {
         if self.own_table {
@@ -587,13 +578,8 @@ impl Element for ArpQuerier {
                     self.bcast = ip;
                 }
             }
-            Some(H::Insert) => {
-                let (ip, eth) = parse_insert(value)?;
-                drop(lock(&self.table).insert(ip, eth, now));
-            }
-            Some(H::Delete) => {
-                let ip = parse_delete(value)?;
-                drop(lock(&self.table).insert(ip, [0xff; 6], now));
+            Some(h @ (H::Insert | H::Delete)) => {
+                write_insert_delete(&self.table, h == H::Delete, value, now)?;
             }
             Some(H::Clear) => {
                 self.queries = 0;

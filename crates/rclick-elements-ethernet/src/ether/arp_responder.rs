@@ -53,6 +53,8 @@ use std::net::Ipv4Addr;
 
 use rclick_core::args::{parse_ip_prefix_with, ArgContext, EtherAddr, FromArg, IpPrefix};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+
+use super::two_outputs::{pull_split, push_split};
 use rclick_packet::DEFAULT_HEADROOM;
 use rclick_wire::{ArpOperation, ArpPacket, ArpRepr, EtherType, EthernetAddress, EthernetFrame};
 
@@ -266,31 +268,10 @@ impl Element for ArpResponder {
         }
     }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        let mut out = PacketBatch::with_capacity(batch.len());
-        let mut other = PacketBatch::new();
-        for p in batch {
-            match self.respond(&p) {
-                Some(q) => out.push(q),
-                None => other.push(p),
-            }
-        }
-        if !out.is_empty() {
-            cx.push(0, out);
-        }
-        if !other.is_empty() {
-            cx.checked_push(1, other);
-        }
+        push_split(batch, cx, |p| self.respond(&p).ok_or(p));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let batch = cx.pull(0, max);
-        let mut out = PacketBatch::with_capacity(batch.len());
-        for p in batch {
-            match self.respond(&p) {
-                Some(q) => out.push(q),
-                None => cx.checked_push(1, PacketBatch::from(p)),
-            }
-        }
-        out
+        pull_split(max, cx, |p| self.respond(&p).ok_or(p))
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         H::all_defs()

@@ -472,8 +472,26 @@ impl ArpTable {
     }
 }
 
+/// The `insert` and `delete` handlers of ARPTable and ARPQuerier: `IP
+/// ETH` enters a mapping in `table`, `IP` one to the Ethernet broadcast
+/// address (as Click's do), both at jiffy `now`.
+pub(crate) fn write_insert_delete(
+    table: &SharedTable,
+    delete: bool,
+    value: &str,
+    now: i64,
+) -> Result<(), String> {
+    let (ip, eth) = if delete {
+        (parse_delete(value)?, [0xff; 6])
+    } else {
+        parse_insert(value)?
+    };
+    drop(lock(table).insert(ip, eth, now));
+    Ok(())
+}
+
 /// Parses `IP ETH` (the `insert` handler) with names resolved by nothing.
-pub(crate) fn parse_insert(value: &str) -> Result<(Ipv4Addr, [u8; 6]), String> {
+fn parse_insert(value: &str) -> Result<(Ipv4Addr, [u8; 6]), String> {
     let words = rclick_core::confparse::split_space(value);
     let mut ip = Ipv4Addr::UNSPECIFIED;
     let mut eth = EtherAddr::default();
@@ -486,7 +504,7 @@ pub(crate) fn parse_insert(value: &str) -> Result<(Ipv4Addr, [u8; 6]), String> {
 }
 
 /// Parses `IP` (the `delete` handler).
-pub(crate) fn parse_delete(value: &str) -> Result<Ipv4Addr, String> {
+fn parse_delete(value: &str) -> Result<Ipv4Addr, String> {
     let words = rclick_core::confparse::split_space(value);
     let mut ip = Ipv4Addr::UNSPECIFIED;
     Args::new(&words)
@@ -542,13 +560,33 @@ pub(crate) fn parse_table_keywords(
     Ok(rest)
 }
 
-/// Schedules the expiry timer's next run.
-pub(crate) fn expiry_period(cfg: &TableConfig, first: bool) -> Option<Timestamp> {
+/// When the expiry timer runs next: TIMEOUT's whole seconds after it
+/// starts, a second more after each run; never without a TIMEOUT.
+fn expiry_period(cfg: &TableConfig, first: bool) -> Option<Timestamp> {
     if cfg.timeout_j == 0 {
         return None;
     }
     let secs = cfg.timeout_j / HZ + i64::from(!first);
     Some(Timestamp::from_sec(secs))
+}
+
+/// Starts the expiry timer of the table an element owns (ARPTable's, or
+/// an ARPQuerier's own), if its TIMEOUT asks for one.
+pub(crate) fn start_expiry(table: &SharedTable, cx: &mut InitCx) -> Option<TimerId> {
+    let after = expiry_period(&lock(table).config(), true)?;
+    let t = cx.new_timer();
+    cx.schedule_timer_after(t, after);
+    Some(t)
+}
+
+/// The expiry timer's run: drops the table's expired entries and
+/// schedules the next run.
+pub(crate) fn expire(table: &SharedTable, timer: TimerId, cx: &mut Ctx) {
+    let mut t = lock(table);
+    t.slim(jiffies(cx.now()));
+    if let Some(after) = expiry_period(&t.config(), false) {
+        cx.schedule_timer_after(timer, after);
+    }
 }
 
 /// The ARPTable element.
@@ -598,21 +636,11 @@ impl Element for ArpTableElement {
         true
     }
     fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
-        let cfg = lock(&self.table).config();
-        if let Some(after) = expiry_period(&cfg, true) {
-            let t = cx.new_timer();
-            cx.schedule_timer_after(t, after);
-            self.timer = Some(t);
-        }
+        self.timer = start_expiry(&self.table, cx);
         Ok(())
     }
     fn run_timer(&mut self, timer: TimerId, cx: &mut Ctx) {
-        let now = jiffies(cx.now());
-        let mut t = lock(&self.table);
-        t.slim(now);
-        if let Some(after) = expiry_period(&t.config(), false) {
-            cx.schedule_timer_after(timer, after);
-        }
+        expire(&self.table, timer, cx);
     }
     fn cleanup(&mut self, _cx: &mut Ctx) {
         lock(&self.table).clear();
@@ -642,13 +670,8 @@ impl Element for ArpTableElement {
     fn write_handler(&mut self, id: u32, value: &str, cx: &mut Ctx) -> Result<(), String> {
         let now = jiffies(cx.now());
         match H::from_id(id) {
-            Some(H::Insert) => {
-                let (ip, eth) = parse_insert(value)?;
-                drop(lock(&self.table).insert(ip, eth, now));
-            }
-            Some(H::Delete) => {
-                let ip = parse_delete(value)?;
-                drop(lock(&self.table).insert(ip, [0xff; 6], now));
+            Some(h @ (H::Insert | H::Delete)) => {
+                write_insert_delete(&self.table, h == H::Delete, value, now)?;
             }
             Some(H::Clear) => lock(&self.table).clear(),
             _ => return Err("handler not writable".into()),
@@ -660,6 +683,29 @@ impl Element for ArpTableElement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rclick_core::testing;
+
+    /// The expiry timer of ARPTable and of an ARPQuerier's own table drops
+    /// an entry once TIMEOUT has passed; without a TIMEOUT, nothing goes.
+    #[test]
+    fn expiry_timer_drops_old_entries() {
+        let reg = crate::ether::test_util::registry();
+        for (timeout, left) in [("TIMEOUT 2s", "0"), ("TIMEOUT 0", "1")] {
+            for class in ["ARPTable", "ARPQuerier(1.0.0.1, 2:1:1:1:1:1)"] {
+                let (decl, ports) = if class == "ARPTable" {
+                    (format!("t :: ARPTable({timeout});"), "")
+                } else {
+                    let c = class.replace(')', &format!(", {timeout})"));
+                    (format!("t :: {c};"), "Idle -> t -> Discard; Idle -> [1] t;")
+                };
+                let conf = format!(
+                    "{decl} {ports} DriverManager(write t.insert 1.0.0.2 2:1:1:1:1:2, wait 10s);"
+                );
+                let r = testing::run(&conf, &reg).unwrap();
+                assert_eq!(testing::read(&r, "t.count"), left, "{conf}");
+            }
+        }
+    }
 
     fn pkt() -> Packet {
         Packet::from_slice(&[0u8; 20])

@@ -121,16 +121,13 @@ impl Element for EtherEncap {
         let v = value.trim();
         match H::from_id(id) {
             Some(H::Src | H::Dst) => {
-                let mut e = EtherAddr::default();
-                Args::new_with(&[v], cx.arg_context())
-                    .read_mp("ETH", &mut e)
-                    .complete()
+                let e = super::ether_handler_value(v, "ETH", cx.arg_context())
                     .map_err(|_| "expected Ethernet address".to_string())?;
                 let mut h = self.frame_mut();
                 if id == H::Src.id() {
-                    h.set_src_addr(EthernetAddress(e.0));
+                    h.set_src_addr(EthernetAddress(e));
                 } else {
-                    h.set_dst_addr(EthernetAddress(e.0));
+                    h.set_dst_addr(EthernetAddress(e));
                 }
             }
             _ => {
@@ -167,7 +164,10 @@ mod tests {
         assert_eq!(testing::read(&r, "e.ethertype"), "2049");
         r.write_handler("e.src", "0:a:b:c:d:e").unwrap();
         assert_eq!(testing::read(&r, "e.src"), "00-0A-0B-0C-0D-0E");
-        assert!(r.write_handler("e.dst", "nope").is_err());
+        assert_eq!(
+            r.write_handler("e.dst", "nope").unwrap_err(),
+            "expected Ethernet address"
+        );
         assert!(r.write_handler("e.ethertype", "70000").is_err());
         assert!(testing::build(
             "Idle -> EtherEncap(0x800, 1:1:1:1:1:1) -> Idle;",

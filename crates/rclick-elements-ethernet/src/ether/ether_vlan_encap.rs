@@ -48,8 +48,8 @@ use rclick_core::args::{Args, EtherAddr};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 use rclick_wire::{EtherType, EthernetAddress, EthernetFrame, VlanTag};
 
+use super::eth_dash;
 use super::vlan_encap::{Tci, TciText};
-use super::{eth_at, eth_dash};
 
 /// The EtherVLANEncap element.
 #[derive(Default)]
@@ -138,16 +138,12 @@ impl Element for EtherVlanEncap {
         let h = H::from_id(id);
         match h {
             Some(H::Src | H::Dst) => {
-                let mut e = EtherAddr::default();
-                Args::new_with(&[v], cx.arg_context())
-                    .read_mp("ETH", &mut e)
-                    .complete()
+                let e = super::ether_handler_value(v, "ETH", cx.arg_context())
                     .map_err(|_| "expected Ethernet address".to_string())?;
-                let a = eth_at(&e.0, 0);
                 if h == Some(H::Src) {
-                    self.src = a;
+                    self.src = e;
                 } else {
-                    self.dst = a;
+                    self.dst = e;
                 }
             }
             Some(H::Type) => {
@@ -179,7 +175,7 @@ mod tests {
              -> EtherVLANEncap(0x0800, 1:1:1:1:1:1, 2:2:2:2:2:2, VLAN_ID 5, VLAN_PCP 3)
              -> Print(t) -> VLANDecap -> Print(d) -> Discard;
              InfiniteSource(DATA \\<abcd>, LIMIT 1)
-             -> EtherVLANEncap(0x0800, 1:1:1:1:1:1, 2:2:2:2:2:2, VLAN_ID 0) -> Print(n) -> Discard;",
+             -> e :: EtherVLANEncap(0x0800, 1:1:1:1:1:1, 2:2:2:2:2:2, VLAN_ID 0) -> Print(n) -> Discard;",
             &registry(),
         )
         .unwrap();
@@ -195,6 +191,12 @@ mod tests {
         assert!(
             log.contains(&"n:   16 | 02020202 02020101 01010101 0800abcd".to_string()),
             "{log:?}"
+        );
+        r.write_handler("e.src", " 0:a:b:c:d:e ").unwrap();
+        assert_eq!(testing::read(&r, "e.src"), "00-0A-0B-0C-0D-0E");
+        assert_eq!(
+            r.write_handler("e.dst", "nope").unwrap_err(),
+            "expected Ethernet address"
         );
     }
 }

@@ -41,6 +41,8 @@
 
 use rclick_core::args::{Args, EtherAddr};
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+
+use super::two_outputs::{pull_split, push_both};
 use rclick_packet::PacketType;
 
 use super::eth_dash;
@@ -111,24 +113,20 @@ impl Element for HostEtherFilter {
     }
     fn push(&mut self, _port: usize, mut keep: PacketBatch, cx: &mut Ctx) {
         let other = keep.divert(|p| self.classify(p));
-        if !keep.is_empty() {
-            cx.push(0, keep);
-        }
-        if !other.is_empty() {
-            cx.checked_push(1, other);
-        }
+        push_both(keep, other, cx);
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let batch = cx.pull(0, max);
-        let mut keep = PacketBatch::with_capacity(batch.len());
-        for mut p in batch {
-            if self.classify(&mut p) {
-                keep.push(p);
-            } else {
-                cx.checked_push(1, PacketBatch::from(p));
-            }
-        }
-        keep
+        pull_split(
+            max,
+            cx,
+            |mut p| {
+                if self.classify(&mut p) {
+                    Ok(p)
+                } else {
+                    Err(p)
+                }
+            },
+        )
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         H::all_defs()

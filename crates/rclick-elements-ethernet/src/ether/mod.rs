@@ -31,6 +31,7 @@ pub mod set_vlan_anno;
 pub mod store_ether_address;
 pub mod strip_ether_vlan_header;
 pub mod suppressor;
+mod two_outputs;
 pub mod vlan_decap;
 pub mod vlan_encap;
 
@@ -208,8 +209,9 @@ pub(crate) fn ether_offset(s: &str) -> Result<usize, String> {
 
 /// The Ethernet address a write handler was given (`value`, trimmed),
 /// parsed as the one mandatory argument `keyword` (the error names it):
-/// the `addr` handlers of SetEtherAddress and StoreEtherAddress, and
-/// HostEtherFilter's `ether`.
+/// the `addr` handlers of SetEtherAddress and StoreEtherAddress,
+/// HostEtherFilter's `ether`, and the `src` and `dst` of EtherEncap and
+/// EtherVLANEncap.
 pub(crate) fn ether_handler_value(
     value: &str,
     keyword: &str,

@@ -31,6 +31,8 @@
 
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, Packet, PacketBatch};
+
+use super::two_outputs::{pull_split, push_split};
 use rclick_wire::{EtherType, EthernetFrame, VlanTag};
 
 /// The StripEtherVLANHeader element.
@@ -82,31 +84,10 @@ impl Element for StripEtherVlanHeader {
         Ok(())
     }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        let mut out = PacketBatch::with_capacity(batch.len());
-        let mut other = PacketBatch::new();
-        for p in batch {
-            match self.strip(p) {
-                Ok(p) => out.push(p),
-                Err(p) => other.push(p),
-            }
-        }
-        if !out.is_empty() {
-            cx.push(0, out);
-        }
-        if !other.is_empty() {
-            cx.checked_push(1, other);
-        }
+        push_split(batch, cx, |p| self.strip(p));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let batch = cx.pull(0, max);
-        let mut out = PacketBatch::with_capacity(batch.len());
-        for p in batch {
-            match self.strip(p) {
-                Ok(p) => out.push(p),
-                Err(p) => cx.checked_push(1, PacketBatch::from(p)),
-            }
-        }
-        out
+        pull_split(max, cx, |p| self.strip(p))
     }
 }
 

@@ -19,6 +19,7 @@ pub mod counter;
 pub(crate) mod crc32;
 pub mod discard;
 pub mod discard_no_free;
+pub(crate) mod each_packet;
 pub mod hash_switch;
 pub mod idle;
 pub mod infinite_source;

@@ -41,29 +41,28 @@
 use rclick_core::args::Args;
 use rclick_core::{Ctx, Element, Packet, PacketBatch};
 
+use super::each_packet::{pull_kept, push_kept};
+
 /// The Pad element.
 #[derive(Default)]
 pub struct Pad {
     n: u32,
 }
 
-impl Pad {
-    fn apply(&self, mut batch: PacketBatch) -> PacketBatch {
-        let n = self.n as usize;
-        batch.retain_mut(|p: &mut Packet| {
-            let add = if n > 0 {
-                n.saturating_sub(p.len())
-            } else {
-                p.extra_length_anno() as usize
-            };
-            if add > 0 && p.put(add).is_err() {
-                return false;
-            }
-            p.set_extra_length_anno(0);
-            true
-        });
-        batch
+/// Pads `p` to `n` bytes (by its extra length annotation when `n` is 0);
+/// false when there is no room.
+#[inline]
+fn pad(p: &mut Packet, n: usize) -> bool {
+    let add = if n > 0 {
+        n.saturating_sub(p.len())
+    } else {
+        p.extra_length_anno() as usize
+    };
+    if add > 0 && p.put(add).is_err() {
+        return false;
     }
+    p.set_extra_length_anno(0);
+    true
 }
 
 impl Element for Pad {
@@ -86,14 +85,12 @@ impl Element for Pad {
         Ok(())
     }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        let b = self.apply(batch);
-        if !b.is_empty() {
-            cx.push(0, b);
-        }
+        let n = self.n as usize;
+        push_kept(batch, cx, |p| pad(p, n));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let b = cx.pull(0, max);
-        self.apply(b)
+        let n = self.n as usize;
+        pull_kept(max, cx, |p| pad(p, n))
     }
 }
 

@@ -36,6 +36,7 @@
 //!
 //! PaintTee, CheckPaint, PaintSwitch
 
+use super::each_packet::{pull_each, push_each};
 use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::paint_color::PaintColor;
@@ -70,18 +71,13 @@ impl Element for Paint {
         self.color = PaintColor::configure(conf, cx)?;
         Ok(())
     }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        for p in batch.iter_mut() {
-            self.color.paint(p);
-        }
-        cx.push(0, batch);
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let color = self.color;
+        push_each(batch, cx, |p| color.paint(p));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        for p in batch.iter_mut() {
-            self.color.paint(p);
-        }
-        batch
+        let color = self.color;
+        pull_each(max, cx, |p| color.paint(p))
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         PaintColor::handlers()

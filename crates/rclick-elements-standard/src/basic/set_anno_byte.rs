@@ -40,6 +40,7 @@
 //!
 //! Paint, PaintSwitch
 
+use super::each_packet::{pull_each, push_each};
 use rclick_core::args::Args;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
@@ -103,18 +104,13 @@ impl Element for SetAnnoByte {
         self.value = value;
         Ok(())
     }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        for p in batch.iter_mut() {
-            self.anno.set(p, self.value);
-        }
-        cx.push(0, batch);
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let (anno, value) = (self.anno, self.value);
+        push_each(batch, cx, |p| anno.set(p, value));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        for p in batch.iter_mut() {
-            self.anno.set(p, self.value);
-        }
-        batch
+        let (anno, value) = (self.anno, self.value);
+        pull_each(max, cx, |p| anno.set(p, value))
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         H::all_defs()

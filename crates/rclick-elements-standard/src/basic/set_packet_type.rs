@@ -32,6 +32,7 @@
 //!
 //! CheckPacketType
 
+use super::each_packet::{pull_each, push_each};
 use rclick_core::args::{Args, Word};
 use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
 use rclick_packet::PacketType;
@@ -71,18 +72,13 @@ impl Element for SetPacketType {
         self.ptype = parse_type(&w.0)?;
         Ok(())
     }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        for p in batch.iter_mut() {
-            p.set_packet_type_anno(self.ptype);
-        }
-        cx.push(0, batch);
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let ptype = self.ptype;
+        push_each(batch, cx, |p| p.set_packet_type_anno(ptype));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        for p in batch.iter_mut() {
-            p.set_packet_type_anno(self.ptype);
-        }
-        batch
+        let ptype = self.ptype;
+        pull_each(max, cx, |p| p.set_packet_type_anno(ptype))
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         H::all_defs()

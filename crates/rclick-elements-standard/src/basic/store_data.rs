@@ -38,6 +38,7 @@
 //!
 //! AlignmentInfo
 
+use super::each_packet::{pull_each, push_each};
 use rclick_core::args::{Args, Data};
 use rclick_core::{ConfigureCx, Ctx, Element, Packet, PacketBatch};
 
@@ -94,18 +95,11 @@ impl Element for StoreData {
         self.data = data.0;
         Ok(())
     }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        for p in batch.iter_mut() {
-            self.store(p);
-        }
-        cx.push(0, batch);
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        push_each(batch, cx, |p| self.store(p));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        for p in batch.iter_mut() {
-            self.store(p);
-        }
-        batch
+        pull_each(max, cx, |p| self.store(p))
     }
 }
 

@@ -31,6 +31,7 @@
 //!
 //! Unstrip, Truncate, StripToNetworkHeader
 
+use super::each_packet::{pull_each, push_each};
 use rclick_core::args::Args;
 use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 
@@ -70,18 +71,13 @@ impl Element for Strip {
         self.n = n;
         Ok(())
     }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        for p in batch.iter_mut() {
-            p.pull(self.n.0 as usize);
-        }
-        cx.push(0, batch);
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        let n = self.n.0 as usize;
+        push_each(batch, cx, |p| p.pull(n));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        for p in batch.iter_mut() {
-            p.pull(self.n.0 as usize);
-        }
-        batch
+        let n = self.n.0 as usize;
+        pull_each(max, cx, |p| p.pull(n))
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         ByteLength::handlers(false)

@@ -37,7 +37,9 @@
 //! Pad, Strip
 
 use rclick_core::args::Args;
-use rclick_core::{Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
+
+use super::each_packet::{pull_each, push_each};
 
 use super::length_arg::ByteLength;
 
@@ -49,16 +51,17 @@ pub struct Truncate {
 }
 
 impl Truncate {
-    fn apply(&self, batch: &mut PacketBatch) {
+    /// Cuts `p` to LENGTH bytes, adding what it cut to the extra length
+    /// annotation when EXTRA_LENGTH.
+    #[inline]
+    fn cut(&self, p: &mut Packet) {
         let n = self.n.0 as usize;
-        for p in batch.iter_mut() {
-            let len = p.len();
-            if len > n {
-                p.take(len - n);
-                if self.extra {
-                    let e = p.extra_length_anno().saturating_add((len - n) as u32);
-                    p.set_extra_length_anno(e);
-                }
+        let len = p.len();
+        if len > n {
+            p.take(len - n);
+            if self.extra {
+                let e = p.extra_length_anno().saturating_add((len - n) as u32);
+                p.set_extra_length_anno(e);
             }
         }
     }
@@ -83,14 +86,11 @@ impl Element for Truncate {
         self.extra = extra;
         Ok(())
     }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        self.apply(&mut batch);
-        cx.push(0, batch);
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        push_each(batch, cx, |p| self.cut(p));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        self.apply(&mut batch);
-        batch
+        pull_each(max, cx, |p| self.cut(p))
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         ByteLength::handlers(true)

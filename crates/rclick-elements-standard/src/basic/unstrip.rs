@@ -38,20 +38,13 @@
 use rclick_core::args::Args;
 use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
 
+use super::each_packet::{pull_kept, push_kept};
 use super::length_arg::ByteLength;
 
 /// The Unstrip element.
 #[derive(Default)]
 pub struct Unstrip {
     n: ByteLength,
-}
-
-impl Unstrip {
-    fn apply(&self, mut batch: PacketBatch) -> PacketBatch {
-        let n = self.n.0 as usize;
-        batch.retain_mut(|p: &mut Packet| p.push_keep(n).is_ok());
-        batch
-    }
 }
 
 impl Element for Unstrip {
@@ -82,14 +75,12 @@ impl Element for Unstrip {
         Ok(())
     }
     fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
-        let b = self.apply(batch);
-        if !b.is_empty() {
-            cx.push(0, b);
-        }
+        let n = self.n.0 as usize;
+        push_kept(batch, cx, |p| p.push_keep(n).is_ok());
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let b = cx.pull(0, max);
-        self.apply(b)
+        let n = self.n.0 as usize;
+        pull_kept(max, cx, |p| p.push_keep(n).is_ok())
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         ByteLength::handlers(false)

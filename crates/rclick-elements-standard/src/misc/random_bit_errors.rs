@@ -59,6 +59,7 @@
 //!
 //! RandomSample, RandomSeed
 
+use crate::basic::each_packet::{pull_each, push_each};
 use rclick_core::args::{AnyArg, Args};
 use rclick_core::{random, ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
@@ -244,18 +245,11 @@ impl Element for RandomBitErrors {
         self.active = active;
         Ok(())
     }
-    fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        for p in batch.iter_mut() {
-            self.apply(p);
-        }
-        cx.push(0, batch);
+    fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
+        push_each(batch, cx, |p| self.apply(p));
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
-        let mut batch = cx.pull(0, max);
-        for p in batch.iter_mut() {
-            self.apply(p);
-        }
-        batch
+        pull_each(max, cx, |p| self.apply(p))
     }
     fn handlers(&self) -> Vec<HandlerDef> {
         H::all_defs()

@@ -305,6 +305,20 @@ fn set_version(sock: &PacketSocket, v: libc::c_int) -> io::Result<()> {
     sys::setsockopt(sock.fd(), libc::SOL_PACKET, libc::PACKET_VERSION, &v)
 }
 
+/// What a ring frame's header (V2's or V3's) says of its packet: `snap`
+/// bytes captured of `len` on the wire, of type `pkttype`, received at
+/// `sec`.`nsec`.
+#[inline]
+fn frame_info(snap: usize, len: u32, pkttype: u8, sec: u32, nsec: u32) -> RecvInfo {
+    RecvInfo {
+        len: snap,
+        wire_len: (len as usize).max(snap),
+        pkttype,
+        tstamp_ns: u64::from(sec) * 1_000_000_000 + u64::from(nsec),
+        ..RecvInfo::default()
+    }
+}
+
 /// Fills the checksum and VLAN parts of `info` from a frame status word.
 fn status_info(status: u32, vlan_tci: u16, vlan_tpid: u16, info: &mut RecvInfo) {
     info.csum_not_ready = status & libc::TP_STATUS_CSUMNOTREADY != 0;
@@ -449,13 +463,7 @@ impl RxRing {
                 .read(off + tpacket_align(size_of::<libc::tpacket2_hdr>()));
             let (mac, snap) = (usize::from(h.tp_mac), h.tp_snaplen as usize);
             if mac + snap <= self.geo.frame_size {
-                let mut info = RecvInfo {
-                    len: snap,
-                    wire_len: (h.tp_len as usize).max(snap),
-                    pkttype: sll.sll_pkttype,
-                    tstamp_ns: u64::from(h.tp_sec) * 1_000_000_000 + u64::from(h.tp_nsec),
-                    ..RecvInfo::default()
-                };
+                let mut info = frame_info(snap, h.tp_len, sll.sll_pkttype, h.tp_sec, h.tp_nsec);
                 status_info(h.tp_status, h.tp_vlan_tci, h.tp_vlan_tpid, &mut info);
                 f(self.map.bytes_mut(off + mac, snap), info);
             } else {
@@ -497,13 +505,7 @@ impl RxRing {
                 let sll: libc::sockaddr_ll = self.map.read(block + at + tpacket_align(hl));
                 let (mac, snap) = (usize::from(h.tp_mac), h.tp_snaplen as usize);
                 if at + mac + snap <= bs {
-                    let mut info = RecvInfo {
-                        len: snap,
-                        wire_len: (h.tp_len as usize).max(snap),
-                        pkttype: sll.sll_pkttype,
-                        tstamp_ns: u64::from(h.tp_sec) * 1_000_000_000 + u64::from(h.tp_nsec),
-                        ..RecvInfo::default()
-                    };
+                    let mut info = frame_info(snap, h.tp_len, sll.sll_pkttype, h.tp_sec, h.tp_nsec);
                     // The V3 header's TCI field is 32 bits wide; tags are 16.
                     let tci = (h.hv1.tp_vlan_tci & 0xffff) as u16;
                     status_info(h.tp_status, tci, h.hv1.tp_vlan_tpid, &mut info);
@@ -733,6 +735,19 @@ mod tests {
         assert_eq!(BLOCK_STATUS_OFF, 8);
         // netoff = TPACKET_ALIGN(TPACKET2_HDRLEN + 16).
         assert_eq!(rx_data_room(size_of::<libc::tpacket2_hdr>()), 80);
+    }
+
+    /// A frame cut to its snap length keeps its wire length; the time is
+    /// in nanoseconds.
+    #[test]
+    fn frame_header_info() {
+        let i = frame_info(60, 1514, libc::PACKET_OUTGOING, 2, 5);
+        assert_eq!(
+            (i.len, i.wire_len, i.pkttype),
+            (60, 1514, libc::PACKET_OUTGOING)
+        );
+        assert_eq!(i.tstamp_ns, 2_000_000_005);
+        assert_eq!(frame_info(60, 40, 0, 0, 0).wire_len, 60);
     }
 
     #[test]

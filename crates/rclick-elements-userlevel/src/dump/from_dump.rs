@@ -345,11 +345,20 @@ impl FromDump {
         self.dead = true;
     }
 
+    /// Gives up on the trace after a read that failed with `error`, or
+    /// (None) found a record cut short; false, for the reader to return.
+    fn read_failed(&mut self, error: Option<std::io::Error>, cx: &Ctx) -> bool {
+        match error {
+            Some(e) => self.give_up(&super::file_input::strerror(&e), cx),
+            None => self.give_up("truncated dump file", cx),
+        }
+        false
+    }
+
     fn skip(&mut self, n: u64, cx: &Ctx) {
         if let Some(input) = self.input.as_mut() {
             if let Err(e) = input.skip(n) {
-                let msg = super::file_input::strerror(&e);
-                self.give_up(&msg, cx);
+                self.read_failed(Some(e), cx);
             }
         }
     }
@@ -371,15 +380,8 @@ impl FromDump {
                 h.record(&a)
             }
             Ok(Err(0)) => return false,
-            Ok(Err(_)) => {
-                self.give_up("truncated dump file", cx);
-                return false;
-            }
-            Err(e) => {
-                let msg = super::file_input::strerror(&e);
-                self.give_up(&msg, cx);
-                return false;
-            }
+            Ok(Err(_)) => return self.read_failed(None, cx),
+            Err(e) => return self.read_failed(Some(e), cx),
         };
         let mut caplen = rec.caplen;
         let len = rec.len;
@@ -430,15 +432,8 @@ impl FromDump {
         };
         let p = match input.take(caplen as usize) {
             Ok(Ok(data)) => Packet::try_make(rclick_packet::DEFAULT_HEADROOM, data, 0),
-            Ok(Err(_)) => {
-                self.give_up("truncated dump file", cx);
-                return false;
-            }
-            Err(e) => {
-                let msg = super::file_input::strerror(&e);
-                self.give_up(&msg, cx);
-                return false;
-            }
+            Ok(Err(_)) => return self.read_failed(None, cx),
+            Err(e) => return self.read_failed(Some(e), cx),
         };
         let Ok(mut p) = p else {
             self.give_up("out of memory", cx);

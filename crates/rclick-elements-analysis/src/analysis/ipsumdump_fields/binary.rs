@@ -61,31 +61,8 @@ impl Field {
 pub(crate) fn ip_opt_binary(out: &mut Vec<u8>, opts: &[u8]) {
     out.push(opts.len() as u8);
     out.extend_from_slice(opts);
-    let start = out.len();
-    out.push(0);
-    let mut i = 0;
-    while i < opts.len() {
-        match opts[i] {
-            IPOPT_EOL => {
-                out.push(IPOPT_EOL);
-                break;
-            }
-            IPOPT_NOP => {
-                out.push(IPOPT_NOP);
-                i += 1;
-                continue;
-            }
-            _ => {}
-        }
-        let l = opts.get(i + 1).copied().map_or(0, usize::from);
-        if l < 2 || i + l > opts.len() {
-            break;
-        }
-        // Click writes IP options with the full mask: every kind is kept
-        out.extend_from_slice(&opts[i..i + l]);
-        i += l;
-    }
-    out[start] = (out.len() - start - 1) as u8;
+    // Click writes IP options with the full mask: every kind is kept
+    copy_options(out, opts, true, |_| true);
 }
 
 /// Appends TCP options in binary form for `mask` (Click's
@@ -95,20 +72,38 @@ pub(crate) fn tcp_opt_binary(out: &mut Vec<u8>, opts: &[u8], mask: u32) {
         out.push(opts.len() as u8);
         out.extend_from_slice(opts);
     }
+    copy_options(out, opts, mask & TCPOPT_PADDING != 0, |kind| {
+        let content = match kind {
+            2 => TCPOPT_MSS,
+            3 => TCPOPT_WSCALE,
+            4 | 5 => TCPOPT_SACK,
+            8 => TCPOPT_TIMESTAMP,
+            _ => TCPOPT_UNKNOWN,
+        };
+        mask & content != 0
+    });
+}
+
+/// Appends a length byte and the options of `opts` (IP's or TCP's: kind 0
+/// ends the list, kind 1 is one byte of padding, any other kind is followed
+/// by its length) that `keep` keeps by kind, up to the end of the list or
+/// the first option whose length is bad; the padding kinds only when
+/// `padding`.
+fn copy_options(out: &mut Vec<u8>, opts: &[u8], padding: bool, keep: impl Fn(u8) -> bool) {
     let start = out.len();
     out.push(0);
     let mut i = 0;
     while i < opts.len() {
         match opts[i] {
-            0 => {
-                if mask & TCPOPT_PADDING != 0 {
-                    out.push(0);
+            IPOPT_EOL => {
+                if padding {
+                    out.push(IPOPT_EOL);
                 }
                 break;
             }
-            1 => {
-                if mask & TCPOPT_PADDING != 0 {
-                    out.push(1);
+            IPOPT_NOP => {
+                if padding {
+                    out.push(IPOPT_NOP);
                 }
                 i += 1;
                 continue;
@@ -119,14 +114,7 @@ pub(crate) fn tcp_opt_binary(out: &mut Vec<u8>, opts: &[u8], mask: u32) {
         if l < 2 || i + l > opts.len() {
             break;
         }
-        let content = match opts[i] {
-            2 => TCPOPT_MSS,
-            3 => TCPOPT_WSCALE,
-            4 | 5 => TCPOPT_SACK,
-            8 => TCPOPT_TIMESTAMP,
-            _ => TCPOPT_UNKNOWN,
-        };
-        if mask & content != 0 {
+        if keep(opts[i]) {
             out.extend_from_slice(&opts[i..i + l]);
         }
         i += l;
@@ -367,6 +355,29 @@ pub fn decode_binary(f: Field, data: &[u8], at: usize) -> Option<Val> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Options are copied whole up to the end-of-list marker, padding and
+    /// kinds as asked, after the raw bytes when those are written; a bad
+    /// length ends the copy.
+    #[test]
+    fn options_copied_by_kind_up_to_the_end() {
+        let tcp = [1, 2, 4, 5, 0xb4, 3, 3, 7, 0, 9];
+        let mut out = Vec::new();
+        tcp_opt_binary(&mut out, &tcp, TCPOPT_ALL);
+        let mut want = vec![10];
+        want.extend_from_slice(&tcp);
+        want.extend_from_slice(&[9, 1, 2, 4, 5, 0xb4, 3, 3, 7, 0]);
+        assert_eq!(out, want);
+        out.clear();
+        tcp_opt_binary(&mut out, &tcp, TCPOPT_MSS);
+        assert_eq!(out, [4, 2, 4, 5, 0xb4]);
+        out.clear();
+        ip_opt_binary(&mut out, &[1, IPOPT_RR, 3, 4, 0]);
+        assert_eq!(out, [5, 1, IPOPT_RR, 3, 4, 0, 5, 1, IPOPT_RR, 3, 4, 0]);
+        out.clear();
+        tcp_opt_binary(&mut out, &[2, 9, 1], TCPOPT_NTALL);
+        assert_eq!(out, [0]);
+    }
 
     /// A packet's fields written in binary are found again by
     /// `binary_args` and decoded by `decode_binary`.

@@ -45,14 +45,8 @@ pub(crate) fn parse_quad(s: &[u8], out: &mut Vec<u8>) -> Option<usize> {
 /// Parses Click's IP option text (`rr{...}`, `ssrr{...}`, `ts{...}`,
 /// `nop`, `eol`, `N=a:b`). `.` means none (empty result).
 pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
-    if text.is_empty() || text == "." {
-        return Some(Vec::new());
-    }
-    let s = text.as_bytes();
-    let end = s.len();
-    let mut p = 0usize;
-    let mut sa: Vec<u8> = Vec::new();
-    loop {
+    parse_option_list(text, false, |s, mut p, sa| {
+        let end = s.len();
         let rest = &s[p..];
         let route = if rest.len() > 3 && rest.starts_with(b"rr{") {
             Some((IPOPT_RR, 3))
@@ -78,7 +72,7 @@ pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
                 if p >= end || !s[p].is_ascii_digit() {
                     break;
                 }
-                p += parse_quad(&s[p..], &mut sa)?;
+                p += parse_quad(&s[p..], sa)?;
                 if p < end && s[p] == b',' {
                     p += 1;
                 }
@@ -143,7 +137,7 @@ pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
                 let entry_len = sa.len();
                 'retry: loop {
                     if flag == 1 || flag == 3 || flag == -2 {
-                        p += parse_quad(&s[p..], &mut sa)?;
+                        p += parse_quad(&s[p..], sa)?;
                         if pointer >= 0 && flag == -2 {
                             flag = 3;
                         }
@@ -230,29 +224,83 @@ pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
             }
             sa[sa_pos + 1] = (sa.len() - sa_pos) as u8;
         } else if !rest.is_empty() && rest[0].is_ascii_digit() {
-            parse_unknown_opt(s, &mut p, &mut sa)?;
-        } else if rest.starts_with(b"nop") {
-            sa.push(IPOPT_NOP);
-            p += 3;
-        } else if rest.starts_with(b"eol") && (rest.len() == 3 || rest[3] != b',') {
-            sa.push(IPOPT_EOL);
-            p += 3;
+            parse_unknown_opt(s, &mut p, sa)?;
+        } else if let Some(n) = parse_padding(rest, sa) {
+            p += n;
         } else {
             return None;
         }
-        if p >= end {
-            while sa.len() > 40 && sa[0] == IPOPT_NOP {
-                sa.remove(0);
-            }
-            if sa.len() > 40 {
-                return None;
-            }
-            return Some(sa);
-        } else if s[p] != b',' && s[p] != b';' {
-            return None;
-        }
-        p += 1;
+        Some(p)
+    })
+}
+
+/// Parses an option list's text (empty or `.` for none): options
+/// separated by `,` or `;`, each read by `one` from the text at an offset
+/// into the list (returning the offset after it, None when it reads none);
+/// white space also ends the list when `space_ends`.
+fn parse_option_list(
+    text: &str,
+    space_ends: bool,
+    mut one: impl FnMut(&[u8], usize, &mut Vec<u8>) -> Option<usize>,
+) -> Option<Vec<u8>> {
+    if text.is_empty() || text == "." {
+        return Some(Vec::new());
     }
+    let s = text.as_bytes();
+    let mut p = 0;
+    let mut sa = Vec::new();
+    loop {
+        p = one(s, p, &mut sa)?;
+        match after_option(s, p, space_ends) {
+            After::End => return finish_options(sa),
+            After::Next(q) => p = q,
+            After::Bad => return None,
+        }
+    }
+}
+
+/// `nop` or `eol` (not followed by a comma) at the start of `rest`, the
+/// padding kinds of IP and TCP options alike: appends its byte to `sa`
+/// and says how many bytes it read.
+fn parse_padding(rest: &[u8], sa: &mut Vec<u8>) -> Option<usize> {
+    if rest.starts_with(b"nop") {
+        sa.push(IPOPT_NOP);
+    } else if rest.starts_with(b"eol") && (rest.len() == 3 || rest[3] != b',') {
+        sa.push(IPOPT_EOL);
+    } else {
+        return None;
+    }
+    Some(3)
+}
+
+/// What follows an option in an option list's text.
+enum After {
+    /// The end of the list.
+    End,
+    /// Another option, at this offset.
+    Next(usize),
+    /// Something that separates no options.
+    Bad,
+}
+
+/// What follows the option of `s` that ends at `p`: the end of the text
+/// (or white space, when `space_ends`), or a `,` or `;` and the next one.
+fn after_option(s: &[u8], p: usize, space_ends: bool) -> After {
+    match s.get(p) {
+        None => After::End,
+        Some(c) if space_ends && c.is_ascii_whitespace() => After::End,
+        Some(b',' | b';') => After::Next(p + 1),
+        Some(_) => After::Bad,
+    }
+}
+
+/// A parsed option list, within a header's 40 bytes of options: leading
+/// NOPs are dropped while it is longer; None when it still is.
+fn finish_options(mut sa: Vec<u8>) -> Option<Vec<u8>> {
+    while sa.len() > 40 && sa[0] == IPOPT_NOP {
+        sa.remove(0);
+    }
+    (sa.len() <= 40).then_some(sa)
 }
 
 pub(crate) fn parse_unknown_opt(s: &[u8], p: &mut usize, sa: &mut Vec<u8>) -> Option<()> {
@@ -283,14 +331,8 @@ pub(crate) fn parse_unknown_opt(s: &[u8], p: &mut usize, sa: &mut Vec<u8>) -> Op
 
 /// Parses Click's TCP option text restricted to `mask`.
 pub(crate) fn parse_tcp_opt(text: &str, mask: u32) -> Option<Vec<u8>> {
-    if text.is_empty() || text == "." {
-        return Some(Vec::new());
-    }
-    let s = text.as_bytes();
-    let end = s.len();
-    let mut p = 0usize;
-    let mut sa: Vec<u8> = Vec::new();
-    loop {
+    parse_option_list(text, true, |s, mut p, sa| {
+        let end = s.len();
         let rest = &s[p..];
         if rest.len() > 3 && rest.starts_with(b"mss") && mask & TCPOPT_MSS != 0 {
             let (v, r) = prefix_int(&rest[3..], 0);
@@ -318,7 +360,7 @@ pub(crate) fn parse_tcp_opt(text: &str, mask: u32) -> Option<Vec<u8>> {
                 }
                 let (b, r2) = prefix_int(&s[t + 1..], 0);
                 let t2 = end - r2.len();
-                tcp_option::push_sack_block(&mut sa, a.unwrap_or(0), b.unwrap_or(0));
+                tcp_option::push_sack_block(sa, a.unwrap_or(0), b.unwrap_or(0));
                 if t2 < start + 3 {
                     return None;
                 }
@@ -341,42 +383,45 @@ pub(crate) fn parse_tcp_opt(text: &str, mask: u32) -> Option<Vec<u8>> {
             if sa.is_empty() {
                 sa.extend_from_slice(&[1, 1]);
             }
-            tcp_option::push_timestamps(&mut sa, a.unwrap_or(0), b.unwrap_or(0));
+            tcp_option::push_timestamps(sa, a.unwrap_or(0), b.unwrap_or(0));
             if t2 < start + 5 {
                 return None;
             }
             p = t2;
         } else if !rest.is_empty() && rest[0].is_ascii_digit() && mask & TCPOPT_UNKNOWN != 0 {
-            parse_unknown_opt(s, &mut p, &mut sa)?;
-        } else if rest.starts_with(b"nop") && mask & TCPOPT_PADDING != 0 {
-            sa.push(1);
-            p += 3;
-        } else if rest.starts_with(b"eol")
-            && mask & TCPOPT_PADDING != 0
-            && (rest.len() == 3 || rest[3] != b',')
+            parse_unknown_opt(s, &mut p, sa)?;
+        } else if let Some(n) = (mask & TCPOPT_PADDING != 0)
+            .then(|| parse_padding(rest, sa))
+            .flatten()
         {
-            sa.push(0);
-            p += 3;
+            p += n;
         } else {
             return None;
         }
-        if p >= end || s[p].is_ascii_whitespace() {
-            while sa.len() > 40 && sa[0] == 1 {
-                sa.remove(0);
-            }
-            if sa.len() > 40 {
-                return None;
-            }
-            return Some(sa);
-        } else if s[p] != b',' && s[p] != b';' {
-            return None;
-        }
-        p += 1;
-    }
+        Some(p)
+    })
 }
 
 pub(crate) fn write_quad(out: &mut String, o: &[u8]) {
     let _ = write!(out, "{}.{}.{}.{}", o[0], o[1], o[2], o[3]);
+}
+
+/// Replaces what an unparse wrote from `start` on with `?`: the options
+/// are malformed.
+fn write_bad(out: &mut String, start: usize) {
+    out.truncate(start);
+    out.push('?');
+}
+
+/// Prints an option of a kind Click's text has no name for (IP's or
+/// TCP's): after `sep`, its kind, then `=` and its data bytes, `:` between.
+fn write_unknown(out: &mut String, sep: &str, kind: u8, data: &[u8]) {
+    let _ = write!(out, "{sep}{kind}");
+    let mut c = '=';
+    for &b in data {
+        let _ = write!(out, "{c}{b}");
+        c = ':';
+    }
 }
 
 /// Prints IP options in Click's text form, without padding.
@@ -385,10 +430,7 @@ pub fn unparse_ip_opt(out: &mut String, opts: &[u8]) {
     let end = opts.len();
     let mut i = 0usize;
     let mut sep = "";
-    let bad = |out: &mut String| {
-        out.truncate(start_len);
-        out.push('?');
-    };
+    let bad = |out: &mut String| write_bad(out, start_len);
     while i < end {
         let kind = opts[i];
         match kind {
@@ -511,14 +553,8 @@ pub fn unparse_ip_opt(out: &mut String, opts: &[u8]) {
                 if i + 1 >= end || i + usize::from(opts[i + 1]) > end || opts[i + 1] < 2 {
                     return bad(out);
                 }
-                out.push_str(sep);
-                let _ = write!(out, "{}", kind);
                 let e = i + usize::from(opts[i + 1]);
-                let mut c = '=';
-                for &b in &opts[i + 2..e] {
-                    let _ = write!(out, "{c}{b}");
-                    c = ':';
-                }
+                write_unknown(out, sep, kind, &opts[i + 2..e]);
                 i = e;
                 sep = ";";
             }
@@ -556,10 +592,7 @@ pub(crate) fn unparse_tcp_opt(out: &mut String, opts: &[u8], mask: u32) {
     let end = opts.len();
     let mut i = 0usize;
     let mut sep = "";
-    let bad = |out: &mut String| {
-        out.truncate(start_len);
-        out.push('?');
-    };
+    let bad = |out: &mut String| write_bad(out, start_len);
     while i < end {
         let kind = opts[i];
         if kind == 0 {
@@ -618,14 +651,7 @@ pub(crate) fn unparse_tcp_opt(out: &mut String, opts: &[u8], mask: u32) {
                 let (a, b) = tcp_option::timestamps(o);
                 let _ = write!(out, "{sep}ts{a}:{b}");
             }
-            _ => {
-                let _ = write!(out, "{sep}{kind}");
-                let mut c = '=';
-                for &b in &o[2..] {
-                    let _ = write!(out, "{c}{b}");
-                    c = ':';
-                }
-            }
+            _ => write_unknown(out, sep, kind, &o[2..]),
         }
         sep = ";";
         i += olen;
@@ -678,6 +704,43 @@ mod tests {
         let mut s = String::new();
         unparse_tcp_opt(&mut s, &b, TCPOPT_ALL_NOPAD);
         assert_eq!(s, "mss1460;sackok;wscale10;ts1:2;sack1-2");
+    }
+
+    /// The list's ends and separators, padding, and the 40-byte limit
+    /// (leading NOPs give way; a list still longer is refused).
+    #[test]
+    fn list_ends_padding_and_limit() {
+        assert_eq!(parse_ip_opt("nop,eol"), Some(vec![1, 0]));
+        assert_eq!(parse_ip_opt("nop eol"), None);
+        assert_eq!(
+            parse_tcp_opt("nop;mss1 trailing", TCPOPT_ALL),
+            Some(vec![1, 2, 4, 0, 1])
+        );
+        assert_eq!(parse_tcp_opt("nop", TCPOPT_MSS), None);
+        assert_eq!(parse_tcp_opt("eol,nop", TCPOPT_ALL), None);
+        let nops = vec!["nop"; 41].join(",");
+        assert_eq!(parse_ip_opt(&nops), Some(vec![1; 40]));
+        let long = format!("{nops},7=1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17:18:19:20:21:22:23:24:25:26:27:28:29:30:31:32:33:34:35:36:37:38:39");
+        assert_eq!(parse_ip_opt(&long), None);
+    }
+
+    /// Kinds without a name print as their number and data bytes, in IP
+    /// and TCP options alike; a malformed list prints as `?`.
+    #[test]
+    fn unknown_kinds_and_malformed_lists() {
+        let mut s = String::new();
+        unparse_ip_opt(&mut s, &parse_ip_opt("99=1:2").unwrap());
+        s.push(' ');
+        unparse_tcp_opt(
+            &mut s,
+            &parse_tcp_opt("99=1:2", TCPOPT_ALL).unwrap(),
+            TCPOPT_ALL,
+        );
+        s.push(' ');
+        unparse_ip_opt(&mut s, &[99, 9]);
+        s.push(' ');
+        unparse_tcp_opt(&mut s, &[2, 4, 1], TCPOPT_ALL);
+        assert_eq!(s, "99=1:2 99=1:2 ? ?");
     }
 
     fn hex(s: &str) -> Vec<u8> {
