@@ -176,7 +176,7 @@ pub fn parse_ip_opt(text: &str) -> Option<Vec<u8>> {
                     } else if flag == -1 {
                         flag = 0;
                     }
-                    push_timestamp(&mut sa, v.unwrap_or(0) | top);
+                    push_timestamp(sa, v.unwrap_or(0) | top);
                     break 'retry;
                 }
                 if p < end && s[p] == b',' {
