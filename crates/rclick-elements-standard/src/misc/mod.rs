@@ -1,7 +1,7 @@
 //! Miscellaneous standard elements: path switches (Bypass, InputSwitch,
 //! Hub), rate splitters, link and delay emulation (LinkUnqueue,
 //! DelayShaper), packet editing (Clipboard, Resize, Align), information
-//! elements (AlignmentInfo, PortInfo, RandomSeed), TimedSink,
+//! elements (AlignmentInfo, RandomSeed), TimedSink,
 //! NotifierDebug and the BlockThread test element.
 
 use rclick_core::Registry;
@@ -22,7 +22,6 @@ pub mod hub;
 pub mod input_switch;
 pub mod link_unqueue;
 pub mod notifier_debug;
-pub mod port_info;
 pub mod quit_watcher;
 pub mod random_bit_errors;
 pub mod random_seed;
@@ -127,11 +126,6 @@ pub fn register(r: &mut Registry) {
         "LinkUnqueue",
         || Box::<link_unqueue::LinkUnqueue>::default(),
         include_str!("link_unqueue.rs"),
-    );
-    r.add(
-        "PortInfo",
-        || Box::<port_info::PortInfo>::default(),
-        include_str!("port_info.rs"),
     );
     r.add(
         "BlockThread",
