@@ -34,7 +34,7 @@ use rclick_rfc2544::report::{
     BackToBack, Ceiling, DutReport, Latency, LossCurve, LossPoint, LossSplit, Machine, Method,
     Overload, Report, Restart, SingleFrame, Target, Throughput, Transfer,
 };
-use rclick_rfc2544::search::{search, Device, SearchParams, TrialOutcome};
+use rclick_rfc2544::search::{search, Device, SearchParams, SearchResult, TrialOutcome};
 
 use crate::testbed;
 use dut::{Dut, DutKind};
@@ -266,6 +266,38 @@ impl Device for Live<'_> {
                 }
             }
         }
+    }
+}
+
+/// Searches NDR and PDR for `template` on live `ports` between `min_rate`
+/// and `max_rate` frames per second, with the profile's flows, trial
+/// length, drain and search settings. The first trial that could not run
+/// ends the search with its error.
+fn search_live(
+    ports: &mut Ports,
+    template: Template,
+    prof: &Profile,
+    max_rate: f64,
+    min_rate: f64,
+) -> Result<SearchResult, String> {
+    let mut live = Live {
+        ports,
+        template,
+        flows: prof.flows,
+        trial_s: prof.trial_s,
+        drain: prof.drain,
+        error: None,
+        last: None,
+    };
+    let params = SearchParams {
+        max_rate,
+        min_rate,
+        ..prof.params
+    };
+    let s = search(&mut live, &params);
+    match live.error {
+        Some(e) => Err(e),
+        None => Ok(s),
     }
 }
 
@@ -627,24 +659,7 @@ fn ceilings(o: &Rfc2544Options, prof: &Profile, p: &Progress) -> Result<Vec<Ceil
         let fps = if full.totals.lost == 0 {
             send_fps
         } else {
-            let mut live = Live {
-                ports: &mut ports,
-                template: t,
-                flows: prof.flows,
-                trial_s: prof.trial_s,
-                drain: prof.drain,
-                error: None,
-                last: None,
-            };
-            let params = SearchParams {
-                max_rate: send_fps,
-                min_rate: send_fps * 0.01,
-                ..prof.params
-            };
-            let s = search(&mut live, &params);
-            if let Some(e) = live.error {
-                return Err(e);
-            }
+            let s = search_live(&mut ports, t, prof, send_fps, send_fps * 0.01)?;
             s.ndr.rate.max(full.delivered_rate().min(send_fps) * 0.5)
         };
         p.say(&format!(

@@ -108,24 +108,7 @@ pub(super) fn dut_tests(
     for (i, &size) in prof.sizes.iter().enumerate() {
         let c = ceil.iter().find(|c| c.size == size).map_or(1e6, |c| c.fps);
         let t = template(size, ROUTER_MAC);
-        let mut live = Live {
-            ports: &mut ports,
-            template: t,
-            flows: prof.flows,
-            trial_s: prof.trial_s,
-            drain: prof.drain,
-            error: None,
-            last: None,
-        };
-        let params = SearchParams {
-            max_rate: c,
-            min_rate: (c * 0.002).max(200.0),
-            ..prof.params
-        };
-        let s = search(&mut live, &params);
-        if let Some(e) = live.error.take() {
-            return Err(e);
-        }
+        let s = search_live(&mut ports, t, prof, c, (c * 0.002).max(200.0))?;
         let first = s.trials.first().copied();
         let delivered0 = first.map_or(0.0, |t| (t.sent - t.lost) as f64 / prof.trial_s);
         p.say(&format!(
