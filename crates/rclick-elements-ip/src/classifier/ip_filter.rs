@@ -379,7 +379,7 @@ pub(crate) mod tests {
         ];
         // (source, destination, protocol, TTL, fragment field, transport
         // header, the output it goes to)
-        let cases: [([u8; 4], [u8; 4], u8, u8, u16, Vec<u8>, usize); 14] = [
+        let cases = [
             (
                 [1, 1, 1, 1],
                 [10, 1, 2, 3],

@@ -456,7 +456,12 @@ impl Packet {
     #[inline]
     fn alloc(headroom: usize, len: usize, tailroom: usize) -> Result<Packet, PacketError> {
         let total = buffer_len(headroom, len, tailroom)?;
-        Ok(Self::fresh(pool::take_header_and_buffer(total), headroom, len, total))
+        Ok(Self::fresh(
+            pool::take_header_and_buffer(total),
+            headroom,
+            len,
+            total,
+        ))
     }
 
     /// Wraps a header whose buffer of `total` bytes is in place: data at
@@ -893,14 +898,19 @@ mod tests {
     #[test]
     fn buffer_len_sums_and_checks() {
         assert_eq!(buffer_len(2, 3, 4).unwrap(), 9);
-        assert_eq!(buffer_len(MAX_BUFFER_LEN - 1, 1, 0).unwrap(), MAX_BUFFER_LEN);
+        assert_eq!(
+            buffer_len(MAX_BUFFER_LEN - 1, 1, 0).unwrap(),
+            MAX_BUFFER_LEN
+        );
         assert!(matches!(
             buffer_len(MAX_BUFFER_LEN, 0, 1),
             Err(PacketError::TooLarge { requested }) if requested == MAX_BUFFER_LEN + 1
         ));
         assert!(matches!(
             buffer_len(usize::MAX, 1, 0),
-            Err(PacketError::TooLarge { requested: usize::MAX })
+            Err(PacketError::TooLarge {
+                requested: usize::MAX
+            })
         ));
     }
 
