@@ -553,7 +553,15 @@ fn run_inner(o: &Rfc2544Options) -> Result<(), String> {
             return Err("interrupted".into());
         }
         p.say(&format!("== {}: {}", d.name, d.description));
-        let r = run_dut(o, &profile, d, &report.generator, &cleanup, &scratch, &p);
+        let r = run_dut(DutRun {
+            o,
+            prof: &profile,
+            d,
+            ceil: &report.generator,
+            cleanup: &cleanup,
+            scratch: &scratch,
+            p: &p,
+        });
         cleanup.stop_child();
         let _ = testbed::down_in(&o.prefix);
         if stop_flag().load(Ordering::Relaxed) {
@@ -693,16 +701,22 @@ fn relative_paths(text: &str, here: Option<&Path>) -> String {
     out
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_dut(
-    o: &Rfc2544Options,
-    prof: &Profile,
-    d: &Dut,
-    ceil: &[Ceiling],
-    cleanup: &Cleanup,
-    scratch: &Path,
-    p: &Progress,
-) -> DutReport {
+/// What the trials on one device under test need: the options, the
+/// profile, the device, the generator's ceilings, what to clean up, a
+/// scratch directory and the progress printer.
+#[derive(Clone, Copy)]
+struct DutRun<'a> {
+    o: &'a Rfc2544Options,
+    prof: &'a Profile,
+    d: &'a Dut,
+    ceil: &'a [Ceiling],
+    cleanup: &'a Cleanup,
+    scratch: &'a Path,
+    p: &'a Progress,
+}
+
+fn run_dut(run: DutRun) -> DutReport {
+    let DutRun { o, d, p, .. } = run;
     let here = std::env::current_dir().ok();
     let mut rep = DutReport {
         name: d.name.clone(),
@@ -715,7 +729,7 @@ fn run_dut(
         ),
         ..DutReport::default()
     };
-    if let Err(e) = trials::dut_tests(o, prof, d, ceil, cleanup, scratch, p, &mut rep) {
+    if let Err(e) = trials::dut_tests(run, &mut rep) {
         p.say(&format!("  {}: {e}", d.name));
         rep.error = Some(e);
     }

@@ -5,17 +5,16 @@
 
 use super::*;
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn dut_tests(
-    o: &Rfc2544Options,
-    prof: &Profile,
-    d: &Dut,
-    ceil: &[Ceiling],
-    cleanup: &Cleanup,
-    scratch: &Path,
-    p: &Progress,
-    rep: &mut DutReport,
-) -> Result<(), String> {
+pub(super) fn dut_tests(run: DutRun, rep: &mut DutReport) -> Result<(), String> {
+    let DutRun {
+        o,
+        prof,
+        d,
+        ceil,
+        cleanup,
+        scratch,
+        p,
+    } = run;
     let rns = testbed::router_ns(&o.prefix);
     let h0 = format!("{}-h0", o.prefix);
     let h1 = format!("{}-h1", o.prefix);
