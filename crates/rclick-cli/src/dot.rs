@@ -28,7 +28,7 @@ use rclick_core::router::{Connection, ElementInfo};
 use rclick_core::spec::Processing;
 use rclick_lang::FlatConfig;
 
-use crate::{parse, registry, Reported, Source};
+use crate::{registry, Reported, Source};
 
 /// Prints the DOT text of `source`'s graph to standard output; returns the
 /// exit status.
@@ -87,11 +87,7 @@ pub fn render_svg(text: &str) -> Result<Vec<u8>, String> {
 }
 
 fn graph_text(source: Source, defines: &[(String, String)]) -> Result<String, Reported> {
-    let (text, name) = source.read().map_err(|e| {
-        eprintln!("{e}");
-        Reported
-    })?;
-    let flat = parse(&text, &name, defines)?;
+    let flat = crate::load(&source, defines)?.flat;
     to_dot(&flat).map_err(|msgs| {
         for m in msgs {
             eprintln!("{m}");

@@ -147,6 +147,29 @@ pub fn parse(text: &str, file: &str, defines: &[(String, String)]) -> Result<Fla
     })
 }
 
+/// A loaded configuration: its text, the name its errors give, and the
+/// flat configuration parsed from it.
+pub struct Loaded {
+    /// The configuration's text.
+    pub text: String,
+    /// The name used in error messages (the file, or `config`).
+    pub name: String,
+    /// The parsed, flattened configuration.
+    pub flat: FlatConfig,
+}
+
+/// Reads `source` and parses it with `defines`: the first step of every
+/// command that takes a configuration. A read or parse error is printed
+/// here.
+pub fn load(source: &Source, defines: &[(String, String)]) -> Result<Loaded, Reported> {
+    let (text, name) = source.read().map_err(|e| {
+        eprintln!("{e}");
+        Reported
+    })?;
+    let flat = parse(&text, &name, defines)?;
+    Ok(Loaded { text, name, flat })
+}
+
 fn print_diagnostics(errs: &[Diagnostic]) {
     let stderr = std::io::stderr();
     let mut h = stderr.lock();
@@ -334,14 +357,12 @@ pub fn build(flat: FlatConfig, text: &str, opts: BuildOptions) -> Result<Router,
 /// Runs the `click` driver; returns the process exit status.
 pub fn drive(req: DriverRequest) -> i32 {
     let source = req.source.clone().unwrap_or(Source::File("-".into()));
-    let (text, name) = match source.read() {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("{e}");
-            return 1;
-        }
-    };
-    let Ok(mut flat) = parse(&text, &name, &req.defines) else {
+    let Ok(Loaded {
+        text,
+        name,
+        mut flat,
+    }) = load(&source, &req.defines)
+    else {
         return 1;
     };
     // Click's driver: SIGINT and SIGTERM stop the router cleanly (unless a
@@ -526,14 +547,7 @@ fn print_one(out: &mut impl Write, router: &Router, full: &str, header: bool) ->
 
 /// `click-flatten`: prints the flat configuration; returns the exit status.
 pub fn flatten(source: Source, defines: &[(String, String)], output: Option<&str>) -> i32 {
-    let (text, name) = match source.read() {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("{e}");
-            return 1;
-        }
-    };
-    let Ok(flat) = parse(&text, &name, defines) else {
+    let Ok(Loaded { flat, .. }) = load(&source, defines) else {
         return 1;
     };
     let s = flat.unparse();
@@ -555,6 +569,19 @@ pub fn flatten(source: Source, defines: &[(String, String)], output: Option<&str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `load` reads and parses with the definitions; a parse error or an
+    /// unreadable file is reported (and printed), not returned as text.
+    #[test]
+    fn load_reads_and_parses() {
+        let defs = [("N".to_string(), "3".to_string())];
+        let l = load(&Source::Expr("Idle -> Discard;".into()), &defs).unwrap();
+        assert_eq!(l.text, "Idle -> Discard;");
+        assert_eq!(l.name, "config");
+        assert_eq!(l.flat.elements.len(), 2);
+        assert!(load(&Source::Expr("Idle -> ;;(".into()), &[]).is_err());
+        assert!(load(&Source::File("/nonexistent/x.click".into()), &[]).is_err());
+    }
 
     #[test]
     fn config_args_give_one_source_and_the_definitions() {

@@ -8,7 +8,7 @@ use core::fmt;
 use std::net::Ipv4Addr;
 
 use crate::ethernet::{EtherType, EthernetAddress};
-use crate::{read_u16, write_u16, Result, WireError};
+use crate::{check_room, read_u16, write_u16, Result, WireError};
 
 /// Byte ranges of an Ethernet/IPv4 ARP packet.
 pub mod field {
@@ -66,41 +66,15 @@ impl fmt::Display for ArpOperation {
     }
 }
 
-/// A view of an Ethernet/IPv4 ARP packet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArpPacket<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of an Ethernet/IPv4 ARP packet.
+    pub struct ArpPacket;
 }
 
 impl<T: AsRef<[u8]>> ArpPacket<T> {
-    /// Wraps `buffer` without checking its length.
-    pub const fn new_unchecked(buffer: T) -> ArpPacket<T> {
-        ArpPacket { buffer }
-    }
-
-    /// Wraps `buffer`, checking it holds 28 bytes.
-    pub fn new_checked(buffer: T) -> Result<ArpPacket<T>> {
-        let p = Self::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
-
     /// Checks that the buffer holds an Ethernet/IPv4 ARP packet's 28 bytes.
     pub fn check_len(&self) -> Result<()> {
-        let len = self.buffer.as_ref().len();
-        if len < PACKET_LEN {
-            return Err(WireError::Truncated {
-                header: "ARP",
-                needed: PACKET_LEN,
-                available: len,
-            });
-        }
-        Ok(())
-    }
-
-    /// Returns the buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
+        check_room("ARP", PACKET_LEN, self.buffer.as_ref().len())
     }
 
     /// Hardware type (1 for Ethernet).

@@ -6,7 +6,7 @@
 //! follows (IV, ciphertext, ICV) depends on the SA's cipher and is left to
 //! the caller.
 
-use crate::{read_u32, write_u32, Result, WireError};
+use crate::{check_room, read_u32, write_u32, Result};
 
 /// Byte ranges of the ESP header.
 pub mod field {
@@ -19,34 +19,15 @@ pub mod field {
 /// Length of the ESP header (SPI and sequence number).
 pub const HEADER_LEN: usize = 8;
 
-/// A view of an ESP packet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EspPacket<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of an ESP packet.
+    pub struct EspPacket;
 }
 
 impl<T: AsRef<[u8]>> EspPacket<T> {
-    /// Wraps `buffer` without checking it.
-    pub const fn new_unchecked(buffer: T) -> EspPacket<T> {
-        EspPacket { buffer }
-    }
-
-    /// Wraps `buffer`, checking that the header is there.
-    pub fn new_checked(buffer: T) -> Result<EspPacket<T>> {
-        let len = buffer.as_ref().len();
-        if len < HEADER_LEN {
-            return Err(WireError::Truncated {
-                header: "ESP",
-                needed: HEADER_LEN,
-                available: len,
-            });
-        }
-        Ok(Self::new_unchecked(buffer))
-    }
-
-    /// Returns the buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
+    /// Checks that the header (SPI and sequence number) is there.
+    pub fn check_len(&self) -> Result<()> {
+        check_room("ESP", HEADER_LEN, self.buffer.as_ref().len())
     }
 
     /// Security parameters index.
@@ -85,6 +66,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> EspPacket<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::WireError;
 
     #[test]
     fn reads_and_writes_spi_and_seq() {

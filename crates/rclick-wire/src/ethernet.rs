@@ -3,7 +3,7 @@
 use core::fmt;
 use core::str::FromStr;
 
-use crate::{read_u16, write_u16, Result, WireError};
+use crate::{check_room, read_u16, write_u16, Result};
 
 /// A 48-bit Ethernet (MAC) address.
 ///
@@ -183,41 +183,15 @@ pub mod field {
 /// Length of an Ethernet II header.
 pub const HEADER_LEN: usize = 14;
 
-/// A view of an Ethernet II frame.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EthernetFrame<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of an Ethernet II frame.
+    pub struct EthernetFrame;
 }
 
 impl<T: AsRef<[u8]>> EthernetFrame<T> {
-    /// Wraps `buffer` without checking its length.
-    pub const fn new_unchecked(buffer: T) -> EthernetFrame<T> {
-        EthernetFrame { buffer }
-    }
-
-    /// Wraps `buffer`, checking it holds at least a 14-byte header.
-    pub fn new_checked(buffer: T) -> Result<EthernetFrame<T>> {
-        let f = Self::new_unchecked(buffer);
-        f.check_len()?;
-        Ok(f)
-    }
-
     /// Checks that the buffer holds the 14-byte header.
     pub fn check_len(&self) -> Result<()> {
-        let len = self.buffer.as_ref().len();
-        if len < HEADER_LEN {
-            return Err(WireError::Truncated {
-                header: "Ethernet",
-                needed: HEADER_LEN,
-                available: len,
-            });
-        }
-        Ok(())
-    }
-
-    /// Returns the buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
+        check_room("Ethernet", HEADER_LEN, self.buffer.as_ref().len())
     }
 
     /// Length of the header (always 14).
@@ -322,6 +296,7 @@ impl EthernetRepr {
 mod tests {
     use super::*;
     use crate::fixtures::UDP64;
+    use crate::WireError;
 
     #[test]
     fn accept_udp64() {

@@ -15,7 +15,7 @@
 //! checksum covers all of it.
 
 use crate::checksum;
-use crate::{read_u16, read_u32, write_u16, write_u32, Result, WireError};
+use crate::{check_room, read_u16, read_u32, write_u16, write_u32, Result, WireError};
 
 /// ICMP message types (Click's `ICMP_*` names in each doc line).
 pub mod types {
@@ -266,41 +266,15 @@ pub mod field {
 /// Length of the ICMP header.
 pub const HEADER_LEN: usize = 8;
 
-/// A view of an ICMP message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IcmpPacket<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of an ICMP message.
+    pub struct IcmpPacket;
 }
 
 impl<T: AsRef<[u8]>> IcmpPacket<T> {
-    /// Wraps `buffer` without checking its length.
-    pub const fn new_unchecked(buffer: T) -> IcmpPacket<T> {
-        IcmpPacket { buffer }
-    }
-
-    /// Wraps `buffer`, checking it holds the 8-byte header.
-    pub fn new_checked(buffer: T) -> Result<IcmpPacket<T>> {
-        let p = Self::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
-
     /// Checks that the buffer holds the 8-byte header.
     pub fn check_len(&self) -> Result<()> {
-        let len = self.buffer.as_ref().len();
-        if len < HEADER_LEN {
-            return Err(WireError::Truncated {
-                header: "ICMP",
-                needed: HEADER_LEN,
-                available: len,
-            });
-        }
-        Ok(())
-    }
-
-    /// Returns the buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
+        check_room("ICMP", HEADER_LEN, self.buffer.as_ref().len())
     }
 
     /// Message type (see [`types`]).

@@ -15,7 +15,7 @@
 use std::net::Ipv6Addr;
 
 use crate::checksum;
-use crate::{read_u16, read_u32, write_u16, write_u32, Result, WireError};
+use crate::{check_room, read_u16, read_u32, write_u16, write_u32, Result};
 
 /// Byte offsets of the ICMPv6 header fields.
 pub mod field {
@@ -98,29 +98,15 @@ pub mod nd {
     }
 }
 
-/// A view of an ICMPv6 message.
-#[derive(Debug, Clone)]
-pub struct Icmpv6Packet<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of an ICMPv6 message.
+    pub struct Icmpv6Packet;
 }
 
 impl<T: AsRef<[u8]>> Icmpv6Packet<T> {
-    /// Wraps `buffer` without checking it.
-    pub const fn new_unchecked(buffer: T) -> Icmpv6Packet<T> {
-        Icmpv6Packet { buffer }
-    }
-
-    /// Wraps `buffer`, checking that the 8-byte header is present.
-    pub fn new_checked(buffer: T) -> Result<Icmpv6Packet<T>> {
-        let len = buffer.as_ref().len();
-        if len < HEADER_LEN {
-            return Err(WireError::Truncated {
-                header: "ICMPv6",
-                needed: HEADER_LEN,
-                available: len,
-            });
-        }
-        Ok(Icmpv6Packet { buffer })
+    /// Checks that the 8-byte header is present.
+    pub fn check_len(&self) -> Result<()> {
+        check_room("ICMPv6", HEADER_LEN, self.buffer.as_ref().len())
     }
 
     /// Message type.

@@ -15,7 +15,9 @@
 use std::net::Ipv6Addr;
 
 use crate::ipv4::IpProtocol;
-use crate::{read_u16, read_u32, write_u16, write_u32, Result, WireError};
+use crate::{
+    check_room, check_total_len, read_u16, read_u32, write_u16, write_u32, Result, WireError,
+};
 
 /// Byte ranges of the IPv6 fixed header.
 pub mod field {
@@ -37,52 +39,20 @@ pub mod field {
 /// Length of the IPv6 fixed header.
 pub const HEADER_LEN: usize = 40;
 
-/// A view of an IPv6 packet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ipv6Packet<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of an IPv6 packet.
+    pub struct Ipv6Packet;
 }
 
 impl<T: AsRef<[u8]>> Ipv6Packet<T> {
-    /// Wraps `buffer` without checking it.
-    pub const fn new_unchecked(buffer: T) -> Ipv6Packet<T> {
-        Ipv6Packet { buffer }
-    }
-
-    /// Wraps `buffer`, checking the header and the payload length.
-    pub fn new_checked(buffer: T) -> Result<Ipv6Packet<T>> {
-        let p = Self::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
-
     /// Checks that 40 bytes are present and that 40 + payload length does
     /// not exceed the bytes present. (A jumbogram's payload length of 0
     /// gives an empty payload.)
     pub fn check_len(&self) -> Result<()> {
         let len = self.buffer.as_ref().len();
-        if len < HEADER_LEN {
-            return Err(WireError::Truncated {
-                header: "IPv6",
-                needed: HEADER_LEN,
-                available: len,
-            });
-        }
+        check_room("IPv6", HEADER_LEN, len)?;
         let total = HEADER_LEN + self.payload_len() as usize;
-        if total > len {
-            return Err(WireError::BadTotalLength {
-                header: "IPv6",
-                len: total,
-                min: HEADER_LEN,
-                available: len,
-            });
-        }
-        Ok(())
-    }
-
-    /// Returns the buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
+        check_total_len("IPv6", total, HEADER_LEN, len)
     }
 
     #[inline]
@@ -286,36 +256,27 @@ impl Ipv6Repr {
 /// Length of the IPv6 Fragment extension header (RFC 8200 section 4.5).
 pub const FRAGMENT_HEADER_LEN: usize = 8;
 
-/// A view of an IPv6 Fragment extension header (RFC 8200 section 4.5):
-///
-/// ```text
-/// +---------------+---------------+-------------------------+-----+-+
-/// |  Next Header  |   Reserved    |     Fragment Offset     | Res |M|
-/// +---------------+---------------+-------------------------+-----+-+
-/// |                        Identification                           |
-/// +-----------------------------------------------------------------+
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ipv6FragmentHeader<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of an IPv6 Fragment extension header (RFC 8200 section 4.5):
+    ///
+    /// ```text
+    /// +---------------+---------------+-------------------------+-----+-+
+    /// |  Next Header  |   Reserved    |     Fragment Offset     | Res |M|
+    /// +---------------+---------------+-------------------------+-----+-+
+    /// |                        Identification                           |
+    /// +-----------------------------------------------------------------+
+    /// ```
+    pub struct Ipv6FragmentHeader;
 }
 
 impl<T: AsRef<[u8]>> Ipv6FragmentHeader<T> {
-    /// Wraps `buffer`, which must hold the header's 8 bytes.
-    pub fn new_checked(buffer: T) -> Result<Ipv6FragmentHeader<T>> {
-        match buffer.as_ref().len() {
-            n if n >= FRAGMENT_HEADER_LEN => Ok(Ipv6FragmentHeader { buffer }),
-            available => Err(WireError::Truncated {
-                header: "IPv6 fragment",
-                needed: FRAGMENT_HEADER_LEN,
-                available,
-            }),
-        }
-    }
-
-    /// Wraps `buffer` as it is; the accessors panic on fewer than 8 bytes.
-    pub const fn new_unchecked(buffer: T) -> Ipv6FragmentHeader<T> {
-        Ipv6FragmentHeader { buffer }
+    /// Checks that the buffer holds the header's 8 bytes.
+    pub fn check_len(&self) -> Result<()> {
+        check_room(
+            "IPv6 fragment",
+            FRAGMENT_HEADER_LEN,
+            self.buffer.as_ref().len(),
+        )
     }
 
     /// The header after this one.

@@ -8,7 +8,7 @@
 //! |                  Reserved (zero) to the minimum frame           |
 //! ```
 
-use crate::{read_u16, write_u16, Result, WireError};
+use crate::{check_room, read_u16, write_u16, Result};
 
 /// Byte offsets of the MAC Control header.
 pub mod field {
@@ -25,29 +25,15 @@ pub const HEADER_LEN: usize = 4;
 /// The PAUSE opcode.
 pub const OP_PAUSE: u16 = 0x0001;
 
-/// A view of a MAC Control frame's payload.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MacControlPacket<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of a MAC Control frame's payload.
+    pub struct MacControlPacket;
 }
 
 impl<T: AsRef<[u8]>> MacControlPacket<T> {
-    /// Wraps `buffer` without checking it.
-    pub const fn new_unchecked(buffer: T) -> MacControlPacket<T> {
-        MacControlPacket { buffer }
-    }
-
-    /// Wraps `buffer`, checking it holds the opcode and parameter.
-    pub fn new_checked(buffer: T) -> Result<MacControlPacket<T>> {
-        let len = buffer.as_ref().len();
-        if len < HEADER_LEN {
-            return Err(WireError::Truncated {
-                header: "MAC Control",
-                needed: HEADER_LEN,
-                available: len,
-            });
-        }
-        Ok(Self::new_unchecked(buffer))
+    /// Checks that the buffer holds the opcode and parameter.
+    pub fn check_len(&self) -> Result<()> {
+        check_room("MAC Control", HEADER_LEN, self.buffer.as_ref().len())
     }
 
     /// The opcode.

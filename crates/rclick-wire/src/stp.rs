@@ -14,7 +14,7 @@
 //! A TCN holds only the LLC header and the first four BPDU bytes
 //! ([`TCN_LEN`]); a configuration message is [`CONFIG_LEN`] long.
 
-use crate::{read_u16, read_u32, write_u16, write_u32, Result, WireError};
+use crate::{check_room, read_u16, read_u32, write_u16, write_u32, Result};
 
 /// Byte offsets from the start of the LLC header.
 pub mod field {
@@ -68,30 +68,16 @@ pub const TCN_LEN: usize = 7;
 /// Length of a configuration message, LLC header included.
 pub const CONFIG_LEN: usize = 38;
 
-/// A view of a BPDU (from its LLC header on). `new_checked` asks for a
-/// configuration message's length, so every accessor is in bounds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BpduPacket<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of a BPDU (from its LLC header on). `new_checked` asks for a
+    /// configuration message's length, so every accessor is in bounds.
+    pub struct BpduPacket;
 }
 
 impl<T: AsRef<[u8]>> BpduPacket<T> {
-    /// Wraps `buffer` without checking it.
-    pub const fn new_unchecked(buffer: T) -> BpduPacket<T> {
-        BpduPacket { buffer }
-    }
-
-    /// Wraps `buffer`, checking it holds a configuration message.
-    pub fn new_checked(buffer: T) -> Result<BpduPacket<T>> {
-        let len = buffer.as_ref().len();
-        if len < CONFIG_LEN {
-            return Err(WireError::Truncated {
-                header: "BPDU",
-                needed: CONFIG_LEN,
-                available: len,
-            });
-        }
-        Ok(Self::new_unchecked(buffer))
+    /// Checks that the buffer holds a configuration message.
+    pub fn check_len(&self) -> Result<()> {
+        check_room("BPDU", CONFIG_LEN, self.buffer.as_ref().len())
     }
 
     /// The BPDU type.

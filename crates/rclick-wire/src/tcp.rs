@@ -6,7 +6,7 @@
 
 use crate::checksum::{self, PseudoHeader};
 use crate::ipv4::IpProtocol;
-use crate::{read_u16, read_u32, write_u16, write_u32, Result, WireError};
+use crate::{check_header_room, read_u16, read_u32, write_u16, write_u32, Result};
 
 /// Byte ranges of the TCP header.
 pub mod field {
@@ -137,57 +137,18 @@ pub mod option {
     }
 }
 
-/// A view of a TCP segment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TcpPacket<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of a TCP segment.
+    pub struct TcpPacket;
 }
 
 impl<T: AsRef<[u8]>> TcpPacket<T> {
-    /// Wraps `buffer` without checking it.
-    pub const fn new_unchecked(buffer: T) -> TcpPacket<T> {
-        TcpPacket { buffer }
-    }
-
-    /// Wraps `buffer`, checking the header and data offset.
-    pub fn new_checked(buffer: T) -> Result<TcpPacket<T>> {
-        let p = Self::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
-
     /// Checks: 20 bytes present; data offset at least 5 words; the whole
     /// header (options included) present.
     pub fn check_len(&self) -> Result<()> {
         let len = self.buffer.as_ref().len();
-        if len < HEADER_LEN {
-            return Err(WireError::Truncated {
-                header: "TCP",
-                needed: HEADER_LEN,
-                available: len,
-            });
-        }
-        let hl = self.header_len() as usize;
-        if hl < HEADER_LEN {
-            return Err(WireError::BadHeaderLength {
-                header: "TCP",
-                len: hl,
-                min: HEADER_LEN,
-            });
-        }
-        if hl > len {
-            return Err(WireError::Truncated {
-                header: "TCP",
-                needed: hl,
-                available: len,
-            });
-        }
+        check_header_room("TCP", HEADER_LEN, len, || self.header_len().into())?;
         Ok(())
-    }
-
-    /// Returns the buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
     }
 
     /// Source port.
@@ -487,6 +448,7 @@ impl<T: AsRef<[u8]>> AsRef<[u8]> for TcpPacket<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::WireError;
 
     #[test]
     fn option_fields_read_write_and_build() {

@@ -8,7 +8,7 @@
 
 use crate::checksum::{self, PseudoHeader};
 use crate::ipv4::IpProtocol;
-use crate::{read_u16, write_u16, Result, WireError};
+use crate::{check_room, check_total_len, read_u16, write_u16, Result, WireError};
 
 /// Byte ranges of the UDP header.
 pub mod field {
@@ -28,51 +28,18 @@ pub mod field {
 /// Length of the UDP header.
 pub const HEADER_LEN: usize = 8;
 
-/// A view of a UDP datagram.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UdpPacket<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of a UDP datagram.
+    pub struct UdpPacket;
 }
 
 impl<T: AsRef<[u8]>> UdpPacket<T> {
-    /// Wraps `buffer` without checking it.
-    pub const fn new_unchecked(buffer: T) -> UdpPacket<T> {
-        UdpPacket { buffer }
-    }
-
-    /// Wraps `buffer`, checking the header and the length field.
-    pub fn new_checked(buffer: T) -> Result<UdpPacket<T>> {
-        let p = Self::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
-
     /// Checks that 8 bytes are present and that the length field is at
     /// least 8 and no more than the bytes present.
     pub fn check_len(&self) -> Result<()> {
         let len = self.buffer.as_ref().len();
-        if len < HEADER_LEN {
-            return Err(WireError::Truncated {
-                header: "UDP",
-                needed: HEADER_LEN,
-                available: len,
-            });
-        }
-        let field_len = self.len() as usize;
-        if field_len < HEADER_LEN || field_len > len {
-            return Err(WireError::BadTotalLength {
-                header: "UDP",
-                len: field_len,
-                min: HEADER_LEN,
-                available: len,
-            });
-        }
-        Ok(())
-    }
-
-    /// Returns the buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
+        check_room("UDP", HEADER_LEN, len)?;
+        check_total_len("UDP", self.len().into(), HEADER_LEN, len)
     }
 
     /// Source port.

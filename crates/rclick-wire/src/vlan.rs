@@ -11,7 +11,7 @@
 //! Wrap the Ethernet frame's payload: `VlanTag::new_checked(eth.payload())`.
 
 use crate::ethernet::EtherType;
-use crate::{read_u16, write_u16, Result, WireError};
+use crate::{check_room, read_u16, write_u16, Result};
 
 /// Byte ranges of an 802.1Q tag.
 pub mod field {
@@ -27,41 +27,15 @@ pub mod field {
 /// Length of an 802.1Q tag.
 pub const HEADER_LEN: usize = 4;
 
-/// A view of an 802.1Q VLAN tag and what follows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VlanTag<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of an 802.1Q VLAN tag and what follows it.
+    pub struct VlanTag;
 }
 
 impl<T: AsRef<[u8]>> VlanTag<T> {
-    /// Wraps `buffer` without checking its length.
-    pub const fn new_unchecked(buffer: T) -> VlanTag<T> {
-        VlanTag { buffer }
-    }
-
-    /// Wraps `buffer`, checking it holds the 4-byte tag.
-    pub fn new_checked(buffer: T) -> Result<VlanTag<T>> {
-        let t = Self::new_unchecked(buffer);
-        t.check_len()?;
-        Ok(t)
-    }
-
     /// Checks that the buffer holds the 4-byte tag.
     pub fn check_len(&self) -> Result<()> {
-        let len = self.buffer.as_ref().len();
-        if len < HEADER_LEN {
-            return Err(WireError::Truncated {
-                header: "802.1Q",
-                needed: HEADER_LEN,
-                available: len,
-            });
-        }
-        Ok(())
-    }
-
-    /// Returns the buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
+        check_room("802.1Q", HEADER_LEN, self.buffer.as_ref().len())
     }
 
     /// The whole tag control information: PCP (3 bits), DEI (1), VID (12).
@@ -188,6 +162,7 @@ impl VlanRepr {
 mod tests {
     use super::*;
     use crate::ethernet::EthernetFrame;
+    use crate::WireError;
 
     /// An ARP request tagged PCP 5, DEI 1, VID 100 (0xb064), truncated
     /// after the tag and 4 ARP bytes.

@@ -2,7 +2,7 @@
 #![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
-use rclick_cli::{drive, flatten, parse, registry, ConfigArgs, DriverRequest, Source};
+use rclick_cli::{drive, flatten, registry, ConfigArgs, DriverRequest, Source};
 
 /// A modular software router: Click's language and elements, in Rust.
 #[derive(Parser, Debug)]
@@ -264,14 +264,7 @@ fn registry_with(packages: &[String]) -> Option<rclick_core::Registry> {
 }
 
 fn check(source: Source, defines: &[(String, String)]) -> i32 {
-    let (text, name) = match source.read() {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("{e}");
-            return 1;
-        }
-    };
-    let Ok(flat) = parse(&text, &name, defines) else {
+    let Ok(rclick_cli::Loaded { text, name, flat }) = rclick_cli::load(&source, defines) else {
         return 1;
     };
     match rclick_cli::build(flat, &text, Default::default()) {

@@ -34,7 +34,7 @@ use rclick_rfc2544::report::{
     BackToBack, Ceiling, DutReport, Latency, LossCurve, LossPoint, LossSplit, Machine, Method,
     Overload, Report, Restart, SingleFrame, Target, Throughput, Transfer,
 };
-use rclick_rfc2544::search::{search, Device, SearchParams, TrialOutcome};
+use rclick_rfc2544::search::{search, Device, SearchParams, SearchResult, TrialOutcome};
 
 use crate::testbed;
 use dut::{Dut, DutKind};
@@ -266,6 +266,38 @@ impl Device for Live<'_> {
                 }
             }
         }
+    }
+}
+
+/// Searches NDR and PDR for `template` on live `ports` between `min_rate`
+/// and `max_rate` frames per second, with the profile's flows, trial
+/// length, drain and search settings. The first trial that could not run
+/// ends the search with its error.
+fn search_live(
+    ports: &mut Ports,
+    template: Template,
+    prof: &Profile,
+    max_rate: f64,
+    min_rate: f64,
+) -> Result<SearchResult, String> {
+    let mut live = Live {
+        ports,
+        template,
+        flows: prof.flows,
+        trial_s: prof.trial_s,
+        drain: prof.drain,
+        error: None,
+        last: None,
+    };
+    let params = SearchParams {
+        max_rate,
+        min_rate,
+        ..prof.params
+    };
+    let s = search(&mut live, &params);
+    match live.error {
+        Some(e) => Err(e),
+        None => Ok(s),
     }
 }
 
@@ -521,7 +553,15 @@ fn run_inner(o: &Rfc2544Options) -> Result<(), String> {
             return Err("interrupted".into());
         }
         p.say(&format!("== {}: {}", d.name, d.description));
-        let r = run_dut(o, &profile, d, &report.generator, &cleanup, &scratch, &p);
+        let r = run_dut(DutRun {
+            o,
+            prof: &profile,
+            d,
+            ceil: &report.generator,
+            cleanup: &cleanup,
+            scratch: &scratch,
+            p: &p,
+        });
         cleanup.stop_child();
         let _ = testbed::down_in(&o.prefix);
         if stop_flag().load(Ordering::Relaxed) {
@@ -627,24 +667,7 @@ fn ceilings(o: &Rfc2544Options, prof: &Profile, p: &Progress) -> Result<Vec<Ceil
         let fps = if full.totals.lost == 0 {
             send_fps
         } else {
-            let mut live = Live {
-                ports: &mut ports,
-                template: t,
-                flows: prof.flows,
-                trial_s: prof.trial_s,
-                drain: prof.drain,
-                error: None,
-                last: None,
-            };
-            let params = SearchParams {
-                max_rate: send_fps,
-                min_rate: send_fps * 0.01,
-                ..prof.params
-            };
-            let s = search(&mut live, &params);
-            if let Some(e) = live.error {
-                return Err(e);
-            }
+            let s = search_live(&mut ports, t, prof, send_fps, send_fps * 0.01)?;
             s.ndr.rate.max(full.delivered_rate().min(send_fps) * 0.5)
         };
         p.say(&format!(
@@ -678,16 +701,22 @@ fn relative_paths(text: &str, here: Option<&Path>) -> String {
     out
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_dut(
-    o: &Rfc2544Options,
-    prof: &Profile,
-    d: &Dut,
-    ceil: &[Ceiling],
-    cleanup: &Cleanup,
-    scratch: &Path,
-    p: &Progress,
-) -> DutReport {
+/// What the trials on one device under test need: the options, the
+/// profile, the device, the generator's ceilings, what to clean up, a
+/// scratch directory and the progress printer.
+#[derive(Clone, Copy)]
+struct DutRun<'a> {
+    o: &'a Rfc2544Options,
+    prof: &'a Profile,
+    d: &'a Dut,
+    ceil: &'a [Ceiling],
+    cleanup: &'a Cleanup,
+    scratch: &'a Path,
+    p: &'a Progress,
+}
+
+fn run_dut(run: DutRun) -> DutReport {
+    let DutRun { o, d, p, .. } = run;
     let here = std::env::current_dir().ok();
     let mut rep = DutReport {
         name: d.name.clone(),
@@ -700,7 +729,7 @@ fn run_dut(
         ),
         ..DutReport::default()
     };
-    if let Err(e) = trials::dut_tests(o, prof, d, ceil, cleanup, scratch, p, &mut rep) {
+    if let Err(e) = trials::dut_tests(run, &mut rep) {
         p.say(&format!("  {}: {e}", d.name));
         rep.error = Some(e);
     }

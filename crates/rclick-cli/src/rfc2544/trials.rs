@@ -5,17 +5,16 @@
 
 use super::*;
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn dut_tests(
-    o: &Rfc2544Options,
-    prof: &Profile,
-    d: &Dut,
-    ceil: &[Ceiling],
-    cleanup: &Cleanup,
-    scratch: &Path,
-    p: &Progress,
-    rep: &mut DutReport,
-) -> Result<(), String> {
+pub(super) fn dut_tests(run: DutRun, rep: &mut DutReport) -> Result<(), String> {
+    let DutRun {
+        o,
+        prof,
+        d,
+        ceil,
+        cleanup,
+        scratch,
+        p,
+    } = run;
     let rns = testbed::router_ns(&o.prefix);
     let h0 = format!("{}-h0", o.prefix);
     let h1 = format!("{}-h1", o.prefix);
@@ -108,24 +107,7 @@ pub(super) fn dut_tests(
     for (i, &size) in prof.sizes.iter().enumerate() {
         let c = ceil.iter().find(|c| c.size == size).map_or(1e6, |c| c.fps);
         let t = template(size, ROUTER_MAC);
-        let mut live = Live {
-            ports: &mut ports,
-            template: t,
-            flows: prof.flows,
-            trial_s: prof.trial_s,
-            drain: prof.drain,
-            error: None,
-            last: None,
-        };
-        let params = SearchParams {
-            max_rate: c,
-            min_rate: (c * 0.002).max(200.0),
-            ..prof.params
-        };
-        let s = search(&mut live, &params);
-        if let Some(e) = live.error.take() {
-            return Err(e);
-        }
+        let s = search_live(&mut ports, t, prof, c, (c * 0.002).max(200.0))?;
         let first = s.trials.first().copied();
         let delivered0 = first.map_or(0.0, |t| (t.sent - t.lost) as f64 / prof.trial_s);
         p.say(&format!(

@@ -377,148 +377,41 @@ pub(crate) mod tests {
             "9 udp",
             "10 -",
         ];
-        let c = |p: &Packet| classify(&rules, 11, p);
-        assert_eq!(
-            c(&ip_packet(
+        // (source, destination, protocol, TTL, fragment field, transport
+        // header, the output it goes to)
+        let cases = [
+            (
                 [1, 1, 1, 1],
                 [10, 1, 2, 3],
                 6,
                 64,
                 0,
-                &tcp(1234, 80, 0x10)
-            )),
-            0
-        );
-        assert_eq!(
-            c(&ip_packet(
-                [1, 1, 1, 1],
-                [10, 1, 2, 3],
-                17,
-                64,
+                tcp(1234, 80, 0x10),
                 0,
-                &udp(1234, 53)
-            )),
-            1
-        );
-        assert_eq!(
-            c(&ip_packet(
-                [10, 0, 0, 2],
-                [192, 168, 3, 4],
-                17,
-                64,
-                0,
-                &udp(1, 2)
-            )),
-            2
-        );
-        assert_eq!(
-            c(&ip_packet(
-                [1, 1, 1, 1],
-                [9, 9, 9, 9],
-                6,
-                64,
-                0,
-                &tcp(1, 2, 0x02)
-            )),
-            3
-        );
-        assert_eq!(
-            c(&ip_packet(
-                [1, 1, 1, 1],
-                [9, 9, 9, 9],
-                6,
-                64,
-                0,
-                &tcp(1, 2, 0x12)
-            )),
-            10
-        );
-        assert_eq!(
-            c(&ip_packet([1, 1, 1, 1], [9, 9, 9, 9], 1, 64, 0, &icmp(8))),
-            4
-        );
-        assert_eq!(
-            c(&ip_packet([1, 1, 1, 1], [9, 9, 9, 9], 1, 64, 0, &icmp(0))),
-            10
-        );
-        assert_eq!(
-            c(&ip_packet(
-                [1, 1, 1, 1],
-                [172, 20, 0, 1],
-                1,
-                64,
-                0,
-                &icmp(0)
-            )),
-            5
-        );
-        assert_eq!(
-            c(&ip_packet(
-                [1, 1, 1, 1],
-                [130, 0, 0, 1],
-                17,
-                64,
-                0,
-                &udp(1, 5678)
-            )),
-            6
-        );
-        assert_eq!(
-            c(&ip_packet(
-                [1, 1, 1, 1],
-                [200, 0, 0, 1],
-                17,
-                64,
-                0,
-                &udp(1, 5678)
-            )),
-            9
-        );
-        assert_eq!(
-            c(&ip_packet(
-                [1, 1, 1, 1],
-                [70, 0, 0, 1],
-                6,
-                5,
-                0,
-                &tcp(1, 2, 0)
-            )),
-            7
-        );
-        assert_eq!(
-            c(&ip_packet(
-                [1, 1, 1, 1],
-                [70, 0, 0, 1],
-                6,
-                50,
-                0,
-                &tcp(1, 2, 0)
-            )),
-            10
-        );
-        // Fragments: transport tests never match non-first fragments.
-        assert_eq!(
-            c(&ip_packet(
-                [1, 1, 1, 1],
-                [10, 1, 2, 3],
-                6,
-                64,
-                0x2000,
-                &tcp(1, 80, 0)
-            )),
-            0
-        );
-        assert_eq!(
-            c(&ip_packet(
-                [1, 1, 1, 1],
-                [10, 1, 2, 3],
-                6,
-                64,
-                0x0010,
-                &tcp(1, 80, 0)
-            )),
-            8
-        );
+            ),
+            ([1, 1, 1, 1], [10, 1, 2, 3], 17, 64, 0, udp(1234, 53), 1),
+            ([10, 0, 0, 2], [192, 168, 3, 4], 17, 64, 0, udp(1, 2), 2),
+            ([1, 1, 1, 1], [9, 9, 9, 9], 6, 64, 0, tcp(1, 2, 0x02), 3),
+            ([1, 1, 1, 1], [9, 9, 9, 9], 6, 64, 0, tcp(1, 2, 0x12), 10),
+            ([1, 1, 1, 1], [9, 9, 9, 9], 1, 64, 0, icmp(8), 4),
+            ([1, 1, 1, 1], [9, 9, 9, 9], 1, 64, 0, icmp(0), 10),
+            ([1, 1, 1, 1], [172, 20, 0, 1], 1, 64, 0, icmp(0), 5),
+            ([1, 1, 1, 1], [130, 0, 0, 1], 17, 64, 0, udp(1, 5678), 6),
+            ([1, 1, 1, 1], [200, 0, 0, 1], 17, 64, 0, udp(1, 5678), 9),
+            ([1, 1, 1, 1], [70, 0, 0, 1], 6, 5, 0, tcp(1, 2, 0), 7),
+            ([1, 1, 1, 1], [70, 0, 0, 1], 6, 50, 0, tcp(1, 2, 0), 10),
+            // Fragments: transport tests never match non-first fragments.
+            ([1, 1, 1, 1], [10, 1, 2, 3], 6, 64, 0x2000, tcp(1, 80, 0), 0),
+            ([1, 1, 1, 1], [10, 1, 2, 3], 6, 64, 0x0010, tcp(1, 80, 0), 8),
+        ];
+        for (src, dst, proto, ttl, frag, transport, want) in cases {
+            let p = ip_packet(src, dst, proto, ttl, frag, &transport);
+            assert_eq!(
+                classify(&rules, 11, &p),
+                want,
+                "{src:?} -> {dst:?} proto {proto}"
+            );
+        }
     }
 
     #[test]

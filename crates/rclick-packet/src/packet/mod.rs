@@ -356,6 +356,18 @@ fn intern(bytes: Vec<u8>) -> Option<&'static [u8]> {
     Some(b)
 }
 
+/// The buffer length a new packet needs, `headroom + len + tailroom`,
+/// checked against [`MAX_BUFFER_LEN`] (an overflowing sum is too large).
+#[inline]
+fn buffer_len(headroom: usize, len: usize, tailroom: usize) -> Result<usize, PacketError> {
+    let total = headroom
+        .checked_add(len)
+        .and_then(|t| t.checked_add(tailroom))
+        .unwrap_or(usize::MAX);
+    check_len(total)?;
+    Ok(total)
+}
+
 #[inline]
 fn check_len(total: usize) -> Result<(), PacketError> {
     if total > MAX_BUFFER_LEN {
@@ -443,12 +455,21 @@ impl Packet {
     /// header offsets.
     #[inline]
     fn alloc(headroom: usize, len: usize, tailroom: usize) -> Result<Packet, PacketError> {
-        let total = headroom
-            .checked_add(len)
-            .and_then(|t| t.checked_add(tailroom))
-            .unwrap_or(usize::MAX);
-        check_len(total)?;
-        let mut h = pool::take_header_and_buffer(total);
+        let total = buffer_len(headroom, len, tailroom)?;
+        Ok(Self::fresh(
+            pool::take_header_and_buffer(total),
+            headroom,
+            len,
+            total,
+        ))
+    }
+
+    /// Wraps a header whose buffer of `total` bytes is in place: data at
+    /// `headroom..headroom + len`, zeroed annotations, no header offsets.
+    /// The one place a new packet's bounds are set (`alloc` and
+    /// `make_template`).
+    #[inline(always)]
+    fn fresh(mut h: Box<Header>, headroom: usize, len: usize, total: usize) -> Packet {
         h.start = headroom as u32;
         h.end = (headroom + len) as u32;
         h.buf_end = total as u32;
@@ -456,7 +477,7 @@ impl Packet {
         h.nh = NONE;
         h.th = NONE;
         h.anno = Anno::DEFAULT;
-        Ok(Packet { h: Some(h) })
+        Packet { h: Some(h) }
     }
 
     /// Makes a packet holding a copy of `data`, with at least `headroom`
@@ -505,11 +526,7 @@ impl Packet {
         data: &[u8],
         tailroom: usize,
     ) -> Result<Packet, PacketError> {
-        let total = headroom
-            .checked_add(data.len())
-            .and_then(|t| t.checked_add(tailroom))
-            .unwrap_or(usize::MAX);
-        check_len(total)?;
+        let total = buffer_len(headroom, data.len(), tailroom)?;
         if total > MAX_INTERNED_BYTES {
             return Self::try_make(headroom, data, tailroom);
         }
@@ -520,14 +537,7 @@ impl Packet {
         };
         let mut h = pool::take_header();
         h.buf = Buf::Static(buf);
-        h.start = headroom as u32;
-        h.end = (headroom + data.len()) as u32;
-        h.buf_end = total as u32;
-        h.mac = NONE;
-        h.nh = NONE;
-        h.th = NONE;
-        h.anno = Anno::DEFAULT;
-        Ok(Packet { h: Some(h) })
+        Ok(Self::fresh(h, headroom, data.len(), total))
     }
 
     /// Makes a packet of `len` zero bytes with the given headroom and
@@ -881,6 +891,42 @@ mod tests {
 
     fn seq(n: usize) -> Vec<u8> {
         (0..n).map(|i| i as u8).collect()
+    }
+
+    /// The length check both constructors share: the exact limit passes,
+    /// one more byte or an overflowing sum is too large.
+    #[test]
+    fn buffer_len_sums_and_checks() {
+        assert_eq!(buffer_len(2, 3, 4).unwrap(), 9);
+        assert_eq!(
+            buffer_len(MAX_BUFFER_LEN - 1, 1, 0).unwrap(),
+            MAX_BUFFER_LEN
+        );
+        assert!(matches!(
+            buffer_len(MAX_BUFFER_LEN, 0, 1),
+            Err(PacketError::TooLarge { requested }) if requested == MAX_BUFFER_LEN + 1
+        ));
+        assert!(matches!(
+            buffer_len(usize::MAX, 1, 0),
+            Err(PacketError::TooLarge {
+                requested: usize::MAX
+            })
+        ));
+    }
+
+    /// An ordinary and a template packet get the same bounds, no header
+    /// offsets and zeroed annotations from `fresh`.
+    #[test]
+    fn ordinary_and_template_packets_start_alike() {
+        for p in [
+            Packet::make(7, b"abcd", 3),
+            Packet::make_template(7, b"abcd", 3).unwrap(),
+        ] {
+            assert_eq!(p.data(), b"abcd");
+            assert_eq!((p.headroom(), p.tailroom()), (7, 3));
+            assert!(!p.has_mac_header() && !p.has_network_header());
+            assert_eq!(p.anno(), &Anno::DEFAULT);
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@ use core::fmt;
 use std::net::Ipv4Addr;
 
 use crate::checksum;
-use crate::{read_u16, write_u16, Result, WireError};
+use crate::{check_header_room, check_total_len, read_u16, write_u16, Result, WireError};
 
 mod options;
 pub use options::{option_kind, reverse_source_route, Ipv4Option, Ipv4OptionIter};
@@ -139,67 +139,19 @@ pub const FLAG_MF: u16 = 0x2000;
 /// The fragment offset bits, in 8-byte units (Click's `IP_OFFMASK`).
 pub const OFFSET_MASK: u16 = 0x1fff;
 
-/// A view of an IPv4 packet: header, options and payload.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ipv4Packet<T: AsRef<[u8]>> {
-    buffer: T,
+view! {
+    /// A view of an IPv4 packet: header, options and payload.
+    pub struct Ipv4Packet;
 }
 
 impl<T: AsRef<[u8]>> Ipv4Packet<T> {
-    /// Wraps `buffer` without checking it.
-    pub const fn new_unchecked(buffer: T) -> Ipv4Packet<T> {
-        Ipv4Packet { buffer }
-    }
-
-    /// Wraps `buffer`, checking every length (see [`check_len`](Self::check_len)).
-    pub fn new_checked(buffer: T) -> Result<Ipv4Packet<T>> {
-        let p = Self::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
-
     /// Checks, in order: 20 bytes present; IHL at least 5; the whole header
     /// (options included) present; total length at least the header
     /// length; total length no more than the bytes present.
     pub fn check_len(&self) -> Result<()> {
         let len = self.buffer.as_ref().len();
-        if len < HEADER_LEN {
-            return Err(WireError::Truncated {
-                header: "IPv4",
-                needed: HEADER_LEN,
-                available: len,
-            });
-        }
-        let hl = self.header_len() as usize;
-        if hl < HEADER_LEN {
-            return Err(WireError::BadHeaderLength {
-                header: "IPv4",
-                len: hl,
-                min: HEADER_LEN,
-            });
-        }
-        if len < hl {
-            return Err(WireError::Truncated {
-                header: "IPv4",
-                needed: hl,
-                available: len,
-            });
-        }
-        let tl = self.total_len() as usize;
-        if tl < hl || tl > len {
-            return Err(WireError::BadTotalLength {
-                header: "IPv4",
-                len: tl,
-                min: hl,
-                available: len,
-            });
-        }
-        Ok(())
-    }
-
-    /// Returns the buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
+        let hl = check_header_room("IPv4", HEADER_LEN, len, || self.header_len().into())?;
+        check_total_len("IPv4", self.total_len().into(), hl, len)
     }
 
     /// Version (4 for IPv4).
