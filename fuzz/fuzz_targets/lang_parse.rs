@@ -3,7 +3,8 @@
 //! text that parses again to the same printed form.
 //!
 //! Expansion runs with smaller bounds than production's (64 KiB of
-//! `$variable` expansion, 2,000 elements, [`rclick_lang::Limits`]): an input
+//! `$variable` expansion, 2,000 elements, 20,000 connections,
+//! [`rclick_lang::Limits`]): an input
 //! that grows to production's 128 MiB took 0.6 s, and such inputs, which
 //! the fuzzer finds at once (`define($a $a$a$a...)`), held the target at
 //! about 120 inputs a second. The same code refuses them at the smaller
@@ -16,6 +17,7 @@ use rclick_lang::{parse_with_limits, stages, Limits, Options};
 const LIMITS: Limits = Limits {
     expansion_bytes: 64 << 10,
     elements: 2_000,
+    connections: 20_000,
 };
 
 fuzz_target!(|data: &[u8]| {

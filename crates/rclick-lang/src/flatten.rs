@@ -13,6 +13,9 @@ use std::rc::Rc;
 const MAX_EXPANSION_DEPTH: usize = 100;
 /// Expansion stops creating elements beyond this many.
 pub(crate) const MAX_ELEMENTS: usize = 100_000;
+/// Expansion stops creating connections beyond this many, and the
+/// flattened configuration keeps no more than this many.
+pub(crate) const MAX_CONNECTIONS: usize = 1_000_000;
 /// Variable expansion of a whole configuration produces at most this many
 /// bytes (each substitution charged once per level it passes through).
 pub(crate) const MAX_EXPANSION_BYTES: usize = 128 << 20;
@@ -59,6 +62,8 @@ struct Flattener<'a> {
     ends: HashMap<(usize, usize, bool), EndState>,
     diags: Vec<Diagnostic>,
     too_many: bool,
+    /// Whether the connections bound has been reported.
+    too_many_conns: bool,
     /// What variable expansion may still produce.
     budget: Budget,
     /// The bounds (for the messages when they bite).
@@ -146,7 +151,7 @@ impl<'a> Flattener<'a> {
     }
 
     fn error(&mut self, lm: &Landmark, msg: impl Into<String>) {
-        self.diags.push(Diagnostic::new(Some(lm.clone()), msg));
+        crate::push_diagnostic(&mut self.diags, Diagnostic::new(Some(lm.clone()), msg));
     }
 
     fn get_element(&mut self, name: &str, kind: FKind, config: String, lm: Landmark) -> usize {
@@ -250,14 +255,14 @@ impl<'a> Flattener<'a> {
                 port_signature(Some(args.len()), nin, nout)
             );
             self.error(lm, msg);
-            self.diags.push(Diagnostic::new(None, "candidates are:"));
+            crate::push_diagnostic(&mut self.diags, Diagnostic::new(None, "candidates are:"));
             let mut c = Some(first);
             let mut guard = 0;
             while let Some(cc) = c {
-                self.diags.push(Diagnostic::new(
-                    None,
-                    format!("  {}: {}", cc.landmark, cc.signature()),
-                ));
+                crate::push_diagnostic(
+                    &mut self.diags,
+                    Diagnostic::new(None, format!("  {}: {}", cc.landmark, cc.signature())),
+                );
                 c = cc.overload.and_then(|o| self.compound(o));
                 guard += 1;
                 if guard > 10_000 {
@@ -390,12 +395,28 @@ impl<'a> Flattener<'a> {
             i += 1;
         }
         for conn in &c.conns {
+            if self.conns.len() >= self.limits.connections {
+                self.too_many_connections(&lm);
+                break;
+            }
             if let (Some(Some(f)), Some(Some(t))) = (map.get(conn.from.0), map.get(conn.to.0)) {
                 self.connect((*f, conn.from.1), (*t, conn.to.1), conn.landmark.clone());
             }
         }
         for m in map.iter().skip(2).flatten() {
             self.expand_element(*m, env, depth);
+        }
+    }
+
+    /// Reports, once, that the connections bound was reached.
+    fn too_many_connections(&mut self, lm: &Landmark) {
+        if !self.too_many_conns {
+            self.too_many_conns = true;
+            let msg = format!(
+                "too many connections after compound expansion (over {})",
+                self.limits.connections
+            );
+            self.error(lm, msg);
         }
     }
 
@@ -506,6 +527,7 @@ pub(crate) fn flatten(
         ends: HashMap::new(),
         diags: Vec::new(),
         too_many: false,
+        too_many_conns: false,
         budget: Budget::new(limits.expansion_bytes),
         limits,
     };
@@ -593,6 +615,10 @@ pub(crate) fn flatten(
         let tos = f.expand_end(c.to.0, c.to.1, false);
         for &(fe, fp) in &froms {
             for &(te, tp) in &tos {
+                if out.len() >= f.limits.connections {
+                    f.too_many_connections(&c.landmark);
+                    break;
+                }
                 if router_id[fe] != usize::MAX && router_id[te] != usize::MAX {
                     out.push(FlatConnection {
                         from: router_id[fe],

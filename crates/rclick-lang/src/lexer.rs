@@ -91,12 +91,12 @@ impl<'a> Lexer<'a> {
     /// Reports an error at the current position.
     pub(crate) fn error(&mut self, msg: impl Into<String>) {
         let lm = self.landmark();
-        self.diags.push(Diagnostic::new(Some(lm), msg));
+        crate::push_diagnostic(&mut self.diags, Diagnostic::new(Some(lm), msg));
     }
 
     /// Reports an error at a given landmark.
     pub(crate) fn error_at(&mut self, lm: Landmark, msg: impl Into<String>) {
-        self.diags.push(Diagnostic::new(Some(lm), msg));
+        crate::push_diagnostic(&mut self.diags, Diagnostic::new(Some(lm), msg));
     }
 
     /// Counts a newline at `s` (handling `\r\n`); returns the index of the

@@ -51,6 +51,24 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+/// Diagnostics one stage keeps (the parser's, the flattener's); beyond
+/// them one more says that the rest are not shown. A few kilobytes of
+/// text whose compounds multiply one mistake would otherwise produce
+/// millions of messages (lang_parse fuzzing, fourth round).
+pub(crate) const MAX_DIAGNOSTICS: usize = 1_000;
+
+/// Adds `d` to `diags` unless [`MAX_DIAGNOSTICS`] are there already.
+pub(crate) fn push_diagnostic(diags: &mut Vec<Diagnostic>, d: Diagnostic) {
+    match diags.len().cmp(&MAX_DIAGNOSTICS) {
+        std::cmp::Ordering::Less => diags.push(d),
+        std::cmp::Ordering::Equal => diags.push(Diagnostic::new(
+            None,
+            format!("more than {MAX_DIAGNOSTICS} errors; the rest are not shown"),
+        )),
+        std::cmp::Ordering::Greater => {}
+    }
+}
+
 impl Diagnostic {
     pub(crate) fn new(landmark: Option<Landmark>, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
@@ -159,6 +177,10 @@ pub struct Limits {
     pub expansion_bytes: usize,
     /// Elements that compound expansion may create; 100,000 by default.
     pub elements: usize,
+    /// Connections that compound expansion may create, and connections
+    /// the flattened configuration may have once tunnels are resolved;
+    /// 1,000,000 by default.
+    pub connections: usize,
 }
 
 impl Default for Limits {
@@ -166,6 +188,7 @@ impl Default for Limits {
         Limits {
             expansion_bytes: flatten::MAX_EXPANSION_BYTES,
             elements: flatten::MAX_ELEMENTS,
+            connections: flatten::MAX_CONNECTIONS,
         }
     }
 }

@@ -938,7 +938,8 @@ fn parse_with_limits_applies_its_bounds() {
         Limits::default(),
         Limits {
             expansion_bytes: 128 << 20,
-            elements: 100_000
+            elements: 100_000,
+            connections: 1_000_000,
         }
     );
     let text = "define($a 0123456789, $b $a$a$a$a$a$a$a$a$a$a)\nIdle($b$b) -> Discard";
@@ -966,6 +967,59 @@ fn parse_with_limits_applies_its_bounds() {
             .to_string()
             .contains("too many elements after compound expansion")),
         "{e:?}"
+    );
+}
+
+/// lang_parse's fifth finding: compounds multiply connections, which the
+/// element bound does not limit (3.5 KB of text grew to millions of
+/// connections and as many diagnostics, 2 GB). The connections bound
+/// refuses it, once.
+#[test]
+fn compound_connections_are_bounded() {
+    // Each C has 2 elements and 41 connections; 4 Cs in a D, 4 Ds.
+    let many: String = (0..40).map(|i| format!("a [{i}] -> b;")).collect();
+    let text = format!(
+        "elementclass C {{ input -> a :: Null; b :: Null -> output; {many} }}
+         elementclass D {{ input -> C -> C -> C -> C -> output }}
+         Idle -> D -> D -> D -> D -> Discard"
+    );
+    let few = Limits {
+        connections: 500,
+        ..Limits::default()
+    };
+    let e = parse_with_limits(&text, &opts("x"), few).unwrap_err();
+    let bound: Vec<_> = e
+        .iter()
+        .filter(|d| {
+            d.message
+                .starts_with("too many connections after compound expansion (over 500)")
+        })
+        .collect();
+    assert_eq!(bound.len(), 1, "{e:?}");
+    // Within the bound it flattens: 40 connections in each of the 16 Cs,
+    // and the chain of 16 Cs between Idle and Discard.
+    let enough = Limits {
+        connections: 5_000,
+        ..Limits::default()
+    };
+    let f = parse_with_limits(&text, &opts("x"), enough).unwrap();
+    assert_eq!(f.connections.len(), 16 * 40 + 17);
+}
+
+/// However many mistakes a configuration has, a stage keeps at most
+/// MAX_DIAGNOSTICS of them and says that there are more.
+#[test]
+fn diagnostics_are_bounded() {
+    let text = "x :: Idle;\n".to_string() + &"Idle -> [0x] x;\n".repeat(3000);
+    let e = parse(&text, &opts("x")).unwrap_err();
+    assert_eq!(e.len(), crate::MAX_DIAGNOSTICS + 1, "{}", e.len());
+    assert_eq!(
+        e.last().unwrap().to_string(),
+        "more than 1000 errors; the rest are not shown"
+    );
+    assert_eq!(
+        e[0].to_string(),
+        "x:2: syntax error: port number should be integer"
     );
 }
 

@@ -77,7 +77,9 @@ impl Parser<'_> {
         let saved = std::mem::replace(&mut self.lx, lib);
         while self.ystatement(Ctx::File) {}
         let lib = std::mem::replace(&mut self.lx, saved);
-        self.lx.diags.extend(lib.diags);
+        for d in lib.diags {
+            crate::push_diagnostic(&mut self.lx.diags, d);
+        }
     }
 
     pub(super) fn ydefine(&mut self) {
