@@ -82,6 +82,34 @@ impl RunQueue {
         Some(e)
     }
 
+    /// Takes the front entry and queues `e` in its place, when `e` goes
+    /// first once the front is gone (no entry or the second's pass is
+    /// above `e`'s: where [`insert`](Self::insert) would put it after the
+    /// pop). One store instead of a pop and an insert: two tasks that take
+    /// turns (a source and the task pulling from its Queue) trade places
+    /// this way on every run. `None`, and nothing changed, otherwise.
+    #[inline(always)]
+    pub fn swap_front(&mut self, e: Entry) -> Option<Entry> {
+        if self.len == 0 || (self.len > 1 && self.at(1).pass <= e.pass) {
+            return None;
+        }
+        let at = self.head & self.mask();
+        Some(std::mem::replace(&mut self.buf[at], e))
+    }
+
+    /// Queues `e` first. The caller knows that no queued entry's pass is
+    /// below `e`'s, and that `e` was first among equals (an entry taken
+    /// from the front and put back).
+    #[inline]
+    pub fn push_front(&mut self, e: Entry) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        self.head = (self.head + self.buf.len() - 1) & self.mask();
+        self.buf[self.head] = e;
+        self.len += 1;
+    }
+
     /// Queues `e` after every entry whose pass is at most its own.
     #[inline]
     pub fn insert(&mut self, e: Entry) {
@@ -161,6 +189,38 @@ mod tests {
         assert!(q.is_empty());
         assert_eq!(q.pop_front(), None);
         assert_eq!(q.front(), None);
+    }
+
+    /// `swap_front` hands back the front and leaves the queue as a pop
+    /// and an insert would, or changes nothing when the new entry would
+    /// not go first; `push_front` puts an entry back first, growing and
+    /// wrapping the ring.
+    #[test]
+    fn swap_front_is_a_pop_and_an_insert_or_nothing() {
+        let mut q = RunQueue::default();
+        assert_eq!(q.swap_front(e(1, 0)), None);
+        q.insert(e(1, 1));
+        assert_eq!(q.swap_front(e(4, 2)), Some(e(1, 1)));
+        assert_eq!(q.len(), 1);
+        q.insert(e(6, 3));
+        // 6 is not above 6: the insert would go after the entry of pass 6.
+        assert_eq!(q.swap_front(e(6, 4)), None);
+        assert_eq!(q.swap_front(e(5, 5)), Some(e(4, 2)));
+        assert_eq!(drain(&mut q), vec![(5, 5), (6, 3)]);
+        for i in 0..40u64 {
+            q.insert(e(100 + i, i));
+            let f = q.pop_front().unwrap();
+            q.push_front(f);
+            q.push_front(e(0, 1000 + i));
+            assert_eq!(q.pop_front(), Some(e(0, 1000 + i)));
+        }
+        let got = drain(&mut q);
+        assert_eq!(got.len(), 40);
+        assert!(got.windows(2).all(|w| w[0].0 <= w[1].0));
+        for i in 0..20u64 {
+            q.push_front(e(20 - i, i));
+        }
+        assert_eq!(drain(&mut q).len(), 20);
     }
 
     #[test]
