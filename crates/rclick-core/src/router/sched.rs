@@ -18,7 +18,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::ctx::Ctx;
-use super::runq::{Entry, RunQueue};
+use super::runq::{Entry, Place, RunQueue};
 use super::slot::{Held, Slot, NO_LOCK};
 use super::{Remote, Router, RouterInner, TaskInfo};
 use crate::element::{TaskId, TimerId};
@@ -610,24 +610,17 @@ impl ThreadSched {
         if (flags == RESCHED || (flags != 0 && !self.park_if_stuck(rt, t, flags)))
             && ti.scheduled.load(Ordering::Relaxed)
         {
-            let first = match self.runq.front() {
-                None => true,
-                // A tie goes to the task already waiting (first in, first
-                // out, as Click inserts after equal passes).
-                Some(front) => next_pass < front.pass,
-            };
-            if first {
-                return (Some((next_pass, t)), used as usize);
-            }
-            // The waiting task runs next: when this one goes first after
-            // it, they trade places in the queue, and the waiting one is
-            // run directly (one store, where queueing this one and popping
-            // that one cost about 60 instructions on the IP router, whose
-            // source and pulling sink take turns); a stale front entry is
-            // dropped, as `next_task` would.
-            let e = self.entry_for(ti, t);
-            match self.runq.swap_front(e) {
-                Some(front) => {
+            match self.runq.place(next_pass) {
+                Place::First => return (Some((next_pass, t)), used as usize),
+                // The waiting task runs next and this one goes first after
+                // it: they trade places in the queue, and the waiting one
+                // is run directly (one store, where queueing this one and
+                // popping that one cost about 60 instructions on the IP
+                // router, whose source and pulling sink take turns); a
+                // stale front entry is dropped, as `next_task` would.
+                Place::Swap => {
+                    let e = self.entry_for(ti, t);
+                    let front = self.runq.replace_front(e);
                     let fi = &rt.tasks[front.task as usize];
                     if fi.generation.load(Ordering::Relaxed) == front.gen
                         && fi.scheduled.load(Ordering::Relaxed)
@@ -635,7 +628,7 @@ impl ThreadSched {
                         return (Some((front.pass, front.task)), used as usize);
                     }
                 }
-                None => self.runq.insert(e),
+                Place::Insert => self.enqueue(rt, t),
             }
         }
         (None, used as usize)
