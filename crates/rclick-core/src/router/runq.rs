@@ -17,6 +17,18 @@ pub(crate) struct Entry {
     pub task: u32,
 }
 
+/// Where the task that just ran goes ([`RunQueue::place`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Before every queued entry (or none is queued): it runs again.
+    First,
+    /// After the front entry but before every other one: the front runs
+    /// next, and the task takes its place ([`RunQueue::replace_front`]).
+    Swap,
+    /// Further back: an ordinary [`RunQueue::insert`].
+    Insert,
+}
+
 /// Entries in pass order; equal passes first in, first out.
 #[derive(Debug)]
 pub(crate) struct RunQueue {
@@ -80,6 +92,48 @@ impl RunQueue {
         self.head = (self.head + 1) & self.mask();
         self.len -= 1;
         Some(e)
+    }
+
+    /// Where an entry of pass `pass` for the task that just ran goes, in
+    /// one look at the front two entries: see [`Place`].
+    #[inline(always)]
+    pub fn place(&self, pass: u64) -> Place {
+        if self.len == 0 {
+            return Place::First;
+        }
+        let mask = self.mask();
+        // A tie goes to the entry already queued (first in, first out).
+        if pass < self.buf[self.head & mask].pass {
+            return Place::First;
+        }
+        if self.len == 1 || pass < self.buf[(self.head + 1) & mask].pass {
+            return Place::Swap;
+        }
+        Place::Insert
+    }
+
+    /// Takes the front entry and queues `e` in its place: for
+    /// [`Place::Swap`], where this is a pop and an insert in one store (two
+    /// tasks that take turns, a source and the task pulling from its
+    /// Queue, trade places this way on every run). The queue must not be
+    /// empty.
+    #[inline(always)]
+    pub fn replace_front(&mut self, e: Entry) -> Entry {
+        let at = self.head & self.mask();
+        std::mem::replace(&mut self.buf[at], e)
+    }
+
+    /// Queues `e` first. The caller knows that no queued entry's pass is
+    /// below `e`'s, and that `e` was first among equals (an entry taken
+    /// from the front and put back).
+    #[inline]
+    pub fn push_front(&mut self, e: Entry) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        self.head = (self.head + self.buf.len() - 1) & self.mask();
+        self.buf[self.head] = e;
+        self.len += 1;
     }
 
     /// Queues `e` after every entry whose pass is at most its own.
@@ -161,6 +215,48 @@ mod tests {
         assert!(q.is_empty());
         assert_eq!(q.pop_front(), None);
         assert_eq!(q.front(), None);
+    }
+
+    /// `place` says what an insert would do after the task's run: first,
+    /// second (the front is popped and the entry takes its place, as a pop
+    /// and an insert would leave the queue), or further back; ties go to
+    /// the queued entry. `push_front` puts an entry back first, growing
+    /// and wrapping the ring.
+    #[test]
+    fn place_and_replace_front_are_a_pop_and_an_insert() {
+        let mut q = RunQueue::default();
+        assert_eq!(q.place(1), Place::First);
+        q.insert(e(3, 1));
+        assert_eq!(q.place(2), Place::First);
+        assert_eq!(q.place(3), Place::Swap);
+        assert_eq!(q.place(9), Place::Swap);
+        assert_eq!(q.replace_front(e(4, 2)), e(3, 1));
+        assert_eq!(q.len(), 1);
+        q.insert(e(6, 3));
+        // 6 is not below 6: the insert goes after the entry of pass 6.
+        assert_eq!(q.place(6), Place::Insert);
+        assert_eq!(q.place(5), Place::Swap);
+        assert_eq!(q.replace_front(e(5, 5)), e(4, 2));
+        assert_eq!(drain(&mut q), vec![(5, 5), (6, 3)]);
+        for i in 0..40u64 {
+            q.insert(e(100 + i, i));
+            let f = q.pop_front().unwrap();
+            q.push_front(f);
+            q.push_front(e(0, 1000 + i));
+            assert_eq!(q.pop_front(), Some(e(0, 1000 + i)));
+            // Wrapped and grown: the place still looks at the right two.
+            assert_eq!(
+                q.place(101),
+                if i == 0 { Place::Swap } else { Place::Insert }
+            );
+        }
+        let got = drain(&mut q);
+        assert_eq!(got.len(), 40);
+        assert!(got.windows(2).all(|w| w[0].0 <= w[1].0));
+        for i in 0..20u64 {
+            q.push_front(e(20 - i, i));
+        }
+        assert_eq!(drain(&mut q).len(), 20);
     }
 
     #[test]
