@@ -177,9 +177,10 @@ pub struct Limits {
     pub expansion_bytes: usize,
     /// Elements that compound expansion may create; 100,000 by default.
     pub elements: usize,
-    /// Connections that compound expansion may create, and connections
-    /// the flattened configuration may have once tunnels are resolved;
-    /// 1,000,000 by default.
+    /// Connections the file's statements may make, connections that
+    /// compound expansion may create, and connections the flattened
+    /// configuration may have once tunnels are resolved (each bound on
+    /// its own); 1,000,000 by default.
     pub connections: usize,
 }
 
@@ -202,6 +203,7 @@ pub fn parse_with_limits(
     limits: Limits,
 ) -> Result<FlatConfig, Vec<Diagnostic>> {
     let mut p = parser::Parser::new(text, &opts.file_name);
+    p.max_connections = limits.connections;
     p.parse();
     let mut diags = std::mem::take(&mut p.lx.diags);
     let requirements = std::mem::take(&mut p.requirements);

@@ -1080,3 +1080,40 @@ fn stages_lex_parse_and_expand_on_their_own() {
     );
     assert_eq!(crate::stages::expand("$b$b$b$b", &d, 3), None);
 }
+
+/// A group whose output port is numbered in the thousands has that many
+/// outputs, and `=>` connects each: a few bytes make as many connections.
+/// The parser stops at its bound and says so once (lang_parse's fifth
+/// finding: 3.5 KB made 4,080,112 of them).
+#[test]
+fn parser_connections_are_bounded() {
+    fn parsed(text: &str, max: Option<usize>) -> (usize, Vec<String>) {
+        let mut p = crate::parser::Parser::new(text, "x");
+        if let Some(m) = max {
+            p.max_connections = m;
+        }
+        p.parse();
+        let conns = p
+            .classes
+            .iter()
+            .filter_map(|c| match c {
+                crate::parser::ClassDef::Compound(c) => Some(c.conns.len()),
+                _ => None,
+            })
+            .sum::<usize>()
+            + p.stack[0].conns.len();
+        let diags = p.lx.diags.iter().map(|d| d.to_string()).collect();
+        (conns, diags)
+    }
+    let text = "x :: Tee; ( x [499] -> [499] output ) => [0,] Discard; x [1] -> Discard;";
+    let (all, diags) = parsed(text, None);
+    assert!(all > 500, "{all}");
+    assert!(!diags.iter().any(|d| d.contains("too many connections")));
+    let (some, diags) = parsed(text, Some(100));
+    assert_eq!(some, 100);
+    let bound: Vec<_> = diags
+        .iter()
+        .filter(|d| d.contains("too many connections (over 100)"))
+        .collect();
+    assert_eq!(bound.len(), 1, "{diags:?}");
+}

@@ -223,6 +223,11 @@ pub(crate) struct Parser<'a> {
     /// Libraries already read (`require(library FILE)`), so that a library
     /// required twice, or in a cycle, is read once.
     libraries: Vec<std::path::PathBuf>,
+    /// Connections the file's statements may make in all (a group with a
+    /// port numbered in the millions makes that many with `=>`), and how
+    /// many they have made.
+    pub(crate) max_connections: usize,
+    connections: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -239,6 +244,8 @@ impl<'a> Parser<'a> {
             group_depth: 0,
             requirements: Vec::new(),
             libraries: Vec::new(),
+            max_connections: crate::flatten::MAX_CONNECTIONS,
+            connections: 0,
         }
     }
 
@@ -761,6 +768,18 @@ impl<'a> Parser<'a> {
                 }
             }
             let (from, to) = (outputs[it[1]].elem, inputs[it[0]].elem);
+            if self.connections >= self.max_connections {
+                // Reported once: every later statement stops here too.
+                if self.connections == self.max_connections {
+                    self.connections += 1;
+                    self.error(format!(
+                        "too many connections (over {})",
+                        self.max_connections
+                    ));
+                }
+                return;
+            }
+            self.connections += 1;
             self.cur().connect(from, port[1], to, port[0], lm.clone());
             for k in 0..2 {
                 if !step[k] {
