@@ -62,7 +62,7 @@ mod tests {
         }
         fn change(&mut self, p: &mut Packet) -> bool {
             p.data_mut()[0] += 1;
-            p.len() % 2 == 0
+            p.len().is_multiple_of(2)
         }
     }
 
