@@ -35,9 +35,16 @@
 //! SetCRC32
 
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, Packet, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::crc32::click_crc32;
+
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
 
 /// The CheckCRC32 element.
 #[derive(Default)]
@@ -92,7 +99,15 @@ impl Element for CheckCRC32 {
         batch.filter_map_in_place(|p| self.check(p, cx));
         batch
     }
-    rclick_core::drops_handler!(drops);
+    fn handlers(&self) -> Vec<HandlerDef> {
+        H::all_defs()
+    }
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Drops) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
+        Ok(self.drops.to_string())
+    }
 }
 
 #[cfg(test)]

@@ -36,10 +36,16 @@
 //! CheckCRC32
 
 use rclick_core::args::Args;
-use rclick_core::drops::simple::keep_or_count;
-use rclick_core::{ConfigureCx, Ctx, Element, Packet, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
 
 use super::crc32::click_crc32;
+
+rclick_core::handlers! {
+    /// The handlers (the manual's list).
+    enum H {
+        Drops = read("drops"),
+    }
+}
 
 /// The SetCRC32 element.
 #[derive(Default)]
@@ -51,8 +57,11 @@ impl SetCRC32 {
     /// Appends the CRC; `None` (counted) if the packet cannot grow.
     fn set_crc(&mut self, mut p: Packet) -> Option<Packet> {
         let crc = click_crc32(p.data());
-        let grown = p.put_slice(&crc.to_le_bytes()).is_ok();
-        keep_or_count(&mut self.drops, p, grown)
+        if p.put_slice(&crc.to_le_bytes()).is_err() {
+            self.drops += 1;
+            return None;
+        }
+        Some(p)
     }
 }
 
@@ -88,7 +97,15 @@ impl Element for SetCRC32 {
         batch.filter_map_in_place(|p| self.set_crc(p));
         batch
     }
-    rclick_core::drops_handler!(drops);
+    fn handlers(&self) -> Vec<HandlerDef> {
+        H::all_defs()
+    }
+    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
+        let Some(H::Drops) = H::from_id(id) else {
+            return Err("no such handler".into());
+        };
+        Ok(self.drops.to_string())
+    }
 }
 
 #[cfg(test)]
