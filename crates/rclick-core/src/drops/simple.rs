@@ -184,11 +184,11 @@ mod tests {
 
     /// Pushes packets 1 to 5 when `go` is written.
     #[derive(Default)]
-    struct Src;
+    struct Five;
 
-    impl Element for Src {
+    impl Element for Five {
         fn class_name(&self) -> &'static str {
-            "Src"
+            "Five"
         }
         fn port_count(&self) -> &'static str {
             "0/1"
@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn divert_counts_every_bad_packet_divert_or_count_only_drops() {
         let mut reg = Registry::new();
-        reg.add("Src", || Box::<Src>::default(), "");
+        reg.add("Five", || Box::<Five>::default(), "");
         reg.add("Divert", || Box::<Odd<true>>::default(), "");
         reg.add("DivertOrCount", || Box::<Odd<false>>::default(), "");
         reg.add("Tally", || Box::<Tally>::default(), "");
@@ -272,7 +272,7 @@ mod tests {
             ("DivertOrCount", false, "3", "6 0"),
         ] {
             let out1 = if with_1 { "o[1] -> [1]t;" } else { "" };
-            let conf = format!("s :: Src -> o :: {class} -> t :: Tally; {out1}");
+            let conf = format!("s :: Five -> o :: {class} -> t :: Tally; {out1}");
             let r = crate::testing::build(&conf, &reg, true).unwrap();
             r.write_handler("s.go", "").unwrap();
             assert_eq!(crate::testing::read(&r, "t.sums"), sums, "{conf}");
