@@ -24,8 +24,13 @@
 //! declaration order) what a `drop_details` handler reads. How a drop is
 //! logged stays with the element, since Click's wording differs by class:
 //! [`Drops::count`] says whether this was the reason's first drop.
+//!
+//! [`simple`] is the case of one count read by a class's only handler,
+//! `drops`, and the tails that count a bad packet and drop or divert it.
 
 use std::marker::PhantomData;
+
+pub mod simple;
 
 /// A set of named drop reasons: an enum made by
 /// [`drop_reasons!`](crate::drop_reasons).

@@ -97,23 +97,6 @@ pub(crate) fn push_keeping(
     refused
 }
 
-/// The same for one packet (the element's `simple_action`): `Some(p)` if
-/// `keep` keeps it, else `None` after sending it to output 1 when that
-/// exists.
-#[inline]
-pub(crate) fn keep_one(
-    mut p: Packet,
-    cx: &mut Ctx,
-    keep: impl FnOnce(&mut Packet) -> bool,
-) -> Option<Packet> {
-    if keep(&mut p) {
-        Some(p)
-    } else {
-        cx.checked_push(1, PacketBatch::from(p));
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,10 +193,12 @@ mod tests {
         fn push(&mut self, _port: usize, batch: PacketBatch, cx: &mut Ctx) {
             self.refused += push_keeping(batch, cx, odd);
         }
-        fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
-            let kept = keep_one(p, cx, odd);
-            self.refused += u64::from(kept.is_none());
-            kept
+        fn simple_action(&mut self, mut p: Packet, cx: &mut Ctx) -> Option<Packet> {
+            if odd(&mut p) {
+                return Some(p);
+            }
+            rclick_core::drops::simple::divert(&mut self.refused, p, cx);
+            None
         }
         fn handlers(&self) -> Vec<rclick_core::HandlerDef> {
             vec![rclick_core::HandlerDef::read("refused", 0)]
@@ -226,7 +211,7 @@ mod tests {
     /// Kept packets on output 0, refused ones on output 1 (or dropped
     /// when it is not connected), counted, on push and on pull.
     #[test]
-    fn push_keeping_and_keep_one_split_and_count() {
+    fn push_keeping_and_divert_split_and_count() {
         let mut reg = crate::ip::test_util::registry();
         reg.add("OddLength", || Box::<OddLength>::default(), "");
         let r = rclick_core::testing::run(

@@ -39,8 +39,7 @@
 //!
 //! AggregateIP, AggregateIPFlows, AggregateFirst
 
-use super::drop_counting;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, PacketBatch};
 
 /// Port value meaning "drop".
 const DENY: usize = usize::MAX;
@@ -146,13 +145,7 @@ impl Element for AggregateFilter {
         }
     }
 
-    fn handlers(&self) -> Vec<HandlerDef> {
-        drop_counting::handlers()
-    }
-
-    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        drop_counting::read(id, self.drops)
-    }
+    rclick_core::drops_handler!(drops);
 }
 
 #[cfg(test)]

@@ -44,7 +44,8 @@
 use std::collections::HashSet;
 
 use rclick_core::args::{AnyArg, Args};
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+use rclick_core::drops::simple::divert_or_count;
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
 
 /// The AggregateFirst element.
 #[derive(Default)]
@@ -91,7 +92,7 @@ impl Element for AggregateFirst {
         if self.seen.insert(p.aggregate_anno()) {
             return Some(p);
         }
-        super::refuse(PacketBatch::from(p), &mut self.drops, cx);
+        divert_or_count(&mut self.drops, p, cx);
         None
     }
 

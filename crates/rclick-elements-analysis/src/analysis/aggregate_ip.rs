@@ -61,9 +61,9 @@
 //!
 //! AggregateIPFlows, AggregateLength, AggregateCounter
 
-use super::drop_counting;
 use rclick_core::args::{AnyArg, Args};
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+use rclick_core::drops::simple::divert_or_count;
+use rclick_core::{ConfigureCx, Ctx, Element, Packet};
 use rclick_wire::ipv4::Ipv4Packet;
 
 /// Which header a field is in.
@@ -312,19 +312,13 @@ impl Element for AggregateIP {
                 Some(p)
             }
             None => {
-                super::refuse(PacketBatch::from(p), &mut self.drops, cx);
+                divert_or_count(&mut self.drops, p, cx);
                 None
             }
         }
     }
 
-    fn handlers(&self) -> Vec<HandlerDef> {
-        drop_counting::handlers()
-    }
-
-    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        drop_counting::read(id, self.drops)
-    }
+    rclick_core::drops_handler!(drops);
 }
 
 #[cfg(test)]

@@ -52,7 +52,8 @@ use std::collections::HashMap;
 
 use super::aggregate_ip_flows::parse_secs;
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch, Timestamp};
+use rclick_core::drops::simple::divert_or_count;
+use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, Timestamp};
 use rclick_wire::ipv4::Ipv4Packet;
 
 struct PairInfo {
@@ -158,7 +159,7 @@ impl AggregateIPAddrPair {
     }
 
     fn reject(&mut self, p: Packet, cx: &mut Ctx) {
-        super::refuse(PacketBatch::from(p), &mut self.drops, cx);
+        divert_or_count(&mut self.drops, p, cx);
     }
 }
 

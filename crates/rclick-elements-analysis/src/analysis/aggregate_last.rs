@@ -67,6 +67,7 @@
 use std::collections::BTreeMap;
 
 use rclick_core::args::{AnyArg, Args};
+use rclick_core::drops::simple::divert_or_count;
 use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch, TaskId};
 
 use super::EXTRA_PACKETS_ANNO;
@@ -188,7 +189,7 @@ impl Element for AggregateLast {
         if replaced.is_empty() {
             return;
         }
-        super::refuse(replaced, &mut self.drops, cx);
+        divert_or_count(&mut self.drops, replaced, cx);
     }
 
     fn run_task(&mut self, _task: TaskId, cx: &mut Ctx) -> bool {

@@ -65,10 +65,10 @@
 
 use std::net::Ipv4Addr;
 
-use super::drop_counting;
 use rclick_core::args::{AnyArg, Args};
+use rclick_core::drops::simple::divert_or_count;
 use rclick_core::random;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, InitCx, Packet, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, InitCx, Packet};
 use rclick_wire::icmp::{self, IcmpPacket};
 use rclick_wire::ipv4::Ipv4Packet;
 
@@ -292,7 +292,7 @@ impl Element for AnonymizeIPAddr {
             .network_header()
             .is_some_and(|h| h.len() >= 20 && Ipv4Packet::new_unchecked(h).version() == 4);
         if !ipv4 {
-            super::refuse(PacketBatch::from(p), &mut self.drops, cx);
+            divert_or_count(&mut self.drops, p, cx);
             return None;
         }
         let proto = {
@@ -308,13 +308,7 @@ impl Element for AnonymizeIPAddr {
         Some(p)
     }
 
-    fn handlers(&self) -> Vec<HandlerDef> {
-        drop_counting::handlers()
-    }
-
-    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        drop_counting::read(id, self.drops)
-    }
+    rclick_core::drops_handler!(drops);
 }
 
 #[cfg(test)]

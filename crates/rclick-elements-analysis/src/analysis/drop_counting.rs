@@ -1,34 +1,13 @@
-//! What the classes here that drop the packets they cannot handle share:
-//! the `drops` read handler, their only one (AggregateIP, AggregateFilter
-//! and AnonymizeIPAddr call [`handlers`] and [`read`]), and for the ones
-//! that only change each packet or drop it (AggregateLength,
-//! EraseIPPayload, StoreTimestamp) the [`DropCounting`] family: each
-//! class's file implements it (its configuration and its change);
+//! The classes here that only change each packet or drop it
+//! (AggregateLength, EraseIPPayload, StoreTimestamp): each class's file
+//! implements [`DropCounting`] (its configuration and its change);
 //! [`DropCountingElement`] makes the element around it and counts the
-//! drops.
+//! drops, with core's [`drops::simple`] (the `drops` handler and the
+//! drop-and-count tail, which the other classes here with only a `drops`
+//! handler use directly).
 
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
-
-rclick_core::handlers! {
-    /// `drops`, read-only.
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
-/// The definition of the `drops` handler, the class's only one.
-pub(crate) fn handlers() -> Vec<HandlerDef> {
-    H::all_defs()
-}
-
-/// The `drops` handler's read: `drops` in decimal (an unknown `id` is an
-/// error, as for every class).
-pub(crate) fn read(id: u32, drops: u64) -> Result<String, String> {
-    match H::from_id(id) {
-        Some(H::Drops) => Ok(drops.to_string()),
-        None => Err("no such handler".into()),
-    }
-}
+use rclick_core::drops::simple::keep_or_count;
+use rclick_core::{ConfigureCx, Ctx, Element, Packet};
 
 /// One class's own part: its name, configuration and change.
 pub(crate) trait DropCounting: Default + Send + 'static {
@@ -62,35 +41,46 @@ impl<C: DropCounting> Element for DropCountingElement<C> {
     }
     #[inline]
     fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
-        if self.class.change(&mut p) {
-            Some(p)
-        } else {
-            self.drops += 1;
-            None
-        }
+        let ok = self.class.change(&mut p);
+        keep_or_count(&mut self.drops, p, ok)
     }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        handlers()
-    }
-    fn read_handler(&mut self, id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        read(id, self.drops)
-    }
+    rclick_core::drops_handler!(drops);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rclick_core::HandlerKind;
+
+    /// Keeps packets of even length, adding 1 to their first byte.
+    #[derive(Default)]
+    struct Even;
+
+    impl DropCounting for Even {
+        const CLASS: &'static str = "Even";
+        fn configure(&mut self, _conf: &[String]) -> Result<(), String> {
+            Ok(())
+        }
+        fn change(&mut self, p: &mut Packet) -> bool {
+            p.data_mut()[0] += 1;
+            p.len().is_multiple_of(2)
+        }
+    }
 
     #[test]
-    fn one_read_handler_that_reads_the_count() {
-        let defs = handlers();
-        assert_eq!(defs.len(), 1);
-        assert_eq!(defs[0].name, "drops");
-        let HandlerKind::Element(id) = defs[0].kind else {
-            panic!("{:?}", defs[0].kind);
-        };
-        assert_eq!(read(id, 42).unwrap(), "42");
-        assert_eq!(read(id + 1, 42).unwrap_err(), "no such handler");
+    fn changes_or_drops_and_counts() {
+        let mut reg = rclick_core::Registry::new();
+        rclick_elements_standard::register(&mut reg);
+        reg.add("Even", || Box::<DropCountingElement<Even>>::default(), "");
+        let r = rclick_core::testing::run(
+            "InfiniteSource(DATA \\<0102>, LIMIT 3, STOP false) -> e :: Even -> Print(ok) -> Discard;
+             InfiniteSource(DATA \\<010203>, LIMIT 2, STOP false) -> e;
+             DriverManager(wait 0.2s);",
+            &reg,
+        )
+        .unwrap();
+        assert_eq!(rclick_core::testing::read(&r, "e.drops"), "2");
+        assert_eq!(r.take_log(), ["ok:    2 | 0202"; 3]);
+        let defs = DropCountingElement::<Even>::default().handlers();
+        assert_eq!(defs, rclick_core::drops::simple::DropsOnly::all_defs());
     }
 }

@@ -1,6 +1,6 @@
 //! Click's analysis elements: IP summary dumps (the text format of Click's
 //! test suite), aggregates, and timestamp manipulation.
-use rclick_core::{Ctx, PacketBatch, Registry, Timestamp};
+use rclick_core::{Registry, Timestamp};
 
 pub mod ipsumdump_fields;
 
@@ -107,18 +107,6 @@ pub(crate) fn notifier_class(
     match cx.find(name) {
         Some(id) => Ok(Some(cx.element_info(id).class.clone())),
         None => Err("NOTIFIER: does not name an element".into()),
-    }
-}
-
-/// Where an element with an optional second output sends the packets it
-/// refuses (AggregateIP's packets without the field, AnonymizeIPAddr's
-/// non-IP ones...): output 1 when there is one, else dropped and counted in
-/// `drops` (the element's `drops` handler).
-pub(crate) fn refuse(batch: PacketBatch, drops: &mut u64, cx: &mut Ctx) {
-    if cx.noutputs() > 1 {
-        cx.push(1, batch);
-    } else {
-        *drops += batch.len() as u64;
     }
 }
 
@@ -258,7 +246,8 @@ mod tests {
         r
     }
 
-    /// `refuse`: output 1 when connected (nothing counted), else counted.
+    /// Refused packets (core's `divert_or_count`): output 1 when connected
+    /// (nothing counted), else counted.
     #[test]
     fn refused_packets_take_output_1_or_are_counted() {
         let r = testing::run(

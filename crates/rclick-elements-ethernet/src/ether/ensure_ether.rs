@@ -40,7 +40,8 @@
 //! EtherEncap, EtherRewrite
 
 use rclick_core::args::{Args, EtherAddr};
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+use rclick_core::drops::simple::keep_or_count;
+use rclick_core::{ConfigureCx, Ctx, Element, Packet};
 use rclick_wire::{EtherType, EthernetAddress, EthernetFrame, EthernetRepr};
 
 /// The EnsureEther element.
@@ -100,13 +101,6 @@ impl EnsureEther {
     }
 }
 
-rclick_core::handlers! {
-    /// EnsureEther's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
 impl Element for EnsureEther {
     fn class_name(&self) -> &'static str {
         "EnsureEther"
@@ -131,19 +125,10 @@ impl Element for EnsureEther {
         Ok(())
     }
     fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
-        if self.ensure(&mut p) {
-            Some(p)
-        } else {
-            self.drops += 1;
-            None
-        }
+        let ok = self.ensure(&mut p);
+        keep_or_count(&mut self.drops, p, ok)
     }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
-    }
+    rclick_core::drops_handler!(drops);
 }
 
 #[cfg(test)]

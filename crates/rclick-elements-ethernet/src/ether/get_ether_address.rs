@@ -42,7 +42,8 @@
 //! SetEtherAddress, StoreEtherAddress
 
 use rclick_core::args::{Args, Word};
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+use rclick_core::drops::simple::divert_or_count;
+use rclick_core::{ConfigureCx, Ctx, Element, Packet};
 
 /// The GetEtherAddress element.
 #[derive(Default)]
@@ -50,13 +51,6 @@ pub struct GetEtherAddress {
     anno: usize,
     offset: usize,
     drops: u64,
-}
-
-rclick_core::handlers! {
-    /// GetEtherAddress's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
 }
 
 impl Element for GetEtherAddress {
@@ -98,22 +92,13 @@ impl Element for GetEtherAddress {
             .and_then(|d| d.first_chunk::<6>())
             .copied()
         else {
-            if cx.noutputs() > 1 {
-                cx.push(1, PacketBatch::from(p));
-            } else {
-                self.drops += 1;
-            }
+            divert_or_count(&mut self.drops, p, cx);
             return None;
         };
         super::set_anno_ether(&mut p, self.anno, &a);
         Some(p)
     }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
-    }
+    rclick_core::drops_handler!(drops);
 }
 
 #[cfg(test)]

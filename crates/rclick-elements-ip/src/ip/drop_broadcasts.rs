@@ -32,7 +32,8 @@
 //!
 //! HostEtherFilter, SetPacketType
 
-use rclick_core::{Ctx, Element, HandlerDef, Packet, PacketBatch};
+use rclick_core::drops::simple::count_one;
+use rclick_core::{Ctx, Element, Packet, PacketBatch};
 use rclick_packet::PacketType;
 
 /// The DropBroadcasts element.
@@ -56,6 +57,16 @@ impl DropBroadcasts {
         }
     }
 
+    /// [`filter`](Self::filter), logging the very first drop.
+    #[inline(always)]
+    fn filter_logging(&mut self, batch: &mut PacketBatch, cx: &Ctx) {
+        let before = self.drops;
+        self.filter(batch);
+        if before == 0 && self.drops > 0 {
+            cx.log(FIRST_DROP);
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn remove_broadcasts(&mut self, batch: &mut PacketBatch) {
@@ -73,13 +84,6 @@ impl DropBroadcasts {
 /// The line Click prints at the first drop.
 const FIRST_DROP: &str = "DropBroadcasts: dropped a packet";
 
-rclick_core::handlers! {
-    /// DropBroadcasts's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
 impl Element for DropBroadcasts {
     fn class_name(&self) -> &'static str {
         "DropBroadcasts"
@@ -93,39 +97,25 @@ impl Element for DropBroadcasts {
             p.packet_type_anno(),
             PacketType::Broadcast | PacketType::Multicast
         ) {
-            if self.drops == 0 {
+            if count_one(&mut self.drops) {
                 cx.log(FIRST_DROP);
             }
-            self.drops += 1;
             return None;
         }
         Some(p)
     }
     fn push(&mut self, _port: usize, mut batch: PacketBatch, cx: &mut Ctx) {
-        let before = self.drops;
-        self.filter(&mut batch);
-        if before == 0 && self.drops > 0 {
-            cx.log(FIRST_DROP);
-        }
+        self.filter_logging(&mut batch, cx);
         if !batch.is_empty() {
             cx.push(0, batch);
         }
     }
     fn pull(&mut self, _port: usize, max: usize, cx: &mut Ctx) -> PacketBatch {
         let mut batch = cx.pull(0, max);
-        let before = self.drops;
-        self.filter(&mut batch);
-        if before == 0 && self.drops > 0 {
-            cx.log(FIRST_DROP);
-        }
+        self.filter_logging(&mut batch, cx);
         batch
     }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
-    }
+    rclick_core::drops_handler!(drops);
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! subclasses inherit their superclass's.
 
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+use rclick_core::{ConfigureCx, Ctx, Element, Packet, PacketBatch};
 
 /// One class's own part: its name, configuration and the change it makes.
 pub(crate) trait FixInPlace: Default + Send + 'static {
@@ -33,13 +33,6 @@ pub struct FixElement<C: FixInPlace> {
     drops: u64,
 }
 
-rclick_core::handlers! {
-    /// The handlers of every [`FixInPlace`] class (their manuals' lists).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
 impl<C: FixInPlace> Element for FixElement<C> {
     fn class_name(&self) -> &'static str {
         C::CLASS
@@ -60,13 +53,8 @@ impl<C: FixInPlace> Element for FixElement<C> {
         self.class.fix(&mut batch, &mut self.drops, cx);
         batch
     }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    /// `drops`, the only handler.
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
-    }
+    // `drops`, the only handler.
+    rclick_core::drops_handler!(drops);
 }
 
 /// Keeps the packets of `batch` that `keep` accepts (it may change them)

@@ -67,7 +67,8 @@
 use std::net::Ipv4Addr;
 
 use rclick_core::args::{Args, FromArg, IpPrefix, SpaceSep};
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+use rclick_core::drops::simple::count_one;
+use rclick_core::{ConfigureCx, Ctx, Element, Packet};
 use rclick_wire::{checksum, Ipv4Packet};
 
 use super::check_ip_header::{interfaces, AddrList};
@@ -117,13 +118,6 @@ impl IPInputCombo {
         p.set_ip_header(0, hlen);
         p.set_dst_ip_anno(dst);
         true
-    }
-}
-
-rclick_core::handlers! {
-    /// IPInputCombo's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
     }
 }
 
@@ -179,18 +173,12 @@ impl Element for IPInputCombo {
         if self.process(&mut p) {
             return Some(p);
         }
-        if self.drops == 0 {
-            cx.log("IP checksum failed".to_string());
+        if count_one(&mut self.drops) {
+            cx.log("IP checksum failed");
         }
-        self.drops += 1;
         None
     }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
-    }
+    rclick_core::drops_handler!(drops);
 }
 
 #[cfg(test)]

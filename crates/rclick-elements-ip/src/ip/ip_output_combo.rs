@@ -74,7 +74,7 @@
 use std::net::Ipv4Addr;
 
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+use rclick_core::{ConfigureCx, Ctx, Element, Packet};
 use rclick_packet::PacketType;
 use rclick_wire::Ipv4Packet;
 
@@ -143,13 +143,6 @@ impl IPOutputCombo {
     }
 }
 
-rclick_core::handlers! {
-    /// IPOutputCombo's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
 impl Element for IPOutputCombo {
     fn class_name(&self) -> &'static str {
         "IPOutputCombo"
@@ -199,12 +192,7 @@ impl Element for IPOutputCombo {
             }
         }
     }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
-    }
+    rclick_core::drops_handler!(drops);
 }
 
 #[cfg(test)]

@@ -37,10 +37,11 @@
 //! ICMP6Error, CheckIP6Header, DecIPTTL
 
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet, PacketBatch};
+use rclick_core::drops::simple::divert;
+use rclick_core::{ConfigureCx, Ctx, Element, Packet, PacketBatch};
 
 use super::{fixed_header, fixed_header_mut};
-use crate::divert;
+use crate::divert::push_keeping;
 
 /// The DecIP6HLIM element.
 #[derive(Default)]
@@ -63,13 +64,6 @@ fn process(p: &mut Packet) -> bool {
     true
 }
 
-rclick_core::handlers! {
-    /// DecIP6HLIM's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
 impl Element for DecIP6HLIM {
     fn class_name(&self) -> &'static str {
         "DecIP6HLIM"
@@ -87,19 +81,16 @@ impl Element for DecIP6HLIM {
         Args::new(conf).complete().map_err(|e| e.to_string())
     }
     fn push(&mut self, _port: usize, live: PacketBatch, cx: &mut Ctx) {
-        self.drops += divert::push_keeping(live, cx, process);
+        self.drops += push_keeping(live, cx, process);
     }
-    fn simple_action(&mut self, p: Packet, cx: &mut Ctx) -> Option<Packet> {
-        let kept = divert::keep_one(p, cx, process);
-        self.drops += u64::from(kept.is_none());
-        kept
+    fn simple_action(&mut self, mut p: Packet, cx: &mut Ctx) -> Option<Packet> {
+        if process(&mut p) {
+            return Some(p);
+        }
+        divert(&mut self.drops, p, cx);
+        None
     }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
-    }
+    rclick_core::drops_handler!(drops);
 }
 
 #[cfg(test)]

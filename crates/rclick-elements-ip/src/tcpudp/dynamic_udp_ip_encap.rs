@@ -41,7 +41,8 @@
 use std::net::Ipv4Addr;
 
 use rclick_core::args::Args;
-use rclick_core::{ConfigureCx, Ctx, Element, HandlerDef, Packet};
+use rclick_core::drops::simple::keep_or_count;
+use rclick_core::{ConfigureCx, Ctx, Element, Packet};
 use rclick_wire::{IpProtocol, Ipv4Packet, Ipv4Repr, UdpPacket};
 
 use crate::ip::port_info::parse_port;
@@ -116,13 +117,6 @@ impl DynamicUDPIPEncap {
     }
 }
 
-rclick_core::handlers! {
-    /// DynamicUDPIPEncap's handlers (the manual's list).
-    enum H {
-        Drops = read("drops"),
-    }
-}
-
 impl Element for DynamicUDPIPEncap {
     fn class_name(&self) -> &'static str {
         "DynamicUDPIPEncap"
@@ -163,19 +157,10 @@ impl Element for DynamicUDPIPEncap {
         Ok(())
     }
     fn simple_action(&mut self, mut p: Packet, _cx: &mut Ctx) -> Option<Packet> {
-        if self.encap(&mut p) {
-            Some(p)
-        } else {
-            self.drops += 1;
-            None
-        }
+        let ok = self.encap(&mut p);
+        keep_or_count(&mut self.drops, p, ok)
     }
-    fn handlers(&self) -> Vec<HandlerDef> {
-        H::all_defs()
-    }
-    fn read_handler(&mut self, _id: u32, _param: &str, _cx: &mut Ctx) -> Result<String, String> {
-        Ok(self.drops.to_string())
-    }
+    rclick_core::drops_handler!(drops);
 }
 
 #[cfg(test)]
