@@ -607,6 +607,22 @@ pub(crate) fn flatten(
             landmark: f.landmarks[i].clone(),
         });
     }
+    // The parser refuses an element named like a class; compound
+    // expansion can make one (`sfq_out :: FlowCount` whose `cl` has the
+    // class `sfq_out/cl`), and its flattened text would not parse.
+    // Refused here with the parser's message. Only a class name with a
+    // `/` can meet an expanded name, and no element class has one, so
+    // such a configuration could not have run anyway.
+    let class_names: std::collections::HashSet<&str> =
+        elements.iter().map(|e| e.class.as_str()).collect();
+    for e in &elements {
+        if class_names.contains(e.name.as_str()) {
+            f.error(
+                &e.landmark,
+                format!("class '{}' used as element name", e.name),
+            );
+        }
+    }
 
     let mut out: Vec<FlatConnection> = Vec::new();
     let conns = std::mem::take(&mut f.conns);

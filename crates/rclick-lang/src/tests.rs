@@ -679,6 +679,31 @@ fn anonymous_names_avoid_class_names() {
     assert_eq!(flat(&once), once);
 }
 
+// lang_parse's sixth finding: compound expansion names the element `cl`
+// of `sfq_out` `sfq_out/cl`, and its class was called `sfq_out/cl` too;
+// the flattened `sfq_out/cl :: sfq_out/cl` did not parse back. Refused as
+// the parser refuses the same text at the top level.
+#[test]
+fn expanded_names_may_not_be_class_names() {
+    let e = errors(
+        "elementclass F { input -> cl :: sfq_out/cl -> output }\n\
+         Idle -> sfq_out :: F -> Discard;",
+        "x",
+    );
+    assert!(
+        e.iter()
+            .any(|d| d == "x:1: class 'sfq_out/cl' used as element name"),
+        "{e:?}"
+    );
+    let e = errors("x :: x;", "x");
+    assert!(
+        e.iter().any(|d| d == "x:1: class 'x' used as element name"),
+        "{e:?}"
+    );
+    // Names that only look alike are fine.
+    flat("elementclass F { input -> cl :: Null -> output } Idle -> sfq_out :: F -> Discard;");
+}
+
 /// Small deterministic PRNG for fuzz-ish tests.
 struct Rng(u64);
 impl Rng {
