@@ -1142,3 +1142,33 @@ fn parser_connections_are_bounded() {
         .collect();
     assert_eq!(bound.len(), 1, "{diags:?}");
 }
+
+/// lang_parse's seventh finding: a group whose port is numbered
+/// 777,777,777 listed that many ports (6 GB) before connecting any. The
+/// list stops at the connections bound, with an error.
+#[test]
+fn group_ports_are_bounded() {
+    let mut p = crate::parser::Parser::new(
+        "Idle -> ( x :: Null; x [777777777] -> [777777777] output ) -> Discard;",
+        "x",
+    );
+    p.max_connections = 1_000;
+    p.parse();
+    let diags: Vec<String> = p.lx.diags.iter().map(|d| d.to_string()).collect();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d == "x:1: group with more than 1000 ports"),
+        "{diags:?}"
+    );
+    let e = parse(
+        "Idle -> ( x :: Null; x [777777777] -> [777777777] output ) -> Discard;",
+        &opts("x"),
+    )
+    .unwrap_err();
+    assert!(
+        e.iter()
+            .any(|d| d.message == "group with more than 1000000 ports"),
+        "{e:?}"
+    );
+}

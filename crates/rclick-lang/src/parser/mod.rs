@@ -503,7 +503,19 @@ impl<'a> Parser<'a> {
             } else if t.is_char(b'(') {
                 name = self.anon_name("");
                 ty = None;
-                let nports = self.ygroup(&name);
+                let mut nports = self.ygroup(&name);
+                // A group with a port numbered 777,777,777 has that many
+                // ports, listed here: more than the connections bound can
+                // ever connect, so the list stops there (lang_parse's
+                // seventh finding: 6 GB from 336 bytes).
+                let most = self.max_connections.saturating_add(1);
+                if nports.iter().any(|&n| n > most) {
+                    self.error(format!(
+                        "group with more than {} ports",
+                        self.max_connections
+                    ));
+                    nports = nports.map(|n| n.min(most));
+                }
                 if item.inports.is_empty() {
                     item.inports = (0..nports[0] as i64).collect();
                 }
