@@ -8,6 +8,7 @@
 //! choices here as in Click (its tests depend on them). The state sits
 //! behind a mutex; a draw is a few nanoseconds uncontended.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -63,51 +64,49 @@ impl Glibc {
 
 static STATE: Mutex<(bool, Glibc)> = Mutex::new((false, Glibc::unseeded()));
 
+/// Whether the generator has been seeded, and the generator.
+type State = (bool, Glibc);
+
 thread_local! {
     /// A generator private to this thread, set while a test holds
     /// [`test_lock`]'s guard, so other tests' draws cannot shift its own.
-    static PRIVATE: std::cell::RefCell<Option<(bool, Glibc)>> =
+    static PRIVATE: std::cell::RefCell<Option<State>> =
         const { std::cell::RefCell::new(None) };
 }
 
+/// Guards held by [`test_lock`] callers: while none is, a draw does not
+/// look at the thread-local generator (one relaxed load, not a
+/// thread-local access, on the draws some elements make per packet).
+static PRIVATE_IN_USE: AtomicUsize = AtomicUsize::new(0);
+
+/// Runs `f` on this thread's private generator if it has one, else on
+/// the shared one.
+fn with_any<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    if PRIVATE_IN_USE.load(Ordering::Relaxed) > 0 {
+        return PRIVATE.with(|p| match p.borrow_mut().as_mut() {
+            Some(private) => f(private),
+            None => f(&mut STATE.lock().unwrap_or_else(PoisonError::into_inner)),
+        });
+    }
+    f(&mut STATE.lock().unwrap_or_else(PoisonError::into_inner))
+}
+
 fn with_state<R>(f: impl FnOnce(&mut Glibc) -> R) -> R {
-    let mut f = Some(f);
-    let private = PRIVATE.with(|p| {
-        let mut p = p.borrow_mut();
-        let state = p.as_mut()?;
-        if !state.0 {
-            state.0 = true;
-            state.1.seed(1);
+    with_any(|g| {
+        if !g.0 {
+            g.0 = true;
+            g.1.seed(1);
         }
-        f.take().map(|f| f(&mut state.1))
-    });
-    if let Some(r) = private {
-        return r;
-    }
-    let f = f.take().expect("the private generator was not used");
-    let mut g = STATE.lock().unwrap_or_else(PoisonError::into_inner);
-    if !g.0 {
-        g.0 = true;
-        g.1.seed(1);
-    }
-    f(&mut g.1)
+        f(&mut g.1)
+    })
 }
 
 /// Seeds the generator with `seed` (Click's `click_srandom`).
 pub fn srandom(seed: u32) {
-    let private = PRIVATE.with(|p| {
-        let mut p = p.borrow_mut();
-        p.as_mut().map(|state| {
-            state.0 = true;
-            state.1.seed(seed);
-        })
-    });
-    if private.is_some() {
-        return;
-    }
-    let mut g = STATE.lock().unwrap_or_else(PoisonError::into_inner);
-    g.0 = true;
-    g.1.seed(seed);
+    with_any(|g| {
+        g.0 = true;
+        g.1.seed(seed);
+    })
 }
 
 /// Seeds the generator from the clock and process id (Click's
@@ -180,6 +179,7 @@ pub fn test_lock() -> TestGuard {
     static LOCK: Mutex<()> = Mutex::new(());
     let lock = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
     PRIVATE.with(|p| *p.borrow_mut() = Some((false, Glibc::unseeded())));
+    PRIVATE_IN_USE.fetch_add(1, Ordering::Relaxed);
     TestGuard { _lock: lock }
 }
 
@@ -193,6 +193,7 @@ pub struct TestGuard {
 impl Drop for TestGuard {
     fn drop(&mut self) {
         PRIVATE.with(|p| *p.borrow_mut() = None);
+        PRIVATE_IN_USE.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
