@@ -6,7 +6,7 @@ use crate::confparse::{keyword, split_args};
 use crate::parser::{deanonymize, port_signature, ClassDef, ClassId, Compound, EKind, PConn};
 use crate::vars::{expand, Budget, Env};
 use crate::{Diagnostic, FlatConfig, FlatConnection, FlatElement, Landmark, Limits};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// Expansion refuses to nest compounds deeper than this.
@@ -46,6 +46,8 @@ enum EndState {
 
 struct Flattener<'a> {
     classes: &'a [ClassDef],
+    /// Every class's name, which generated element names avoid.
+    class_names: HashSet<&'a str>,
     names: Vec<String>,
     kinds: Vec<FKind>,
     configs: Vec<String>,
@@ -300,13 +302,8 @@ impl<'a> Flattener<'a> {
     fn expand_element(&mut self, which: usize, env: &Rc<Env>, depth: usize) {
         if self.names[which].starts_with(';') {
             let n = self.names[which][1..].to_string();
-            let classes = self.classes;
-            self.names[which] = deanonymize(&mut self.map, &n, which, |n| {
-                classes.iter().any(|c| match c {
-                    ClassDef::Primitive(p) => p == n,
-                    ClassDef::Compound(c) => c.name == n,
-                })
-            });
+            let class_names = &self.class_names;
+            self.names[which] = deanonymize(&mut self.map, &n, which, |n| class_names.contains(n));
         }
         let FKind::Class(id) = self.kinds[which] else {
             return;
@@ -513,6 +510,13 @@ pub(crate) fn flatten(
 ) -> FlatConfig {
     let mut f = Flattener {
         classes,
+        class_names: classes
+            .iter()
+            .map(|c| match c {
+                ClassDef::Primitive(n) => n.as_str(),
+                ClassDef::Compound(c) => c.name.as_str(),
+            })
+            .collect(),
         names: Vec::new(),
         kinds: Vec::new(),
         configs: Vec::new(),
@@ -613,8 +617,7 @@ pub(crate) fn flatten(
     // Refused here with the parser's message. Only a class name with a
     // `/` can meet an expanded name, and no element class has one, so
     // such a configuration could not have run anyway.
-    let class_names: std::collections::HashSet<&str> =
-        elements.iter().map(|e| e.class.as_str()).collect();
+    let class_names: HashSet<&str> = elements.iter().map(|e| e.class.as_str()).collect();
     for e in &elements {
         if class_names.contains(e.name.as_str()) {
             f.error(
