@@ -33,6 +33,11 @@ const TASKS_PER_ITER: usize = 64;
 /// Passes of the driver loop between looks at watched descriptors while
 /// tasks keep the thread busy (an idle thread waits on them instead).
 const ITERS_PER_POLL: u32 = 8;
+/// Nor does a busy thread go longer than this between looks (in the
+/// router's clock, read once a pass for the timers anyway): passes whose
+/// task runs are slow, or a thread the system runs only now and then,
+/// would otherwise leave a control connection waiting for seconds.
+const POLL_INTERVAL_NS: i64 = 1_000_000;
 /// A timer due sooner than this is waited for without sleeping.
 const SPIN_WAIT_NS: i64 = 20_000;
 
@@ -129,6 +134,10 @@ pub struct ThreadSched {
     pub(crate) panicked_in: u32,
     /// Tasks whose descriptors were found ready (scratch).
     ready: Vec<u32>,
+    /// The clock when the timers were last looked at (once a pass).
+    pass_now: i64,
+    /// The clock when the descriptors were last looked at.
+    last_poll: i64,
 }
 
 impl ThreadSched {
@@ -158,6 +167,8 @@ impl ThreadSched {
             prof: Default::default(),
             panicked_in: u32::MAX,
             ready: Vec::new(),
+            pass_now: 0,
+            last_poll: 0,
         }
     }
 
@@ -339,6 +350,7 @@ impl ThreadSched {
         }
         let mut ran = false;
         let now = rt.clock.now_nsec();
+        self.pass_now = now;
         while let Some(when) = self.next_timer(rt) {
             if when > now {
                 break;
@@ -890,6 +902,7 @@ impl ThreadSched {
         };
         let mut ready = std::mem::take(&mut self.ready);
         let signalled = th.poller.wait(timeout, &mut |t| ready.push(t));
+        self.last_poll = rt.clock.now_nsec();
         for t in ready.drain(..) {
             if (t as usize) < rt.tasks.len() {
                 self.schedule(rt, t);
@@ -1107,7 +1120,9 @@ fn run_loop(rt: &RouterInner, sched: &mut ThreadSched) {
         let timers_ran = rt.runcount.load(Ordering::Acquire) > 0 && sched.run_timers(rt);
         iter = iter.wrapping_add(1);
         if ran > 0 || timers_ran || rt.runcount.load(Ordering::Acquire) <= 0 {
-            if iter.is_multiple_of(ITERS_PER_POLL) && rt.threads[sched.id].poller.has_selects() {
+            let due = iter.is_multiple_of(ITERS_PER_POLL)
+                || sched.pass_now.wrapping_sub(sched.last_poll) >= POLL_INTERVAL_NS;
+            if due && rt.threads[sched.id].poller.has_selects() {
                 sched.poll_descriptors(rt, Some(Duration::ZERO));
             }
             continue;
@@ -1551,6 +1566,85 @@ mod tests {
         // them), coalesced from then on.
         assert_eq!(read_u64(&r, "s.largest"), super::TASKS_PER_ITER as u64);
         assert_eq!(read_u64(&r, "s.batches"), 64 + (1000u64 - 64).div_ceil(64));
+    }
+
+    /// A task that keeps its thread busy with slow runs (100 µs each), and
+    /// a descriptor that is ready from the start: the thread looks at it
+    /// after its first pass of task runs, not after `ITERS_PER_POLL` passes.
+    #[test]
+    fn a_busy_thread_looks_at_descriptors_by_time() {
+        use std::io::Write;
+        use std::os::fd::AsRawFd;
+        use std::os::unix::net::UnixStream;
+
+        #[derive(Default)]
+        struct SlowAndWatch {
+            runs: u64,
+            seen_after: Option<u64>,
+            ends: Option<(UnixStream, UnixStream)>,
+        }
+        impl Element for SlowAndWatch {
+            fn class_name(&self) -> &'static str {
+                "SlowAndWatch"
+            }
+            fn port_count(&self) -> &'static str {
+                "0/0"
+            }
+            fn initialize(&mut self, cx: &mut InitCx) -> Result<(), String> {
+                let (mut tx, rx) = UnixStream::pair().map_err(|e| e.to_string())?;
+                tx.write_all(b"x").map_err(|e| e.to_string())?;
+                cx.new_task(true);
+                let watch = cx.new_task(false);
+                cx.add_select(rx.as_raw_fd(), crate::router::Select::Read, watch);
+                self.ends = Some((tx, rx));
+                Ok(())
+            }
+            fn run_task(&mut self, t: TaskId, cx: &mut Ctx) -> bool {
+                if t.0 == 0 {
+                    self.runs += 1;
+                    std::thread::sleep(std::time::Duration::from_micros(100));
+                    if self.runs < 10 * 64 * super::ITERS_PER_POLL as u64 {
+                        cx.reschedule();
+                    } else {
+                        cx.request_stop();
+                    }
+                } else if self.seen_after.is_none() {
+                    self.seen_after = Some(self.runs);
+                    cx.request_stop();
+                }
+                true
+            }
+            fn handlers(&self) -> Vec<HandlerDef> {
+                vec![HandlerDef::read("seen_after", 0)]
+            }
+            fn read_handler(
+                &mut self,
+                _id: u32,
+                _p: &str,
+                _cx: &mut Ctx,
+            ) -> Result<String, String> {
+                Ok(self.seen_after.map_or("never".into(), |n| n.to_string()))
+            }
+        }
+        let mut reg = Registry::new();
+        reg.add("SlowAndWatch", || Box::<SlowAndWatch>::default(), "");
+        let r = crate::testing::build_with(
+            "w :: SlowAndWatch;",
+            &reg,
+            BuildOptions {
+                threads: 1,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        r.run();
+        let seen = r.read_handler("w.seen_after", "").unwrap();
+        // By passes alone it would be seen after 8 passes of 64 runs (512).
+        let n: u64 = seen.trim().parse().unwrap_or(u64::MAX);
+        assert!(
+            n <= 2 * super::TASKS_PER_ITER as u64,
+            "seen after {seen} runs"
+        );
     }
 
     /// Two tasks of one element, placed on threads 0 and 1, whose
