@@ -625,6 +625,20 @@ pub(crate) fn flatten(
                 format!("class '{}' used as element name", e.name),
             );
         }
+        // Variable expansion can leave a quote or comment open, or close
+        // a parenthesis, that the text as written did not (a quote in a
+        // `${NAME-DEFAULT}` default inside a string). Click runs such an
+        // element with whatever its arguments then say, and its own
+        // flattened text does not parse; refused here instead.
+        if !crate::lexer::config_reads_back(&e.config) {
+            f.error(
+                &e.landmark,
+                format!(
+                    "configuration of '{}' has an unmatched quote, comment or parenthesis after variable expansion",
+                    e.name
+                ),
+            );
+        }
     }
 
     let mut out: Vec<FlatConnection> = Vec::new();

@@ -437,6 +437,25 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// Whether configuration string `config` would be read back as itself
+/// between an element's parentheses: the lexer would stop at the `)`
+/// after it, and keep every character of it. Variable expansion can make
+/// a string that would not (`"${-"}"` in Click's own expansion rules
+/// gives an escaped quote inside a string the lexer had seen closed; `${-/}*`
+/// makes a comment start), and such a string cannot be printed as a
+/// flat configuration.
+pub(crate) fn config_reads_back(config: &str) -> bool {
+    if !config
+        .bytes()
+        .any(|c| matches!(c, b'"' | b'\'' | b'/' | b'#' | b'(' | b')' | b'\\'))
+    {
+        return true;
+    }
+    let text = format!("{config})");
+    let mut l = Lexer::new(&text, "");
+    l.lex_config() == config && l.st.pos == config.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -520,6 +539,30 @@ mod tests {
         assert_eq!(l.lex_config(), "a(b), \")\", ')', /* ) */ \\<29>");
         assert!(l.expect_char(b')', true));
         assert_eq!(l.lex().text, "rest");
+    }
+
+    #[test]
+    fn configs_that_read_back() {
+        for c in [
+            "",
+            "a, b",
+            "\"x)\", ')', /* ) */ (a(b))",
+            "a // c\n",
+            "\\<29>",
+        ] {
+            assert!(config_reads_back(c), "{c:?}");
+        }
+        for c in [
+            "X \"\\\" \"\"",
+            "a /* b",
+            "a // b",
+            "a)",
+            "(a",
+            "'a",
+            "a\n# 1 \"f\"\nb",
+        ] {
+            assert!(!config_reads_back(c), "{c:?}");
+        }
     }
 
     #[test]
