@@ -299,6 +299,24 @@ impl<'a> Flattener<'a> {
         r
     }
 
+    /// Expands an element's configuration. Expansion can leave a quote or
+    /// comment open, or close a parenthesis, that the text as written did
+    /// not (a quote in a `${NAME-DEFAULT}` default inside a string): Click
+    /// runs such an element with whatever its arguments then say, and its
+    /// own flattened text does not parse. Refused here instead.
+    fn expand_config(&mut self, raw: &str, env: &Env, lm: &Landmark, name: &str) -> Option<String> {
+        let config = self.expand(raw, env, lm)?;
+        if config != raw && !crate::lexer::config_reads_back(&config) {
+            let msg = format!(
+                "configuration of '{}' has an unmatched quote, comment or parenthesis after variable expansion",
+                name.replace(';', "")
+            );
+            self.error(lm, msg);
+            return None;
+        }
+        Some(config)
+    }
+
     fn expand_element(&mut self, which: usize, env: &Rc<Env>, depth: usize) {
         if self.names[which].starts_with(';') {
             let n = self.names[which][1..].to_string();
@@ -310,7 +328,8 @@ impl<'a> Flattener<'a> {
         };
         let lm = self.landmarks[which].clone();
         let raw = std::mem::take(&mut self.configs[which]);
-        let Some(config) = self.expand(&raw, env, &lm) else {
+        let name = self.names[which].clone();
+        let Some(config) = self.expand_config(&raw, env, &lm, &name) else {
             self.kinds[which] = FKind::Error;
             return;
         };
@@ -383,7 +402,7 @@ impl<'a> Flattener<'a> {
                 EKind::Tunnel => FKind::Tunnel,
                 EKind::Class(id) => FKind::Class(id),
             };
-            let Some(config) = self.expand(&e.config, env, &e.landmark) else {
+            let Some(config) = self.expand_config(&e.config, env, &e.landmark, &cname) else {
                 map.resize(c.elems.len(), None);
                 break;
             };
@@ -623,20 +642,6 @@ pub(crate) fn flatten(
             f.error(
                 &e.landmark,
                 format!("class '{}' used as element name", e.name),
-            );
-        }
-        // Variable expansion can leave a quote or comment open, or close
-        // a parenthesis, that the text as written did not (a quote in a
-        // `${NAME-DEFAULT}` default inside a string). Click runs such an
-        // element with whatever its arguments then say, and its own
-        // flattened text does not parse; refused here instead.
-        if !crate::lexer::config_reads_back(&e.config) {
-            f.error(
-                &e.landmark,
-                format!(
-                    "configuration of '{}' has an unmatched quote, comment or parenthesis after variable expansion",
-                    e.name
-                ),
             );
         }
     }
