@@ -6,22 +6,6 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 use rclick_packet::Timestamp;
 
-/// `CLOCK_REALTIME` in nanoseconds since the epoch, read directly: the
-/// same as `Timestamp::now_realtime()`, whose `SystemTime` subtraction and
-/// `Duration` conversion cost about 45 instructions more a read (callgrind;
-/// InfiniteSource reads the clock for every packet at BURST 1).
-#[inline]
-fn realtime_nsec() -> i64 {
-    use nix::time::{clock_gettime, ClockId};
-    match clock_gettime(ClockId::CLOCK_REALTIME) {
-        Ok(ts) => ts
-            .tv_sec()
-            .saturating_mul(1_000_000_000)
-            .saturating_add(ts.tv_nsec()),
-        Err(_) => Timestamp::now_realtime().as_nsec(),
-    }
-}
-
 /// See the module documentation.
 #[derive(Debug)]
 pub struct Clock {
@@ -53,7 +37,7 @@ impl Clock {
     }
 
     fn build(simulated: bool) -> Clock {
-        let now = realtime_nsec();
+        let now = Timestamp::now_realtime().as_nsec();
         Clock {
             simulated,
             sim_now: AtomicI64::new(now),
@@ -81,7 +65,7 @@ impl Clock {
         if self.simulated {
             return self.sim_now.load(Ordering::Acquire);
         }
-        let real = realtime_nsec();
+        let real = Timestamp::now_realtime().as_nsec();
         if !self.warped.load(Ordering::Relaxed) {
             return real;
         }
@@ -112,7 +96,7 @@ impl Clock {
         }
         let virt = self.now_nsec();
         self.warp_real_base
-            .store(realtime_nsec(), Ordering::Relaxed);
+            .store(Timestamp::now_realtime().as_nsec(), Ordering::Relaxed);
         self.warp_virtual_base.store(virt, Ordering::Relaxed);
         self.warp_factor.store(factor.to_bits(), Ordering::Relaxed);
         self.warped.store(
@@ -134,15 +118,6 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn direct_reads_agree_with_system_time() {
-        let a = Timestamp::now_realtime().as_nsec();
-        let r = realtime_nsec();
-        let b = Timestamp::now_realtime().as_nsec();
-        assert!(a <= r && r <= b, "{a} {r} {b}");
-        assert!(Clock::real().now_nsec() >= r);
-    }
 
     #[test]
     fn simulated_only_moves_forward() {
