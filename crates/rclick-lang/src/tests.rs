@@ -1202,7 +1202,10 @@ fn expansion_may_not_open_quotes_or_comments() {
     );
     // A string the text itself leaves open is the lexer's error alone.
     let e = errors("x :: Print(\"abc);\nIdle -> x -> Discard;", "x");
-    assert!(!e.iter().any(|d| d.contains("after variable expansion")), "{e:?}");
+    assert!(
+        !e.iter().any(|d| d.contains("after variable expansion")),
+        "{e:?}"
+    );
     // Quotes and comments that expansion keeps whole are fine, and print
     // as text that reads back the same.
     for text in [

@@ -1603,7 +1603,9 @@ mod tests {
                 if t.0 == 0 {
                     self.runs += 1;
                     std::thread::sleep(std::time::Duration::from_micros(100));
-                    if self.runs < 10 * 64 * super::ITERS_PER_POLL as u64 {
+                    if self.runs
+                        < 10 * (super::TASKS_PER_ITER as u64) * u64::from(super::ITERS_PER_POLL)
+                    {
                         cx.reschedule();
                     } else {
                         cx.request_stop();
@@ -1639,7 +1641,8 @@ mod tests {
         .unwrap();
         r.run();
         let seen = r.read_handler("w.seen_after", "").unwrap();
-        // By passes alone it would be seen after 8 passes of 64 runs (512).
+        // By passes alone it would be seen after ITERS_PER_POLL passes of
+        // TASKS_PER_ITER runs (512).
         let n: u64 = seen.trim().parse().unwrap_or(u64::MAX);
         assert!(
             n <= 2 * super::TASKS_PER_ITER as u64,
